@@ -1,0 +1,166 @@
+"""The ``retrieval-eval`` command line: parse arguments, evaluate, format. No measure logic here.
+
+Heavy imports (numpy and the package) happen inside the commands, so ``--help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+
+_EVALUATE_HELP = """\
+Score a TREC run against TREC qrels and print trec_eval's lines (or JSON).
+
+Without -m the measures are trec_eval's official set. Queries in the qrels that the run lacks
+are scored as empty rankings (0) and counted in every mean, as with trec_eval -c; run queries
+without judgments are ignored. Both are reported on stderr."""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer; got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0; got {text!r}")
+    return value
+
+
+def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-q", dest="per_query", action="store_true",
+                        help="also print every measure for every query, before the summary")
+    parser.add_argument("-n", dest="no_summary", action="store_true",
+                        help="do not print the summary ('all') lines")
+    parser.add_argument("-c", dest="complete", action="store_true",
+                        help="score judged queries the run lacks as 0 (the default; accepted for trec_eval)")
+    parser.add_argument("--skip-missing", action="store_true",
+                        help="average only over queries that have both judgments and results")
+    parser.add_argument("-J", dest="judged_only", action="store_true",
+                        help="evaluate only judged documents: drop unjudged ones and re-rank")
+    parser.add_argument("-l", dest="level", type=_positive_int, default=1, metavar="LEVEL",
+                        help="relevance level: a judgment >= LEVEL is relevant (default 1)")
+    parser.add_argument("-M", dest="max_depth", type=_positive_int, default=None, metavar="DEPTH",
+                        help="evaluate only the top DEPTH documents of each ranking")
+    parser.add_argument("-m", dest="measures", action="append", default=None, metavar="MEASURE",
+                        help="measure to report, repeatable: trec_eval names and groups (map, P.5,10, "
+                             "ndcg_cut.10, official) or ir_measures names (AP, P@10, nDCG@10, R@100)")
+    parser.add_argument("--digits", type=_positive_int, default=4, metavar="N",
+                        help="decimals printed in trec format (default 4)")
+    parser.add_argument("--format", choices=("trec", "json"), default="trec",
+                        help="trec: trec_eval's lines (default); json: full precision, per query and summary")
+    parser.add_argument("--duplicates", choices=("error", "first"), default="error",
+                        help="a document listed twice for one query: fail (default) or keep its first line")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="retrieval-eval",
+        description="Evaluate ranked retrieval runs with trec_eval's exact numbers.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+
+    evaluate = commands.add_parser("evaluate", help="score a run against qrels (trec_eval compatible)",
+                                   description=_EVALUATE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    evaluate.add_argument("qrels", metavar="QRELS", help="TREC qrels file: 'query_id iter doc_id relevance' (.gz ok)")
+    evaluate.add_argument("run", metavar="RUN",
+                          help="TREC run file: 'query_id Q0 doc_id rank score run_id' (.gz ok; - for stdin)")
+    _add_evaluation_options(evaluate)
+
+    demo = commands.add_parser("demo", help="evaluate the sample run bundled with the package",
+                               description="Evaluate the bundled sample qrels and run (see retrieval_eval/data).")
+    _add_evaluation_options(demo)
+
+    commands.add_parser("measures", help="list every measure with its parameters and trec_eval name",
+                        description="List the measure catalogue.")
+    return parser
+
+
+def _requested(specs: Sequence[str] | None, level: int):  # noqa: ANN202 - list[Requested]
+    from .measures import TREC_NAMES, parse_all
+    from .output import Requested
+
+    requested = []
+    for spec in specs or ["official"]:
+        name = spec.strip().partition(".")[0]
+        trec_style = spec.strip() in ("official", "all_trec") or name in TREC_NAMES or (
+            spec.rpartition("_")[0] in TREC_NAMES
+        )
+        for measure in parse_all(spec, rel=level):
+            label = measure.trec_label if trec_style else None
+            requested.append(Requested(measure, label or str(measure)))
+    return requested
+
+
+def _evaluate(args: argparse.Namespace, qrels: object, run: object) -> int:
+    from .evaluator import SetEvaluator
+    from .output import json_report, order_requested, trec_lines
+
+    requested = order_requested(_requested(args.measures, args.level))
+    results = SetEvaluator.from_trec(
+        qrels, run, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only,
+        duplicates=args.duplicates, complete=not args.skip_missing,
+    )
+    if results.missing_from_run and not args.complete:
+        action = "left out of the means" if args.skip_missing else "scored as empty rankings (as trec_eval -c)"
+        print(f"retrieval-eval: note: {len(results.missing_from_run)} judged queries have no results; "
+              f"{action}: {_preview(results.missing_from_run)}", file=sys.stderr)
+    if results.not_judged:
+        print(f"retrieval-eval: note: {len(results.not_judged)} run queries have no judgments and are ignored: "
+              f"{_preview(results.not_judged)}", file=sys.stderr)
+    out = sys.stdout
+    if args.format == "json":
+        out.write(json_report(results, requested, per_query=args.per_query, summary=not args.no_summary) + "\n")
+    else:
+        lines = trec_lines(results, requested, per_query=args.per_query, summary=not args.no_summary,
+                           digits=args.digits)
+        out.write("".join(line + "\n" for line in lines))
+    out.flush()
+    return EXIT_OK
+
+
+def _preview(items: Sequence[str], limit: int = 5) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f", ... ({len(items) - limit} more)" if len(items) > limit else "")
+
+
+def _list_measures() -> int:
+    from .measures import REGISTRY
+
+    for definition in REGISTRY.values():
+        params = ", ".join(
+            f"{name}={spec.default!r}" + (" (after @)" if name == definition.cutoff else "")
+            for name, spec in definition.params.items()
+        )
+        trec = ", ".join(t.name for t in definition.trec) or "-"
+        aliases = f" (aliases: {', '.join(definition.aliases)})" if definition.aliases else ""
+        print(f"{definition.name}{aliases}\n    {definition.summary}\n    parameters: {params or 'none'}"
+              f"\n    trec_eval: {trec}")
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0 success, 2 bad input or usage)."""
+    args = build_parser().parse_args(argv)
+    try:
+        from .model import RetrievalEvalError
+
+        if args.command == "measures":
+            return _list_measures()
+        if args.command == "demo":
+            from .data import sample_paths
+
+            qrels, run = sample_paths()
+            return _evaluate(args, qrels, run)
+        run = sys.stdin.buffer if args.run == "-" else args.run
+        return _evaluate(args, args.qrels, run)
+    except RetrievalEvalError as exc:
+        print(f"retrieval-eval: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:  # output piped into `head`: not an error
+        sys.stderr.close()
+        return EXIT_OK

@@ -1,0 +1,464 @@
+"""RetrievalEvaluator (one query) and SetEvaluator (many): thin views over a RankedBatch.
+
+Both compute every measure with the same vectorised kernels (:mod:`retrieval_eval.measures`); a
+RetrievalEvaluator is simply a batch of one query.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .measures import AP, RR, Bpref, IPrec, Measure, P, R, Rprec, compute, nDCG, parse
+from .measures.catalog import P_CUTOFFS, RECALL_POINTS
+from .model import Document, InputFormatError, Judgment
+from .ranking import (
+    Duplicates,
+    FloatArray,
+    Order,
+    QrelsColumns,
+    QuerySetReport,
+    RankedBatch,
+    RunColumns,
+    build_batch,
+)
+
+MeasureLike = str | Measure
+
+
+def _check_cutoff(k: object) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"'k' must be a positive integer; got {k!r}")
+    return int(k)
+
+
+class RetrievalEvaluator:
+    """Evaluates one query's ranking against its judgments (a port of ireval's RetrievalEvaluator).
+
+    Parameters
+    ----------
+    query_id : str
+        The query's identifier.
+    retrieved : list of Document
+        The ranking, best first: list position is the rank (``Document.rank`` is not used to order).
+    judgments : iterable of Judgment
+        The query's relevance judgments. Documents not judged count as non-relevant.
+    rel : int, default 1
+        Relevance threshold of the binary measures: a judgment >= rel is relevant (trec_eval ``-l``).
+
+    Raises
+    ------
+    InputFormatError
+        If a document appears twice in ``retrieved`` or is judged twice.
+    TypeError
+        If ``retrieved`` is not a list or tuple of Document, or a judgment is not a Judgment.
+
+    Examples
+    --------
+    >>> ev = RetrievalEvaluator("q1", [Document("a"), Document("b"), Document("c")],
+    ...                         [Judgment("a", 1), Judgment("c", 1), Judgment("d", 1)])
+    >>> round(ev.average_precision(), 4), ev.precision(2), ev.reciprocal_rank()
+    (0.5556, 0.5, 1.0)
+    >>> [d.doc_id for d in ev.relevant_missed_documents()]
+    ['d']
+    """
+
+    #: trec_eval's precision cutoffs, ireval's ``getFixedPoints()``.
+    FIXED_POINTS: tuple[int, ...] = P_CUTOFFS
+    #: The 11 recall levels of :meth:`interpolated_precision`.
+    RECALL_POINTS: tuple[float, ...] = RECALL_POINTS
+
+    def __init__(
+        self, query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], *, rel: int = 1
+    ) -> None:
+        if not isinstance(query_id, str) or not query_id or any(c.isspace() for c in query_id):
+            raise InputFormatError(f"'query_id' must be a non-empty str without whitespace; got {query_id!r}")
+        if not isinstance(retrieved, (list, tuple)):
+            raise TypeError(
+                f"'retrieved' must be a list of Document in rank order; got {type(retrieved).__name__}"
+            )
+        if isinstance(judgments, (str, bytes, Mapping)):
+            raise TypeError(f"'judgments' must be an iterable of Judgment; got {type(judgments).__name__}")
+        judgments = list(judgments)
+        for position, doc in enumerate(retrieved, start=1):
+            if not isinstance(doc, Document):
+                raise TypeError(f"'retrieved'[{position - 1}] must be a Document; got {type(doc).__name__} {doc!r}")
+        for position, judgment in enumerate(judgments, start=1):
+            if not isinstance(judgment, Judgment):
+                raise TypeError(
+                    f"'judgments' item {position - 1} must be a Judgment; got {type(judgment).__name__} {judgment!r}"
+                )
+        run = RunColumns(
+            query_ids=np.asarray([query_id] * len(retrieved), dtype=str),
+            doc_ids=np.asarray([d.doc_id for d in retrieved], dtype=str),
+            scores=np.asarray([np.nan if d.score is None else d.score for d in retrieved], dtype=np.float64),
+            lines=np.arange(1, len(retrieved) + 1, dtype=np.int64),
+            origin=f"retrieved list of query {query_id!r}, position",
+        )
+        qrels = QrelsColumns(
+            query_ids=np.asarray([query_id] * len(judgments), dtype=str),
+            doc_ids=np.asarray([j.doc_id for j in judgments], dtype=str),
+            relevance=np.asarray([j.relevance for j in judgments], dtype=np.int64),
+            lines=np.arange(1, len(judgments) + 1, dtype=np.int64),
+            origin=f"judgments of query {query_id!r}, item",
+        )
+        batch, _ = build_batch(qrels, run, order="given", queries=[query_id])
+        self._init(batch, rel)
+
+    @classmethod
+    def _from_batch(cls, batch: RankedBatch, rel: int) -> RetrievalEvaluator:
+        evaluator = cls.__new__(cls)
+        evaluator._init(batch, rel)
+        return evaluator
+
+    def _init(self, batch: RankedBatch, rel: int) -> None:
+        if batch.n_queries != 1:
+            raise ValueError(f"a RetrievalEvaluator holds exactly one query; got {batch.n_queries}")
+        self._batch = batch
+        self.rel = rel
+        self._scores: dict[Measure, float] = {}
+
+    def __repr__(self) -> str:
+        return (
+            f"RetrievalEvaluator(query_id={self.query_id!r}, retrieved={int(self._batch.num_ret[0])} documents, "
+            f"judged={len(self._batch.judged_relevance)} documents)"
+        )
+
+    # ------------------------------------------------------------------------------ any measure
+    @property
+    def query_id(self) -> str:
+        """The query's identifier (ireval's ``queryName()``)."""
+        return self._batch.query_ids[0]
+
+    def score(self, measure: MeasureLike) -> float:
+        """The value of any catalogue measure, by string or :class:`Measure`.
+
+        Examples
+        --------
+        >>> ev = RetrievalEvaluator("q", [Document("a"), Document("b")], [Judgment("b", 2)])
+        >>> ev.score("RR"), ev.score("P(rel=2)@2"), ev.score("ndcg_cut_1")
+        (0.5, 0.5, 0.0)
+        """
+        parsed = parse(measure, rel=self.rel)
+        if parsed not in self._scores:
+            self._scores[parsed] = float(compute(self._batch, parsed)[0])
+        return self._scores[parsed]
+
+    # ------------------------------------------------------------------------ the ireval methods
+    def average_precision(self) -> float:
+        """AP: (1/R) * sum of m / r_m over the relevant retrieved documents; 0 when R = 0."""
+        return self.score(AP())
+
+    def binary_preference(self) -> float:
+        """Bpref (trec_eval's variant, see the conventions page); 0 when R = 0."""
+        return self.score(Bpref())
+
+    def normalized_discounted_cumulative_gain(self, k: int | None = None, *, dcg: str = "log2") -> float:
+        """nDCG over the whole ranking, or nDCG@k; linear gain unless ``dcg='exp-log2'``."""
+        measure = nDCG(dcg=dcg)
+        return self.score(measure if k is None else measure @ _check_cutoff(k))
+
+    ndcg = normalized_discounted_cumulative_gain
+
+    def precision(self, k: int) -> float:
+        """P@k = relevant in the top k / k (short rankings are padded with non-relevant)."""
+        return self.score(P @ _check_cutoff(k))
+
+    def recall(self, k: int) -> float:
+        """R@k = relevant in the top k / R; 0 when R = 0."""
+        return self.score(R @ _check_cutoff(k))
+
+    def r_precision(self) -> float:
+        """Precision at rank R; 0 when R = 0."""
+        return self.score(Rprec())
+
+    def reciprocal_rank(self) -> float:
+        """1 / rank of the first relevant document; 0 if none is retrieved."""
+        return self.score(RR())
+
+    def relevant_retrieved(self, k: int | None = None) -> int:
+        """Number of relevant documents in the top k (in the whole ranking when k is None)."""
+        if k is None:
+            return int(self._batch.n_relevant_retrieved(self.rel)[0])
+        return int(self._batch.relevant_at(_check_cutoff(k), self.rel)[0])
+
+    @classmethod
+    def fixed_points(cls) -> list[int]:
+        """The precision cutoffs 5, 10, 15, 20, 30, 100, 200, 500, 1000 (ireval's ``getFixedPoints``)."""
+        return list(cls.FIXED_POINTS)
+
+    def precision_at_fixed_points(self) -> list[float]:
+        """P@k for each of :meth:`fixed_points`."""
+        return [self.precision(k) for k in self.FIXED_POINTS]
+
+    def interpolated_precision(self) -> list[float]:
+        """Interpolated precision at recall 0.0, 0.1, ..., 1.0 (trec_eval 10's cut-off rule)."""
+        return [self.score(IPrec @ point) for point in self.RECALL_POINTS]
+
+    # --------------------------------------------------------------------------- document lists
+    def _documents(self, mask: np.ndarray) -> list[Document]:
+        batch = self._batch
+        rows = np.flatnonzero(mask)
+        return [
+            Document(batch.doc_id(int(batch.doc_codes[i])), int(batch.rank[i]),
+                     None if np.isnan(batch.scores[i]) else float(batch.scores[i]))
+            for i in rows
+        ]
+
+    def retrieved_documents(self) -> list[Document]:
+        """The ranking, as Documents with ``rank`` = position."""
+        return self._documents(np.ones(len(self._batch.labels), dtype=bool))
+
+    def relevant_retrieved_documents(self) -> list[Document]:
+        """The relevant documents of the ranking, in rank order."""
+        return self._documents(self._batch.relevant(self.rel))
+
+    def irrelevant_retrieved_documents(self) -> list[Document]:
+        """Retrieved documents that are not relevant: judged non-relevant or unjudged, in rank order."""
+        return self._documents(~self._batch.relevant(self.rel))
+
+    def judged_irrelevant_retrieved_documents(self) -> list[Document]:
+        """Retrieved documents judged non-relevant (0 <= judgment < rel), in rank order."""
+        return self._documents(self._batch.judged_nonrelevant(self.rel))
+
+    def relevant_missed_documents(self) -> list[Document]:
+        """Relevant judged documents the ranking never returned, by doc_id, with ``rank=None``."""
+        batch = self._batch
+        retrieved = np.isin(batch.judged_doc_codes, batch.doc_codes)
+        relevant = batch.judged_relevance >= max(self.rel, 0)
+        return [Document(batch.doc_id(int(code))) for code in batch.judged_doc_codes[relevant & ~retrieved]]
+
+    def relevant_documents(self) -> list[Document]:
+        """All relevant documents: the retrieved ones in rank order, then the missed ones."""
+        return self.relevant_retrieved_documents() + self.relevant_missed_documents()
+
+    def judgments(self) -> list[Judgment]:
+        """The query's judgments, by doc_id."""
+        batch = self._batch
+        return [
+            Judgment(batch.doc_id(int(code)), int(rel))
+            for code, rel in zip(batch.judged_doc_codes, batch.judged_relevance)
+        ]
+
+
+class SetEvaluator(Mapping[str, RetrievalEvaluator]):
+    """Evaluates many queries at once (a port of ireval's SetRetrievalEvaluator).
+
+    It is a mapping from query id to that query's :class:`RetrievalEvaluator`, iterated in trec_eval's
+    order (byte order of the ids). Every measure is computed for all queries in one vectorised pass.
+
+    Build it with :meth:`from_trec` (files), :meth:`from_dict` (pytrec_eval-style dicts) or from
+    existing evaluators.
+
+    Examples
+    --------
+    >>> runs = SetEvaluator.from_dict({"q1": {"a": 1, "b": 0}, "q2": {"c": 1}},
+    ...                               {"q1": {"a": 2.0, "b": 1.0}, "q2": {"x": 1.0, "c": 0.5}})
+    >>> runs.mean("AP"), runs.per_query("RR")
+    (0.75, {'q1': 1.0, 'q2': 0.5})
+    >>> runs["q2"].relevant_retrieved_documents()
+    [Document(doc_id='c', rank=2, score=0.5)]
+    """
+
+    def __init__(self, evaluators: Iterable[RetrievalEvaluator], *, rel: int = 1) -> None:
+        evaluators = list(evaluators)
+        for ev in evaluators:
+            if not isinstance(ev, RetrievalEvaluator):
+                raise TypeError(f"SetEvaluator takes RetrievalEvaluators; got {type(ev).__name__}")
+        qids = [ev.query_id for ev in evaluators]
+        if len(set(qids)) != len(qids):
+            repeated = sorted({q for q in qids if qids.count(q) > 1})
+            raise InputFormatError(f"query ids must be unique; repeated: {', '.join(repeated)}")
+
+        def gather(rows: str) -> tuple[np.ndarray, ...]:
+            parts = []
+            for ev in evaluators:
+                b = ev._batch
+                codes = b.doc_codes if rows == "ranked" else b.judged_doc_codes
+                ids = b.doc_vocab[codes]
+                parts.append((np.full(len(codes), ev.query_id, dtype=object),
+                              np.char.decode(ids, "utf-8") if ids.dtype.kind == "S" else ids,
+                              b.scores if rows == "ranked" else b.judged_relevance))
+            if not parts:
+                return np.asarray([], dtype=str), np.asarray([], dtype=str), np.asarray([])
+            return tuple(np.concatenate([p[i] for p in parts]).astype(str if i < 2 else None) for i in range(3))
+
+        run_q, run_d, run_s = gather("ranked")
+        qrels_q, qrels_d, qrels_r = gather("judged")
+        run = RunColumns(run_q, run_d, run_s.astype(np.float64), np.arange(1, len(run_q) + 1))
+        qrels = QrelsColumns(qrels_q, qrels_d, qrels_r.astype(np.int64), np.arange(1, len(qrels_q) + 1))
+        batch, report = build_batch(qrels, run, order="given", queries=np.asarray(qids, dtype=str))
+        self._init(batch, QuerySetReport([], []), rel, run_id="")
+
+    def _init(self, batch: RankedBatch, report: QuerySetReport, rel: int, run_id: str) -> None:
+        self._batch = batch
+        self._report = report
+        self.rel = rel
+        self.run_id = run_id
+        self._index = {qid: i for i, qid in enumerate(batch.query_ids)}
+        self._values: dict[Measure, FloatArray] = {}
+
+    @classmethod
+    def from_columns(
+        cls, qrels: QrelsColumns, run: RunColumns, *, rel: int = 1, order: Order = "score",
+        max_depth: int | None = None, judged_only: bool = False, duplicates: Duplicates = "error",
+        complete: bool = True,
+    ) -> SetEvaluator:
+        """Build from columnar judgments and results (what the TREC readers produce)."""
+        batch, report = build_batch(
+            qrels, run, order=order, max_depth=max_depth, judged_only=judged_only,
+            duplicates=duplicates, complete=complete,
+        )
+        evaluator = cls.__new__(cls)
+        evaluator._init(batch, report, rel, run.run_id)
+        return evaluator
+
+    @classmethod
+    def from_trec(
+        cls, qrels: str | os.PathLike[str] | Any, run: str | os.PathLike[str] | Any, *, rel: int = 1,
+        max_depth: int | None = None, judged_only: bool = False, duplicates: Duplicates = "error",
+        complete: bool = True,
+    ) -> SetEvaluator:
+        """Read a TREC qrels file and a TREC run file (paths, ``.gz`` paths or open files).
+
+        Parameters
+        ----------
+        rel : int, default 1
+            Relevance threshold of the binary measures (trec_eval ``-l``).
+        max_depth : int, optional
+            Evaluate only the top ``max_depth`` documents of each ranking (trec_eval ``-M``).
+        judged_only : bool, default False
+            Drop unjudged documents before ranking (trec_eval ``-J``).
+        duplicates : {"error", "first"}, default "error"
+            What a document listed twice for a query does: raise, or keep its first line.
+        complete : bool, default True
+            Score qrels queries the run lacks as empty rankings (trec_eval ``-c``). With False they
+            are left out of every mean.
+
+        Raises
+        ------
+        TrecFormatError
+            A malformed line, with ``path:line``.
+        InputFormatError
+            A duplicate document or judgment.
+        """
+        from .trec import read_qrels_columns, read_run_columns
+
+        return cls.from_columns(
+            read_qrels_columns(qrels), read_run_columns(run), rel=rel, max_depth=max_depth,
+            judged_only=judged_only, duplicates=duplicates, complete=complete,
+        )
+
+    @classmethod
+    def from_dict(
+        cls, qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[str, float]], *, rel: int = 1,
+        max_depth: int | None = None, judged_only: bool = False, complete: bool = True,
+    ) -> SetEvaluator:
+        """Build from pytrec_eval-style dicts: ``{qid: {doc: relevance}}`` and ``{qid: {doc: score}}``.
+
+        Each query is ranked by score descending, ties by doc_id descending (trec_eval's rule).
+        """
+        qrels_q = [q for q, docs in qrels.items() for _ in docs]
+        qrels_d = [d for docs in qrels.values() for d in docs]
+        qrels_r = [r for docs in qrels.values() for r in docs.values()]
+        run_q = [q for q, docs in run.items() for _ in docs]
+        run_d = [d for docs in run.values() for d in docs]
+        run_s = [s for docs in run.values() for s in docs.values()]
+        for value in qrels_r:
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise InputFormatError(f"qrels relevance values must be integers; got {value!r}")
+        scores = np.asarray(run_s, dtype=np.float64)
+        if np.isnan(scores).any():
+            raise InputFormatError("run scores must not be NaN (the ranking order would be undefined)")
+        columns_q = QrelsColumns(
+            np.asarray(qrels_q, dtype=str), np.asarray(qrels_d, dtype=str),
+            np.asarray(qrels_r, dtype=np.int64), np.arange(1, len(qrels_q) + 1), origin="<qrels dict>",
+        )
+        columns_r = RunColumns(
+            np.asarray(run_q, dtype=str), np.asarray(run_d, dtype=str), scores,
+            np.arange(1, len(run_q) + 1), origin="<run dict>",
+        )
+        return cls.from_columns(
+            columns_q, columns_r, rel=rel, max_depth=max_depth, judged_only=judged_only, complete=complete,
+        )
+
+    # ------------------------------------------------------------------------------ the mapping
+    def __getitem__(self, query_id: str) -> RetrievalEvaluator:
+        try:
+            index = self._index[query_id]
+        except KeyError:
+            raise KeyError(f"no query {query_id!r} in this evaluation") from None
+        return RetrievalEvaluator._from_batch(self._batch.select([index]), self.rel)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._batch.query_ids)
+
+    def __len__(self) -> int:
+        return self._batch.n_queries
+
+    def __repr__(self) -> str:
+        return f"SetEvaluator({len(self)} queries, run_id={self.run_id!r})"
+
+    # --------------------------------------------------------------------------- the query set
+    @property
+    def query_ids(self) -> list[str]:
+        """Evaluated queries, in trec_eval's order."""
+        return list(self._batch.query_ids)
+
+    @property
+    def missing_from_run(self) -> list[str]:
+        """Judged queries the run has no line for (scored as empty rankings unless left out)."""
+        return list(self._report.missing_from_run)
+
+    @property
+    def not_judged(self) -> list[str]:
+        """Run queries without any judgment: ignored, as in trec_eval."""
+        return list(self._report.not_judged)
+
+    # ------------------------------------------------------------------------------ the values
+    def values(self, measure: MeasureLike) -> FloatArray:
+        """Per-query values of ``measure`` as an array, in :attr:`query_ids` order."""
+        parsed = parse(measure, rel=self.rel)
+        if parsed not in self._values:
+            self._values[parsed] = compute(self._batch, parsed)
+        return self._values[parsed]
+
+    def per_query(self, measure: MeasureLike) -> dict[str, float]:
+        """``{query_id: value}`` for every evaluated query."""
+        return dict(zip(self._batch.query_ids, self.values(measure).tolist()))
+
+    def mean(self, measure: MeasureLike) -> float:
+        """Arithmetic mean over the evaluated queries (0.0 for an empty set)."""
+        values = self.values(measure)
+        return float(values.mean()) if len(values) else 0.0
+
+    def geometric_mean(self, measure: MeasureLike) -> float:
+        """exp(mean(log(max(value, 1e-5)))): trec_eval's gm_map rule applied to any measure."""
+        values = self.values(measure)
+        if not len(values):
+            return 0.0
+        return float(np.exp(np.log(np.maximum(values, 1e-5)).mean()))
+
+    def aggregate(self, measure: MeasureLike) -> float:
+        """The summary trec_eval prints: a sum for counts, the geometric mean for GMAP, else the mean."""
+        parsed = parse(measure, rel=self.rel)
+        return parsed.definition.aggregate_values(self.values(parsed))
+
+    @property
+    def num_queries(self) -> int:
+        return len(self)
+
+    def num_retrieved(self) -> int:
+        """Documents retrieved, summed over queries."""
+        return int(self.values("NumRet").sum())
+
+    def num_relevant(self) -> int:
+        """Relevant judgments (R), summed over queries."""
+        return int(self.values("NumRel").sum())
+
+    def num_relevant_retrieved(self) -> int:
+        """Relevant documents retrieved, summed over queries."""
+        return int(self.values("NumRelRet").sum())

@@ -1,0 +1,287 @@
+"""Measures as values, their definitions, and the single registry behind parser, CLI, docs and tests.
+
+A :class:`Measure` is a hashable value: a registered name plus the parameters that differ from their
+defaults (``P@10``, ``P(rel=2)@10``, ``nDCG(dcg='exp-log2')@10``). Its string round-trips through
+:func:`retrieval_eval.measures.parse`.
+
+A :class:`MeasureDef` is what :func:`measure` registers: the vectorised kernel plus everything else the
+project needs to know about the measure (parameters, aliases, trec_eval names, how the summary
+aggregates it, its documentation). Adding a measure means writing one decorated kernel.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+import numpy as np
+from attrs import field, frozen
+
+from ..model import RetrievalEvalError
+from ..ranking import FloatArray, RankedBatch
+
+Aggregate = Literal["mean", "sum", "gmean"]
+
+#: trec_eval's floor for geometric means (MIN_GEO_MEAN): log(max(x, 1e-5)).
+MIN_GEO_MEAN = 1e-5
+
+
+class UnknownMeasureError(RetrievalEvalError):
+    """A measure name or parameter that the registry does not know."""
+
+
+@frozen
+class Param:
+    """One parameter of a measure: its type, default, allowed values and a one-line description."""
+
+    kind: type
+    default: Any
+    description: str
+    choices: tuple[Any, ...] | None = None
+    minimum: float | None = None
+
+    def check(self, measure: str, name: str, value: Any) -> Any:
+        """Validate and convert ``value``; raise :class:`UnknownMeasureError` with the reason."""
+        if value is None and self.default is None:
+            return None
+        if self.kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if isinstance(value, bool) or not isinstance(value, self.kind):
+            raise UnknownMeasureError(
+                f"parameter {name!r} of {measure} must be {self.kind.__name__}; got {value!r}"
+            )
+        if self.choices is not None and value not in self.choices:
+            raise UnknownMeasureError(
+                f"parameter {name!r} of {measure} must be one of {list(self.choices)}; got {value!r}"
+            )
+        if self.minimum is not None and value < self.minimum:
+            raise UnknownMeasureError(f"parameter {name!r} of {measure} must be >= {self.minimum}; got {value!r}")
+        return value
+
+
+#: The relevance threshold shared by every binary-relevance measure (trec_eval ``-l``).
+REL = Param(int, 1, "relevance threshold: a judgment >= rel is relevant", minimum=0)
+
+
+@frozen
+class TrecName:
+    """How trec_eval names a measure: ``name`` alone, or ``name_<cutoff>`` for each cutoff."""
+
+    name: str
+    cutoff: bool = False
+    defaults: tuple[float, ...] = ()  #: cutoffs used when ``-m name`` gives none
+    float_cutoffs: bool = False  #: cutoffs print as %3.2f (iprec_at_recall) instead of %d
+
+    def label(self, cutoff: float | None) -> str:
+        if not self.cutoff:
+            return self.name
+        return f"{self.name}_{cutoff:3.2f}" if self.float_cutoffs else f"{self.name}_{int(cutoff)}"  # type: ignore[arg-type]
+
+
+Kernel = Callable[..., FloatArray]
+
+
+@frozen(eq=False)
+class MeasureDef:
+    """A registered measure: kernel, parameters and metadata. Create these with :func:`measure`."""
+
+    name: str
+    kernel: Kernel
+    params: Mapping[str, Param]
+    cutoff: str | None  #: the parameter written after ``@``
+    cutoff_required: bool
+    aliases: tuple[str, ...]
+    trec: tuple[TrecName, ...]
+    aggregate: Aggregate
+    integer: bool  #: printed as an integer (counts)
+    summary_only: bool  #: trec_eval prints it only in the ``all`` block
+    summary: str  #: one-line definition
+    doc: str  #: the full docstring (formula, edge cases, references)
+
+    def __call__(self, **params: Any) -> Measure:
+        return make_measure(self, params)
+
+    def __matmul__(self, cutoff: float) -> Measure:
+        if self.cutoff is None:
+            raise UnknownMeasureError(f"{self.name} takes no cutoff")
+        return make_measure(self, {self.cutoff: cutoff})
+
+    def __str__(self) -> str:
+        return self.name
+
+    def trec_name_for(self, measure: Measure) -> TrecName | None:
+        """trec_eval's name entry for ``measure``; None if its parameters have no trec_eval spelling."""
+        if any(name not in (self.cutoff, "rel") for name, _ in measure.params):
+            return None
+        has_cutoff = self.cutoff is not None and measure[self.cutoff] is not None
+        for trec in self.trec:
+            if trec.cutoff == has_cutoff:
+                return trec
+        return None
+
+    def aggregate_values(self, values: FloatArray) -> float:
+        """The summary over queries, as trec_eval computes it (mean, sum or geometric mean)."""
+        if self.aggregate == "sum":
+            return float(values.sum())
+        if len(values) == 0:
+            return 0.0
+        if self.aggregate == "gmean":
+            return math.exp(float(np.log(np.maximum(values, MIN_GEO_MEAN)).mean()))
+        return float(values.mean())
+
+
+@frozen
+class Measure:
+    """A measure with its parameters: hashable, and its string round-trips through ``parse``.
+
+    Only parameters that differ from their defaults are stored, so ``P(rel=1)@10 == P@10``.
+
+    Examples
+    --------
+    >>> from retrieval_eval.measures import P, parse
+    >>> str(P(rel=2) @ 10)
+    'P(rel=2)@10'
+    >>> parse("P@10") == P @ 10
+    True
+    """
+
+    name: str
+    params: tuple[tuple[str, Any], ...] = field(default=())
+
+    @property
+    def definition(self) -> MeasureDef:
+        return REGISTRY[self.name]
+
+    def __getitem__(self, key: str) -> Any:
+        for name, value in self.params:
+            if name == key:
+                return value
+        return self.definition.params[key].default
+
+    def resolved(self) -> dict[str, Any]:
+        """Every parameter, defaults included: the keyword arguments of the kernel."""
+        return {name: self[name] for name in self.definition.params}
+
+    def __call__(self, **params: Any) -> Measure:
+        return make_measure(self.definition, {**dict(self.params), **params})
+
+    def __matmul__(self, cutoff: float) -> Measure:
+        at = self.definition.cutoff
+        if at is None:
+            raise UnknownMeasureError(f"{self.name} takes no cutoff")
+        return self(**{at: cutoff})
+
+    def __str__(self) -> str:
+        at = self.definition.cutoff
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.params if k != at)
+        text = self.name + (f"({inner})" if inner else "")
+        cutoff = self[at] if at else None
+        return text + (f"@{cutoff!r}" if cutoff is not None else "")
+
+    def __repr__(self) -> str:
+        return f"Measure({str(self)!r})"
+
+    @property
+    def trec_label(self) -> str | None:
+        """trec_eval's name for this measure (``P_10``, ``ndcg``), or None when it has none."""
+        trec = self.definition.trec_name_for(self)
+        if trec is None:
+            return None
+        at = self.definition.cutoff
+        return trec.label(self[at] if at else None)
+
+
+def make_measure(definition: MeasureDef, params: Mapping[str, Any]) -> Measure:
+    """Validate ``params`` against ``definition`` and build the canonical :class:`Measure`."""
+    stored = []
+    for name, value in params.items():
+        if name not in definition.params:
+            known = ", ".join(definition.params) or "none"
+            raise UnknownMeasureError(f"{definition.name} has no parameter {name!r}; its parameters: {known}")
+        spec = definition.params[name]
+        value = spec.check(definition.name, name, value)
+        if value != spec.default:
+            stored.append((name, value))
+    order = list(definition.params)
+    stored.sort(key=lambda item: order.index(item[0]))
+    return Measure(definition.name, tuple(stored))
+
+
+#: Every measure by canonical name, in registration order (which is trec_eval's print order).
+REGISTRY: dict[str, MeasureDef] = {}
+#: Alias -> canonical name.
+ALIASES: dict[str, str] = {}
+#: trec_eval name -> (canonical name, TrecName).
+TREC_NAMES: dict[str, tuple[str, TrecName]] = {}
+
+
+def measure(
+    name: str,
+    *,
+    params: Mapping[str, Param] | None = None,
+    cutoff: str | None = None,
+    cutoff_required: bool = False,
+    aliases: tuple[str, ...] = (),
+    trec: tuple[TrecName, ...] = (),
+    aggregate: Aggregate = "mean",
+    integer: bool = False,
+    summary_only: bool = False,
+) -> Callable[[Kernel], MeasureDef]:
+    """Register a kernel ``f(batch, **params) -> (n_queries,) float64`` as measure ``name``.
+
+    The kernel's docstring is the measure's documentation: its first line is the one-line definition
+    shown by ``retrieval-eval measures``.
+    """
+
+    def register(kernel: Kernel) -> MeasureDef:
+        doc = (kernel.__doc__ or "").strip()
+        if not doc:
+            raise TypeError(f"measure {name} needs a docstring")
+        definition = MeasureDef(
+            name=name, kernel=kernel, params=dict(params or {}), cutoff=cutoff,
+            cutoff_required=cutoff_required, aliases=aliases, trec=trec, aggregate=aggregate,
+            integer=integer, summary_only=summary_only, summary=doc.splitlines()[0], doc=doc,
+        )
+        for key in (name, *aliases):
+            if key in REGISTRY or key in ALIASES:
+                raise ValueError(f"measure name {key!r} registered twice")
+        REGISTRY[name] = definition
+        for alias in aliases:
+            ALIASES[alias] = name
+        for entry in trec:
+            TREC_NAMES[entry.name] = (name, entry)
+        return definition
+
+    return register
+
+
+def compute(batch: RankedBatch, measure: Measure) -> FloatArray:
+    """Per-query values of ``measure`` on ``batch``: float64 of shape (n_queries,)."""
+    definition = measure.definition
+    at = definition.cutoff
+    if definition.cutoff_required and measure[at] is None:  # type: ignore[index]
+        raise UnknownMeasureError(f"{measure.name} needs a cutoff, for example {measure.name}@10")
+    values = definition.kernel(batch, **measure.resolved())
+    return np.asarray(values, dtype=np.float64)
+
+
+#: trec_eval's fixed print order (its measure table), whatever the order of ``-m`` flags.
+TREC_ORDER = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
+    "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
+    "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
+    "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid", "unj",
+)
+
+
+def print_order(measure: Measure) -> tuple[int, int, float]:
+    """Sort key giving trec_eval's line order; measures without a trec_eval name come last."""
+    definition = measure.definition
+    trec = definition.trec_name_for(measure)
+    at = definition.cutoff
+    cutoff = measure[at] if at and measure[at] is not None else -1.0
+    if trec is not None:
+        return (TREC_ORDER.index(trec.name), 0, cutoff)
+    return (len(TREC_ORDER), list(REGISTRY).index(definition.name), cutoff)

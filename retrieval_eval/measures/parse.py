@@ -1,0 +1,173 @@
+"""Measure strings: ir_measures syntax (``nDCG@10``, ``P(rel=2)@5``) and trec_eval names
+(``ndcg_cut.10``, ``P.5,10``, ``P_10``, ``official``), both parsed against the one registry."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from typing import Any
+
+from .base import ALIASES, REGISTRY, TREC_NAMES, Measure, UnknownMeasureError
+
+#: trec_eval's default measure set (``runid`` is printed around it by the CLI).
+OFFICIAL = (
+    "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+    "iprec_at_recall", "P",
+)
+#: trec_eval's ``-m all_trec`` set.
+ALL_TREC = (
+    "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+    "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility",
+    "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P",
+    "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret",
+    "rbp", "rbp_resid", "unj",
+)
+GROUPS = {"official": OFFICIAL, "all_trec": ALL_TREC}
+
+_IR_SYNTAX = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<params>.*)\))?(?:@(?P<at>[^@()]+))?$")
+_LEADING_INT = re.compile(r"^\s*[-+]?\d+")
+
+
+def _unknown(name: str) -> UnknownMeasureError:
+    known = [*REGISTRY, *ALIASES, *TREC_NAMES, *GROUPS]
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    if not close:
+        close = [k for k in known if k.lower() == name.lower()]
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    return UnknownMeasureError(f"unknown measure {name!r}{hint} (`retrieval-eval measures` lists them all)")
+
+
+def _with_rel(measure: Measure, explicit: set[str], rel: int | None) -> Measure:
+    """Apply a default relevance threshold (trec_eval -l) unless the string set one."""
+    if rel is None or "rel" in explicit or "rel" not in measure.definition.params:
+        return measure
+    return measure(rel=rel)
+
+
+def _parse_ir(text: str, rel: int | None) -> Measure | None:
+    """ir_measures syntax; None when the name is not a registered measure or alias."""
+    match = _IR_SYNTAX.match(text.strip())
+    if not match:
+        return None
+    name = match["name"]
+    canonical = name if name in REGISTRY else ALIASES.get(name)
+    if canonical is None:
+        return None
+    definition = REGISTRY[canonical]
+    params: dict[str, Any] = {}
+    if match["params"] is not None and match["params"].strip():
+        try:
+            call = ast.parse(f"f({match['params']})", mode="eval").body
+            if not isinstance(call, ast.Call) or call.args:
+                raise ValueError
+            for keyword in call.keywords:
+                params[str(keyword.arg)] = ast.literal_eval(keyword.value)
+        except (SyntaxError, ValueError) as exc:
+            raise UnknownMeasureError(
+                f"cannot parse parameters of {text!r}; expected Name(key=value, ...)@cutoff"
+            ) from exc
+    if "cutoff" in params and definition.cutoff and definition.cutoff != "cutoff":
+        params[definition.cutoff] = params.pop("cutoff")  # ir_measures spells the cutoff 'cutoff'
+    if match["at"] is not None:
+        if definition.cutoff is None:
+            raise UnknownMeasureError(f"{canonical} takes no @cutoff; got {text!r}")
+        try:
+            params[definition.cutoff] = ast.literal_eval(match["at"].strip())
+        except (SyntaxError, ValueError) as exc:
+            raise UnknownMeasureError(f"cutoff of {text!r} must be a number") from exc
+    measure = definition(**params)
+    if definition.cutoff_required and measure[definition.cutoff] is None:  # type: ignore[index]
+        raise UnknownMeasureError(f"{canonical} needs a cutoff, for example {canonical}@10")
+    return _with_rel(measure, set(params), rel)
+
+
+def _trec_cutoffs(name: str, text: str, floats: bool) -> list[float]:
+    """trec_eval's cutoff lists: comma separated, sorted, unique; integers read like C's atol."""
+    values: list[float] = []
+    for item in text.split(","):
+        if floats:
+            try:
+                values.append(float(item))
+            except ValueError:
+                raise UnknownMeasureError(f"cutoff {item!r} of {name} must be a number") from None
+        else:
+            match = _LEADING_INT.match(item)
+            if not match or int(match.group()) <= 0:
+                raise UnknownMeasureError(f"cutoff {item!r} of {name} must be a positive integer")
+            values.append(int(match.group()))
+    if len(set(values)) != len(values):
+        raise UnknownMeasureError(f"cutoffs of {name} must be unique; got {text!r}")
+    return sorted(values)
+
+
+def _parse_trec(text: str, rel: int | None) -> list[Measure] | None:
+    """trec_eval names: ``name``, ``name.params`` or a printed label such as ``P_10``."""
+    name, dot, params = text.partition(".")
+    if name not in TREC_NAMES:
+        base, _, suffix = text.rpartition("_")
+        if base in TREC_NAMES and TREC_NAMES[base][1].cutoff and suffix:
+            name, dot, params = base, ".", suffix
+        else:
+            return None
+    canonical, trec = TREC_NAMES[name]
+    definition = REGISTRY[canonical]
+    if not trec.cutoff:
+        if dot:
+            raise UnknownMeasureError(f"trec_eval measure {name!r} takes no parameters here; got {text!r}")
+        return [_with_rel(definition(), set(), rel)]
+    cutoffs = _trec_cutoffs(name, params, trec.float_cutoffs) if dot else list(trec.defaults)
+    return [_with_rel(definition(**{definition.cutoff: c}), set(), rel) for c in cutoffs]  # type: ignore[dict-item]
+
+
+def parse_all(text: str, *, rel: int | None = None) -> list[Measure]:
+    """Every measure a ``-m`` argument names: a group, a trec_eval name or an ir_measures string.
+
+    Parameters
+    ----------
+    text : str
+        ``official``, ``P.5,10``, ``ndcg_cut.10``, ``map``, ``P_10``, ``nDCG@10``, ``P(rel=2)@5`` ...
+    rel : int, optional
+        Relevance threshold for measures that take one and whose string does not (trec_eval ``-l``).
+
+    Examples
+    --------
+    >>> [str(m) for m in parse_all("P.5,10")]
+    ['P@5', 'P@10']
+    """
+    text = text.strip()
+    if text in GROUPS:
+        missing = [n for n in GROUPS[text] if n not in TREC_NAMES]
+        if missing:
+            raise UnknownMeasureError(f"measure group {text!r} needs measures not implemented yet: {', '.join(missing)}")
+        return [m for name in GROUPS[text] for m in _parse_trec(name, rel) or []]
+    trec = _parse_trec(text, rel)
+    if trec is not None:
+        return trec
+    measure = _parse_ir(text, rel)
+    if measure is None:
+        raise _unknown(_IR_SYNTAX.match(text)["name"] if _IR_SYNTAX.match(text) else text)  # type: ignore[index]
+    return [measure]
+
+
+def parse(text: str | Measure, *, rel: int | None = None) -> Measure:
+    """One measure from its string: ir_measures syntax first, then a single trec_eval name.
+
+    Examples
+    --------
+    >>> str(parse("nDCG(dcg='exp-log2')@10"))
+    "nDCG(dcg='exp-log2')@10"
+    >>> parse("ndcg_cut_10") == parse("nDCG@10")
+    True
+    """
+    if isinstance(text, Measure):
+        return _with_rel(text, {name for name, _ in text.params}, rel)
+    measure = _parse_ir(text, rel)
+    if measure is not None:
+        return measure
+    measures = parse_all(text, rel=rel)
+    if len(measures) != 1:
+        raise UnknownMeasureError(
+            f"{text!r} names {len(measures)} measures; give one, for example {measures[0]}"
+        )
+    return measures[0]

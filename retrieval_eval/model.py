@@ -1,0 +1,99 @@
+"""Value objects of the per-query API: a retrieved :class:`Document` and a :class:`Judgment`.
+
+They are frozen attrs classes: cheap to compare and hash, validated on construction, and free of any
+file format (the readers in :mod:`retrieval_eval.trec` produce them, the model never parses).
+"""
+
+from __future__ import annotations
+
+import math
+
+from attrs import field, frozen
+
+
+class RetrievalEvalError(ValueError):
+    """Base class of every error this package raises for bad input."""
+
+
+class InputFormatError(RetrievalEvalError):
+    """A qrels or run line (or an in-memory record) is malformed or inconsistent."""
+
+
+def _check_id(instance: object, attribute: object, value: object) -> None:
+    name = attribute.name  # type: ignore[attr-defined]
+    if not isinstance(value, str):
+        raise TypeError(f"'{name}' must be a str; got {type(value).__name__} {value!r}")
+    if not value or any(ch.isspace() for ch in value):
+        raise InputFormatError(f"'{name}' must be non-empty and contain no whitespace; got {value!r}")
+
+
+def _check_rank(instance: object, attribute: object, value: int | None) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"'rank' must be an int >= 1 or None; got {type(value).__name__} {value!r}")
+    if value < 1:
+        raise InputFormatError(f"'rank' must be >= 1 or None; got {value}")
+
+
+def _to_score(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"'score' must be a number or None; got {type(value).__name__} {value!r}")
+    score = float(value)
+    if math.isnan(score):
+        # A NaN score would make the ranking order undefined (trec_eval's comparator is not consistent).
+        raise InputFormatError("'score' must not be NaN")
+    return score
+
+
+def _to_relevance(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        raise TypeError(f"'relevance' must be an int; got {type(value).__name__} {value!r}")
+    return value
+
+
+@frozen
+class Document:
+    """One retrieved document (ireval's ``Document(documentNumber, rank, score)``).
+
+    Parameters
+    ----------
+    doc_id : str
+        Document identifier; non-empty, no whitespace.
+    rank : int or None, default None
+        1-based rank. Informational: a :class:`RetrievalEvaluator` ranks by list position. Documents
+        that were not retrieved (``relevant_missed_documents``) have ``rank=None``.
+    score : float or None, default None
+        Retrieval score; NaN is rejected.
+
+    Examples
+    --------
+    >>> Document("FBIS4-67701", 1, 14.2)
+    Document(doc_id='FBIS4-67701', rank=1, score=14.2)
+    """
+
+    doc_id: str = field(validator=_check_id)
+    rank: int | None = field(default=None, validator=_check_rank)
+    score: float | None = field(default=None, converter=_to_score)
+
+
+@frozen
+class Judgment:
+    """One relevance judgment (ireval's ``Judgment(documentNumber, judgment)``).
+
+    ``relevance >= rel`` (default 1) means relevant, ``0 <= relevance < rel`` judged non-relevant,
+    and a negative value means "pooled but not judged" (trec_eval's convention): it never counts
+    as relevant nor as judged non-relevant.
+
+    Examples
+    --------
+    >>> Judgment("FBIS4-67701", 2)
+    Judgment(doc_id='FBIS4-67701', relevance=2)
+    """
+
+    doc_id: str = field(validator=_check_id)
+    relevance: int = field(converter=_to_relevance)

@@ -1,0 +1,75 @@
+"""Formatting evaluation results: trec_eval's text lines and JSON."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+
+from attrs import frozen
+
+from .evaluator import SetEvaluator
+from .measures import Measure, print_order
+
+
+@frozen
+class Requested:
+    """A measure to report and the name it is reported under (trec_eval's, or the canonical string)."""
+
+    measure: Measure
+    label: str
+
+
+def order_requested(requested: Sequence[Requested]) -> list[Requested]:
+    """Drop repeats and sort into trec_eval's fixed line order."""
+    unique: dict[tuple[Measure, str], Requested] = {}
+    for item in requested:
+        unique.setdefault((item.measure, item.label), item)
+    return sorted(unique.values(), key=lambda item: print_order(item.measure))
+
+
+def _value(measure: Measure, value: float, digits: int) -> str:
+    if measure.definition.integer:
+        return str(int(value))
+    return f"{value:6.{digits}f}"
+
+
+def _line(label: str, query: str, text: str) -> str:
+    return f"{label:<22}\t{query}\t{text}"
+
+
+def trec_lines(
+    results: SetEvaluator, requested: Sequence[Requested], *, per_query: bool, summary: bool, digits: int = 4
+) -> Iterator[str]:
+    """trec_eval's output: per-query blocks (with ``-q``), then the ``all`` block led by runid."""
+    if per_query:
+        per_query_items = [r for r in requested if not r.measure.definition.summary_only]
+        values = [results.values(r.measure) for r in per_query_items]
+        for i, qid in enumerate(results.query_ids):
+            for item, column in zip(per_query_items, values):
+                yield _line(item.label, qid, _value(item.measure, column[i], digits))
+    if summary:
+        yield _line("runid", "all", results.run_id)
+        for item in requested:
+            yield _line(item.label, "all", _value(item.measure, results.aggregate(item.measure), digits))
+
+
+def json_report(results: SetEvaluator, requested: Sequence[Requested], *, per_query: bool, summary: bool) -> str:
+    """Full-precision JSON: the aggregate and (optionally) per-query values, keyed by label."""
+    document: dict[str, object] = {
+        "run_id": results.run_id,
+        "measures": {r.label: str(r.measure) for r in requested},
+        "queries": {
+            "evaluated": len(results),
+            "missing_from_run": results.missing_from_run,
+            "not_judged": results.not_judged,
+        },
+    }
+    if per_query:
+        items = [r for r in requested if not r.measure.definition.summary_only]
+        columns = {r.label: results.values(r.measure).tolist() for r in items}
+        document["per_query"] = {
+            qid: {label: column[i] for label, column in columns.items()} for i, qid in enumerate(results.query_ids)
+        }
+    if summary:
+        document["aggregate"] = {r.label: results.aggregate(r.measure) for r in requested}
+    return json.dumps(document, indent=2)

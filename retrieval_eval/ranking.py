@@ -1,0 +1,455 @@
+"""The columnar batch every measure is computed on, and the one place where rankings are ordered.
+
+A :class:`RankedBatch` holds any number of queries as flat arrays cut into per-query segments:
+
+* ranked rows (one per retrieved document, in rank order) with their *label*: the qrels value when
+  the document is judged (>= 0), :data:`NONPOOL` (-1) when the query's qrels do not mention it, and
+  :data:`UNJUDGED` (-2) when the qrels give it a negative value ("pooled but not judged");
+* judged rows (one per qrels entry) with their raw relevance value.
+
+Segments are described by ``offsets`` arrays of length ``n_queries + 1``. Memory is linear in the
+input whatever the depth of each query: nothing is ever padded to ``queries x max depth``.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Literal, TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+from attrs import define, field
+
+from .model import InputFormatError
+
+FloatArray: TypeAlias = npt.NDArray[np.float64]
+IntArray: TypeAlias = npt.NDArray[np.int64]
+BoolArray: TypeAlias = npt.NDArray[np.bool_]
+
+NONPOOL = -1  #: label of a retrieved document the query's qrels do not mention
+UNJUDGED = -2  #: label of a retrieved document whose qrels value is negative
+
+Order = Literal["score", "given"]
+Duplicates = Literal["error", "first"]
+
+
+# --------------------------------------------------------------------------------------------------
+# Input columns (what readers and in-memory constructors produce)
+
+
+@define
+class QrelsColumns:
+    """Judgments as parallel arrays. ``lines`` are 1-based line numbers in ``origin`` (for errors)."""
+
+    query_ids: np.ndarray
+    doc_ids: np.ndarray
+    relevance: IntArray
+    lines: IntArray
+    origin: str = "<qrels>"
+
+
+@define
+class RunColumns:
+    """Retrieved documents as parallel arrays, in input order."""
+
+    query_ids: np.ndarray
+    doc_ids: np.ndarray
+    scores: FloatArray
+    lines: IntArray
+    origin: str = "<run>"
+    run_id: str = ""
+
+
+def _location(origin: str, line: int) -> str:
+    return f"{origin}:{line}"
+
+
+def _display(value: object) -> str:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "backslashreplace")
+    return str(value)
+
+
+# --------------------------------------------------------------------------------------------------
+# Segment primitives shared by the kernels
+
+
+def segment_ids(offsets: IntArray) -> IntArray:
+    """Query index of every row, for segments given by ``offsets`` (n+1,) -> (offsets[-1],)."""
+    return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+
+
+def segment_sum(values: npt.ArrayLike, segment: IntArray, n: int) -> FloatArray:
+    """Sum of ``values`` per segment, accumulated in row order (as trec_eval does); 0.0 when empty."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 0:
+        return np.zeros(n)
+    return np.bincount(segment, weights=values, minlength=n)
+
+
+def segment_cumcount(mask: BoolArray, offsets: IntArray, segment: IntArray) -> IntArray:
+    """For every row, the number of true rows from its segment's start up to and including it."""
+    total = np.concatenate(([0], np.cumsum(mask, dtype=np.int64)))
+    return total[1:] - total[offsets[:-1]][segment]
+
+
+def segment_count(mask: BoolArray, segment: IntArray, n: int) -> IntArray:
+    """Number of true rows per segment."""
+    return np.bincount(segment[mask], minlength=n).astype(np.int64)
+
+
+def range_max(values: FloatArray, starts: IntArray, ends: IntArray, empty: float = 0.0) -> FloatArray:
+    """``max(values[starts[i]:ends[i]])`` for every i; ``empty`` where the range is empty."""
+    out = np.full(len(starts), empty, dtype=np.float64)
+    nonempty = ends > starts
+    if not nonempty.any():
+        return out
+    # reduceat over interleaved (start, end) pairs; the sentinel lets an end equal len(values).
+    padded = np.append(values, empty)
+    bounds = np.column_stack((starts[nonempty], ends[nonempty])).ravel()
+    out[nonempty] = np.maximum.reduceat(padded, bounds)[::2]
+    return out
+
+
+def safe_div(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
+    """``num / den`` element-wise, with 0.0 wherever ``den == 0`` (never NaN, never a warning)."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    num, den = np.broadcast_arrays(num, den)
+    return np.divide(num, den, out=np.zeros(num.shape), where=den != 0)
+
+
+# --------------------------------------------------------------------------------------------------
+# The batch
+
+
+@define(eq=False)
+class RankedBatch:
+    """Ranked and judged rows of many queries, cut into per-query segments.
+
+    Attributes
+    ----------
+    query_ids : list of str
+        Query ids in evaluation order (byte order of the UTF-8 id, as trec_eval's ``strcmp``).
+    offsets : (n_queries + 1,) int
+        Segment bounds of the ranked rows.
+    labels : (n_ranked,) int
+        Qrels value of each ranked document, or NONPOOL / UNJUDGED.
+    doc_codes : (n_ranked,) int
+        Index of each ranked document's id in ``doc_vocab``.
+    scores : (n_ranked,) float
+        Retrieval scores (NaN when the input gave none).
+    judged_offsets : (n_queries + 1,) int
+        Segment bounds of the judged rows.
+    judged_relevance : (n_judged,) int
+        Raw qrels values, per query.
+    judged_doc_codes : (n_judged,) int
+        Index of each judged document's id in ``doc_vocab``.
+    doc_vocab : (n_docs,) str or bytes array
+        Distinct document ids.
+    in_run : (n_queries,) bool
+        False for qrels queries the run never mentioned (scored as empty rankings).
+    """
+
+    query_ids: list[str]
+    offsets: IntArray
+    labels: IntArray
+    doc_codes: IntArray
+    scores: FloatArray
+    judged_offsets: IntArray
+    judged_relevance: IntArray
+    judged_doc_codes: IntArray
+    doc_vocab: np.ndarray
+    in_run: BoolArray
+    _cache: dict = field(factory=dict, init=False, repr=False)
+
+    # ---- shape
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+    @cached_property
+    def num_ret(self) -> IntArray:
+        """Number of ranked documents per query."""
+        return np.diff(self.offsets)
+
+    @cached_property
+    def segment(self) -> IntArray:
+        """Query index of every ranked row."""
+        return segment_ids(self.offsets)
+
+    @cached_property
+    def rank(self) -> IntArray:
+        """1-based rank of every ranked row within its query."""
+        return np.arange(len(self.labels), dtype=np.int64) - self.offsets[self.segment] + 1
+
+    @cached_property
+    def judged_segment(self) -> IntArray:
+        return segment_ids(self.judged_offsets)
+
+    # ---- relevance at a threshold (cached per threshold)
+    def _cached(self, key: tuple, compute):  # noqa: ANN001, ANN202 - tiny memo helper
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    def relevant(self, rel: int) -> BoolArray:
+        """Whether each ranked row is relevant: judged with a value >= ``rel`` (and >= 0)."""
+        return self._cached(("relevant", rel), lambda: self.labels >= max(rel, 0))
+
+    def judged_nonrelevant(self, rel: int) -> BoolArray:
+        """Whether each ranked row is judged non-relevant: 0 <= value < ``rel``."""
+        return self._cached(("judged_nonrel", rel), lambda: (self.labels >= 0) & (self.labels < rel))
+
+    def n_relevant(self, rel: int) -> IntArray:
+        """R per query: qrels entries with value >= ``rel`` (negative values never count)."""
+        return self._cached(
+            ("R", rel),
+            lambda: segment_count(self.judged_relevance >= max(rel, 0), self.judged_segment, self.n_queries),
+        )
+
+    def n_nonrelevant(self, rel: int) -> IntArray:
+        """NR per query: qrels entries with 0 <= value < ``rel``, retrieved or not."""
+        judged = self.judged_relevance
+        return self._cached(
+            ("NR", rel),
+            lambda: segment_count((judged >= 0) & (judged < rel), self.judged_segment, self.n_queries),
+        )
+
+    def n_relevant_retrieved(self, rel: int) -> IntArray:
+        return self._cached(
+            ("nrr", rel), lambda: segment_count(self.relevant(rel), self.segment, self.n_queries)
+        )
+
+    def cum_relevant(self, rel: int) -> IntArray:
+        """Number of relevant rows at ranks 1..rank of the row's query, for every ranked row."""
+
+        return self._cached(
+            ("cum_rel", rel), lambda: segment_cumcount(self.relevant(rel), self.offsets, self.segment)
+        )
+
+    def relevant_at(self, k: int, rel: int) -> IntArray:
+        """rel@k per query: relevant documents in ranks 1..k (missing ranks are non-relevant)."""
+        return self._cached(
+            ("rel@", k, rel),
+            lambda: segment_count(self.relevant(rel) & (self.rank <= k), self.segment, self.n_queries),
+        )
+
+    def relevant_hits(self, rel: int) -> tuple[IntArray, IntArray, IntArray]:
+        """The relevant ranked rows only: (query index, rank, hit offsets (n_queries + 1,))."""
+
+        def compute() -> tuple[IntArray, IntArray, IntArray]:
+            mask = self.relevant(rel)
+            counts = self.n_relevant_retrieved(rel)
+            return self.segment[mask], self.rank[mask], np.concatenate(([0], np.cumsum(counts)))
+
+        return self._cached(("hits", rel), compute)
+
+    # ---- slicing
+    def select(self, indices: npt.ArrayLike) -> RankedBatch:
+        """A batch of the queries at ``indices`` (in that order); cost linear in their size."""
+        indices = np.asarray(indices, dtype=np.int64)
+        rows = _gather_segments(self.offsets, indices)
+        judged = _gather_segments(self.judged_offsets, indices)
+        return RankedBatch(
+            query_ids=[self.query_ids[i] for i in indices],
+            offsets=_offsets_of(np.diff(self.offsets)[indices]),
+            labels=self.labels[rows],
+            doc_codes=self.doc_codes[rows],
+            scores=self.scores[rows],
+            judged_offsets=_offsets_of(np.diff(self.judged_offsets)[indices]),
+            judged_relevance=self.judged_relevance[judged],
+            judged_doc_codes=self.judged_doc_codes[judged],
+            doc_vocab=self.doc_vocab,
+            in_run=self.in_run[indices],
+        )
+
+    def doc_id(self, code: int) -> str:
+        return _display(self.doc_vocab[code])
+
+
+def _offsets_of(lengths: npt.ArrayLike) -> IntArray:
+    return np.concatenate(([0], np.cumsum(lengths, dtype=np.int64)))
+
+
+def _gather_segments(offsets: IntArray, indices: IntArray) -> IntArray:
+    """Row indices of the segments ``indices``, concatenated (no loop over rows)."""
+    starts = offsets[indices]
+    lengths = offsets[indices + 1] - starts
+    if lengths.sum() == 0:
+        return np.zeros(0, dtype=np.int64)
+    seg_start = np.repeat(starts - _offsets_of(lengths)[:-1], lengths)
+    return np.arange(lengths.sum(), dtype=np.int64) + seg_start
+
+
+# --------------------------------------------------------------------------------------------------
+# Building a batch: interning, the qrels join, duplicates and the canonical order
+
+
+@define
+class QuerySetReport:
+    """Which queries the judgments and the run disagree on."""
+
+    missing_from_run: list[str]  #: qrels queries with no run line (scored as empty rankings)
+    not_judged: list[str]  #: run queries with no qrels (ignored)
+    dropped_missing: bool = False  #: True when missing queries were left out of the average
+
+
+def canonical_order(query_code: IntArray, score: FloatArray, doc_code: IntArray) -> IntArray:
+    """Row order: query, then score descending, then doc_id descending (trec_eval's tie rule).
+
+    ``doc_code`` must be interned in byte order of the ids, so that comparing codes compares ids
+    like C's ``strcmp``.
+    """
+    return np.lexsort((-doc_code, -score, query_code))
+
+
+def _as_id_array(values: np.ndarray) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "SU":
+        arr = arr.astype(str)
+    return arr
+
+
+def _unify_kinds(*arrays: np.ndarray) -> list[np.ndarray]:
+    """Bring id arrays to one string kind: bytes if any is bytes, since byte order is the tie rule."""
+    arrays_ = [_as_id_array(a) for a in arrays]
+    if all(a.dtype.kind == "U" for a in arrays_):
+        return arrays_
+    return [a if a.dtype.kind == "S" else np.char.encode(a, "utf-8") for a in arrays_]
+
+
+def _check_duplicates(
+    query_code: IntArray, doc_code: IntArray, lines: IntArray, origin: str, what: str,
+    query_ids: np.ndarray, doc_vocab: np.ndarray, policy: Duplicates,
+) -> BoolArray:
+    """Mask of rows to keep; raises on a repeated (query, doc) unless ``policy == 'first'``."""
+    keep = np.ones(len(query_code), dtype=bool)
+    if len(query_code) < 2:
+        return keep
+    order = np.lexsort((lines, doc_code, query_code))
+    q, d = query_code[order], doc_code[order]
+    repeat = np.flatnonzero((q[1:] == q[:-1]) & (d[1:] == d[:-1])) + 1
+    if repeat.size == 0:
+        return keep
+    if policy == "error":
+        second, first = order[repeat[0]], order[repeat[0] - 1]
+        raise InputFormatError(
+            f"{_location(origin, int(lines[second]))}: duplicate {what} for query "
+            f"{_display(query_ids[query_code[second]])!r}, document {_display(doc_vocab[doc_code[second]])!r} "
+            f"(first at line {int(lines[first])}); expected each document at most once per query"
+        )
+    keep[order[repeat]] = False
+    return keep
+
+
+def build_batch(
+    qrels: QrelsColumns,
+    run: RunColumns,
+    *,
+    order: Order = "score",
+    max_depth: int | None = None,
+    judged_only: bool = False,
+    duplicates: Duplicates = "error",
+    complete: bool = True,
+    queries: npt.ArrayLike | None = None,
+) -> tuple[RankedBatch, QuerySetReport]:
+    """Join a run with its judgments into a :class:`RankedBatch`.
+
+    Parameters
+    ----------
+    order : {"score", "given"}
+        ``"score"`` ranks each query by score descending, ties by doc_id descending (trec_eval);
+        ``"given"`` keeps the input order of the rows of each query.
+    max_depth : int, optional
+        Keep only the first ``max_depth`` documents of each ranking (trec_eval ``-M``).
+    judged_only : bool
+        Drop retrieved documents without a non-negative judgment, then re-rank (trec_eval ``-J``).
+    duplicates : {"error", "first"}
+        A document twice for one query is an error, or only its first occurrence is kept.
+    complete : bool
+        Keep qrels queries that the run lacks, as empty rankings (trec_eval ``-c``). When false they
+        are left out of the batch (and of every mean).
+    queries : array of ids, optional
+        Queries to evaluate besides those with judgments (a query without any judgment scores 0).
+    """
+    if max_depth is not None and max_depth < 0:
+        raise InputFormatError(f"'max_depth' must be >= 0 or None; got {max_depth}")
+    extra = np.asarray([] if queries is None else queries)
+    q_qids, r_qids, q_docs, r_docs, extra = _unify_kinds(
+        qrels.query_ids, run.query_ids, qrels.doc_ids, run.doc_ids, extra
+    )
+
+    # Intern ids: np.unique sorts bytewise, so codes compare like strcmp on the ids.
+    query_vocab = np.unique(np.concatenate((q_qids, extra.astype(q_qids.dtype.kind))))
+    q_query_code = np.searchsorted(query_vocab, q_qids)
+    doc_vocab, doc_code = np.unique(np.concatenate((q_docs, r_docs)), return_inverse=True)
+    q_doc_code, r_doc_code = doc_code[: len(q_docs)], doc_code[len(q_docs):]
+    n_docs = len(doc_vocab)
+
+    # Run rows of queries without judgments are reported and ignored.
+    r_query_code = np.searchsorted(query_vocab, r_qids)
+    r_query_code = np.minimum(r_query_code, max(len(query_vocab) - 1, 0))
+    judged_query = (query_vocab[r_query_code] == r_qids) if len(query_vocab) else np.zeros(len(r_qids), bool)
+    not_judged = sorted({_display(x) for x in np.unique(r_qids[~judged_query])}) if (~judged_query).any() else []
+
+    keep_q = _check_duplicates(q_query_code, q_doc_code, qrels.lines, qrels.origin, "judgment",
+                               query_vocab, doc_vocab, duplicates)
+    r_rows = np.flatnonzero(judged_query)
+    keep_r = _check_duplicates(r_query_code[r_rows], r_doc_code[r_rows], run.lines[r_rows], run.origin,
+                               "document", query_vocab, doc_vocab, duplicates)
+    r_rows = r_rows[keep_r]
+
+    # Judged rows, grouped by query then doc code (so they can be searched).
+    q_rows = np.flatnonzero(keep_q)
+    q_rows = q_rows[np.lexsort((q_doc_code[q_rows], q_query_code[q_rows]))]
+    j_query, j_doc, j_rel = q_query_code[q_rows], q_doc_code[q_rows], np.asarray(qrels.relevance)[q_rows]
+
+    # Ranked rows in the canonical order.
+    rq, rd = r_query_code[r_rows], r_doc_code[r_rows]
+    scores = np.asarray(run.scores, dtype=np.float64)[r_rows]
+    if order == "score":
+        perm = canonical_order(rq, scores, rd)
+    elif order == "given":
+        perm = np.argsort(rq, kind="stable")
+    else:
+        raise ValueError(f"'order' must be 'score' or 'given'; got {order!r}")
+    rq, rd, scores = rq[perm], rd[perm], scores[perm]
+    n_q = len(query_vocab)
+    if max_depth is not None:
+        rank = np.arange(len(rq)) - _offsets_of(np.bincount(rq, minlength=n_q))[rq]
+        depth_ok = rank < max_depth
+        rq, rd, scores = rq[depth_ok], rd[depth_ok], scores[depth_ok]
+
+    # The qrels join: look every (query, doc) pair up among the judged keys.
+    judged_key = j_query * n_docs + j_doc
+    ranked_key = rq * n_docs + rd
+    pos = np.minimum(np.searchsorted(judged_key, ranked_key), max(len(judged_key) - 1, 0))
+    found = (judged_key[pos] == ranked_key) if len(judged_key) else np.zeros(len(ranked_key), bool)
+    labels = np.full(len(rq), NONPOOL, dtype=np.int64)
+    labels[found] = j_rel[pos[found]]
+    labels[found & (labels < 0)] = UNJUDGED
+    if judged_only:
+        judged = labels >= 0
+        rq, rd, scores, labels = rq[judged], rd[judged], scores[judged], labels[judged]
+
+    in_run = np.zeros(n_q, dtype=bool)
+    in_run[r_query_code[r_rows]] = True
+    query_ids = [_display(q) for q in query_vocab]
+    batch = RankedBatch(
+        query_ids=query_ids,
+        offsets=_offsets_of(np.bincount(rq, minlength=n_q)),
+        labels=labels,
+        doc_codes=rd.astype(np.int64),
+        scores=scores,
+        judged_offsets=_offsets_of(np.bincount(j_query, minlength=n_q)),
+        judged_relevance=j_rel.astype(np.int64),
+        judged_doc_codes=j_doc.astype(np.int64),
+        doc_vocab=doc_vocab,
+        in_run=in_run,
+    )
+    missing = [query_ids[i] for i in np.flatnonzero(~in_run)]
+    report = QuerySetReport(missing_from_run=missing, not_judged=not_judged, dropped_missing=not complete)
+    if not complete and missing:
+        batch = batch.select(np.flatnonzero(in_run))
+    return batch, report
