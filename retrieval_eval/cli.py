@@ -80,12 +80,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _requested(specs: Sequence[str] | None, level: int):  # noqa: ANN202 - list[Requested]
-    from .measures import TREC_NAMES, parse_all
+def _requested(specs: Sequence[str] | None, level: int):  # noqa: ANN202 - (list[Requested], bool)
+    """The measures to print with their labels, and whether the runid line is printed.
+
+    trec_eval prints ``runid`` only when it is asked for, alone or through official / all_trec.
+    """
+    from .measures import GROUPS, TREC_NAMES, parse_all
     from .output import Requested
 
     requested = []
-    for spec in specs or ["official"]:
+    specs = specs or ["official"]
+    show_run_id = any(spec.strip() in ("runid", *GROUPS) for spec in specs)
+    for spec in specs:
+        if spec.strip() == "runid":
+            continue
         name = spec.strip().partition(".")[0]
         trec_style = spec.strip() in ("official", "all_trec") or name in TREC_NAMES or (
             spec.rpartition("_")[0] in TREC_NAMES
@@ -93,14 +101,15 @@ def _requested(specs: Sequence[str] | None, level: int):  # noqa: ANN202 - list[
         for measure in parse_all(spec, rel=level):
             label = measure.trec_label if trec_style else None
             requested.append(Requested(measure, label or str(measure)))
-    return requested
+    return requested, show_run_id
 
 
 def _evaluate(args: argparse.Namespace, qrels: object, run: object) -> int:
     from .evaluator import SetEvaluator
     from .output import json_report, order_requested, trec_lines
 
-    requested = order_requested(_requested(args.measures, args.level))
+    requested, show_run_id = _requested(args.measures, args.level)
+    requested = order_requested(requested)
     results = SetEvaluator.from_trec(
         qrels, run, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only,
         duplicates=args.duplicates, complete=not args.skip_missing,
@@ -117,7 +126,7 @@ def _evaluate(args: argparse.Namespace, qrels: object, run: object) -> int:
         out.write(json_report(results, requested, per_query=args.per_query, summary=not args.no_summary) + "\n")
     else:
         lines = trec_lines(results, requested, per_query=args.per_query, summary=not args.no_summary,
-                           digits=args.digits)
+                           digits=args.digits, run_id=show_run_id)
         out.write("".join(line + "\n" for line in lines))
     out.flush()
     return EXIT_OK

@@ -38,9 +38,10 @@ def _line(label: str, query: str, text: str) -> str:
 
 
 def trec_lines(
-    results: SetEvaluator, requested: Sequence[Requested], *, per_query: bool, summary: bool, digits: int = 4
+    results: SetEvaluator, requested: Sequence[Requested], *, per_query: bool, summary: bool, digits: int = 4,
+    run_id: bool = True,
 ) -> Iterator[str]:
-    """trec_eval's output: per-query blocks (with ``-q``), then the ``all`` block led by runid."""
+    """trec_eval's output: per-query blocks (with ``-q``), then the ``all`` block (led by runid if asked)."""
     if per_query:
         per_query_items = [r for r in requested if not r.measure.definition.summary_only]
         values = [results.values(r.measure) for r in per_query_items]
@@ -48,7 +49,8 @@ def trec_lines(
             for item, column in zip(per_query_items, values):
                 yield _line(item.label, qid, _value(item.measure, column[i], digits))
     if summary:
-        yield _line("runid", "all", results.run_id)
+        if run_id:
+            yield _line("runid", "all", results.run_id)
         for item in requested:
             yield _line(item.label, "all", _value(item.measure, results.aggregate(item.measure), digits))
 

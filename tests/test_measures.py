@@ -1,0 +1,101 @@
+"""Measure values, the registry and the string parser (ir_measures syntax and trec_eval names)."""
+
+from __future__ import annotations
+
+import pytest
+
+from retrieval_eval.measures import (
+    AP, GROUPS, P, REGISTRY, TREC_NAMES, TREC_ORDER, IPrec, Measure, UnknownMeasureError, nDCG, parse, parse_all,
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["AP", "AP@10", "P@10", "P(rel=2)@10", "nDCG@10", "nDCG(dcg='exp-log2')@10", "nDCG", "R@100", "RR",
+     "RR@10", "Rprec", "Bpref", "IPrec@0.3", "Success@5", "NumQ", "NumRel(rel=2)", "GMAP"],
+)
+def test_canonical_strings_round_trip(text: str) -> None:
+    assert str(parse(text)) == text
+    assert parse(str(parse(text))) == parse(text)
+
+
+def test_measures_are_hashable_values() -> None:
+    assert P @ 10 == P(k=10) == parse("P@10") == parse("P(rel=1)@10")  # defaults are not stored
+    assert len({P @ 10, parse("P_10"), parse("P.10")}) == 1
+    assert str(P(rel=2) @ 5) == "P(rel=2)@5" and repr(AP @ 5) == "Measure('AP@5')"
+    assert isinstance(nDCG(dcg="exp-log2"), Measure)
+
+
+@pytest.mark.parametrize(
+    ("alias", "canonical"),
+    [("MAP", "AP"), ("MRR", "RR"), ("NDCG@10", "nDCG@10"), ("BPref", "Bpref"), ("RPrec", "Rprec"),
+     ("P(cutoff=5)", "P@5")],
+)
+def test_aliases(alias: str, canonical: str) -> None:
+    assert parse(alias) == parse(canonical)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("map", ["AP"]), ("P.5,10", ["P@5", "P@10"]), ("P.10,5", ["P@5", "P@10"]), ("P_10", ["P@10"]),
+     ("ndcg_cut.10,20,23.4", ["nDCG@10", "nDCG@20", "nDCG@23"]), ("ndcg", ["nDCG"]),
+     ("iprec_at_recall..10,.5", ["IPrec@0.1", "IPrec@0.5"]), ("iprec_at_recall_0.10", ["IPrec@0.1"]),
+     ("success", ["Success@1", "Success@5", "Success@10"]), ("map_cut.10", ["AP@10"]), ("recip_rank", ["RR"]),
+     ("P@10", ["P@10"])],
+)
+def test_trec_eval_names(text: str, expected: list[str]) -> None:
+    assert [str(m) for m in parse_all(text)] == expected
+
+
+def test_official_group() -> None:
+    labels = [m.trec_label for m in parse_all("official")]
+    assert labels[:9] == ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank"]
+    assert len(labels) == 9 + 11 + 9
+
+
+def test_relevance_level_is_a_default_only() -> None:
+    assert parse("P@10", rel=2) == P(rel=2) @ 10
+    assert parse("P(rel=3)@10", rel=2) == P(rel=3) @ 10
+    assert parse("nDCG@10", rel=2) == nDCG @ 10  # the nDCG family ignores -l, as in trec_eval
+    assert [str(m) for m in parse_all("P.5", rel=2)] == ["P(rel=2)@5"]
+
+
+def test_trec_labels() -> None:
+    assert (IPrec @ 0.1).trec_label == "iprec_at_recall_0.10"
+    assert (nDCG @ 10).trec_label == "ndcg_cut_10" and nDCG().trec_label == "ndcg"
+    assert (AP @ 5).trec_label == "map_cut_5" and (P(rel=2) @ 5).trec_label == "P_5"
+    assert nDCG(dcg="exp-log2").trec_label is None
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("nDGC@10", "did you mean 'nDCG'"), ("ndgc", "did you mean 'ndcg'"), ("Foo", "unknown measure 'Foo'"),
+     ("P(rel=2", "unknown measure"), ("P(bad=1)@5", "P has no parameter 'bad'"), ("P@0", "must be >= 1"),
+     ("nDCG(dcg='exp')@5", "must be one of"), ("P(rel='x')@5", "must be int"), ("RR@x", "must be a number"),
+     ("Rprec@5", "takes no @cutoff"), ("P.0", "positive integer"), ("P.5,5", "unique"),
+     ("map.5", "takes no parameters"), ("all_trec", "not implemented yet")],
+)
+def test_errors_say_what_is_wrong(text: str, message: str) -> None:
+    with pytest.raises(UnknownMeasureError, match=message):
+        parse_all(text)
+
+
+def test_parse_single_refuses_groups() -> None:
+    with pytest.raises(UnknownMeasureError, match="names 29 measures"):
+        parse("official")
+    with pytest.raises(UnknownMeasureError, match="names 2 measures"):
+        parse("P.5,10")
+    with pytest.raises(UnknownMeasureError, match="P needs a cutoff, for example P@10"):
+        parse("P")
+
+
+def test_registry_is_complete_and_documented() -> None:
+    """Every registered measure has a docstring with a one-line summary; trec names have a print slot."""
+    for name, definition in REGISTRY.items():
+        assert definition.summary and definition.doc, name
+        for param, spec in definition.params.items():
+            assert spec.description, (name, param)
+    for trec in TREC_NAMES:
+        assert trec in TREC_ORDER
+    for group in GROUPS.values():
+        assert set(group) <= set(TREC_ORDER)
