@@ -16,22 +16,29 @@ from __future__ import annotations
 
 import gzip
 import io
-import math
 import os
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import IO, Union
 
 import numpy as np
+from attrs import define
 
 from .model import Document, InputFormatError, Judgment
-from .ranking import QrelsColumns, RunColumns
+from .ranking import BoolArray, IntArray, QrelsColumns, RunColumns
 
 Source = Union[str, "os.PathLike[str]", IO[bytes], IO[str]]
 
-#: Lines gathered into Python lists before they are packed into arrays (bounds peak memory).
-_CHUNK = 1 << 18
+#: Bytes parsed at a time: bounds the temporary arrays of the tokenizer whatever the file size.
+_BLOCK = 1 << 24
+#: C's isspace() in the C locale, which is how trec_eval splits fields.
+_IS_SPACE = np.zeros(256, dtype=bool)
+_IS_SPACE[[9, 10, 11, 12, 13, 32]] = True
+_HASH = ord("#")
+
+QRELS_FORMAT = "'query_id iteration doc_id relevance'"
+RUN_FORMAT = "'query_id Q0 doc_id rank score run_id'"
 
 
 class TrecFormatError(InputFormatError):
@@ -39,7 +46,8 @@ class TrecFormatError(InputFormatError):
 
 
 @contextmanager
-def _open_binary(source: Source) -> Iterator[tuple[Iterable[bytes], str]]:
+def _open_binary(source: Source) -> Iterator[tuple[Callable[[int], bytes], str]]:
+    """A ``read(n) -> bytes`` function for the source, and the name errors should use."""
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         opener = gzip.open if path.endswith(".gz") else open
@@ -48,13 +56,116 @@ def _open_binary(source: Source) -> Iterator[tuple[Iterable[bytes], str]]:
         except OSError as exc:
             raise TrecFormatError(f"{path}: cannot open: {exc.strerror or exc}") from None
         with handle:
-            yield handle, path
+            yield handle.read, path
         return
     name = str(getattr(source, "name", "<stream>"))
     if isinstance(source, io.TextIOBase):
-        yield (line.encode("utf-8") for line in source), name  # type: ignore[union-attr]
+        yield (lambda n: source.read(n).encode("utf-8")), name  # type: ignore[union-attr]
     else:
-        yield source, name  # type: ignore[misc]
+        yield source.read, name  # type: ignore[union-attr]
+
+
+def _blocks(source: Source) -> Iterator[tuple[str, int, bytes]]:
+    """(name, number of lines before the block, block): blocks of whole lines, each ending in a newline."""
+    with _open_binary(source) as (read, name):
+        lines_before, rest = 0, b""
+        while True:
+            try:
+                data = read(_BLOCK)
+            except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+                line = lines_before + rest.count(b"\n") + 1
+                raise TrecFormatError(
+                    f"{name}:{line}: compressed data is truncated or corrupt "
+                    f"({exc}); expected a complete gzip stream"
+                ) from None
+            if not data:
+                break
+            block = rest + data
+            cut = block.rfind(b"\n") + 1
+            if cut == 0:
+                rest = block
+                continue
+            yield name, lines_before, block[:cut]
+            lines_before += block.count(b"\n", 0, cut)
+            rest = block[cut:]
+        if rest:
+            yield name, lines_before, rest + b"\n"  # a last line without its newline is still a line
+
+
+@define
+class _Tokens:
+    """The data lines of one block: fields located by byte offsets, nothing copied yet."""
+
+    buffer: np.ndarray  # the block as uint8
+    block: bytes
+    name: str
+    lines_before: int
+    line_index: IntArray  # index (in the block) of every data line
+    first_token: IntArray  # index of each data line's first field in starts/ends
+    n_tokens: IntArray  # fields on each data line
+    starts: IntArray
+    ends: IntArray
+    line_ends: IntArray  # offset of every newline in the block
+
+    def line_number(self, row: int) -> int:
+        return self.lines_before + int(self.line_index[row]) + 1
+
+    def line_text(self, row: int) -> str:
+        i = int(self.line_index[row])
+        start = int(self.line_ends[i - 1]) + 1 if i else 0
+        return _snippet(self.block[start : int(self.line_ends[i])])
+
+    def strings(self, field: int) -> np.ndarray:
+        """Field ``field`` of every data line as a fixed-width bytes array (no Python object per line)."""
+        index = self.first_token + field
+        start, length = self.starts[index], self.ends[index] - self.starts[index]
+        width = int(length.max()) if len(length) else 1
+        if width * len(start) > 1 << 28:  # a pathological id length: copy field by field instead
+            return np.array([self.block[a:b] for a, b in zip(start, start + length)], dtype=f"S{width}")
+        out = np.zeros((len(start), width), dtype=np.uint8)
+        for j in range(width):  # loop over character positions, not over lines
+            present = length > j
+            out[present, j] = self.buffer[start[present] + j]
+        return out.view(f"S{width}").ravel()
+
+    def fail(self, row: int, problem: str, expected: str) -> TrecFormatError:
+        return TrecFormatError(
+            f"{self.name}:{self.line_number(row)}: {problem}; expected {expected}; got {self.line_text(row)}"
+        )
+
+
+def _tokenize(name: str, lines_before: int, block: bytes) -> _Tokens:
+    buffer = np.frombuffer(block, dtype=np.uint8)
+    space = _IS_SPACE[buffer].view(np.int8)
+    edges = np.diff(space, prepend=np.int8(1), append=np.int8(1))
+    starts, ends = np.flatnonzero(edges == -1), np.flatnonzero(edges == 1)
+    line_ends = np.flatnonzero(buffer == 10)
+    per_line = np.bincount(np.searchsorted(line_ends, starts), minlength=len(line_ends))
+    first = np.concatenate(([0], np.cumsum(per_line)[:-1]))
+    data = per_line > 0
+    # A line whose first field starts with '#' is a comment; '#' inside a field is data.
+    data[data] = buffer[starts[first[data]]] != _HASH
+    lines = np.flatnonzero(data)
+    return _Tokens(buffer, block, name, lines_before, lines, first[lines], per_line[lines], starts, ends, line_ends)
+
+
+def _check_field_count(tokens: _Tokens, bad: BoolArray, expected: str) -> None:
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise tokens.fail(row, f"{int(tokens.n_tokens[row])} fields", expected)
+
+
+def _numbers(tokens: _Tokens, field: int, dtype: type, problem: str, expected: str) -> np.ndarray:
+    text = tokens.strings(field)
+    try:
+        return text.astype(dtype)
+    except (ValueError, OverflowError):
+        for row, item in enumerate(text):  # error path only: find the offending line
+            try:
+                np.asarray(item).astype(dtype)
+            except (ValueError, OverflowError):
+                raise tokens.fail(row, problem, expected) from None
+        raise
 
 
 def _snippet(raw: bytes) -> str:
@@ -62,70 +173,30 @@ def _snippet(raw: bytes) -> str:
     return repr(text if len(text) <= 120 else text[:117] + "...")
 
 
-def _data_lines(source: Source) -> Iterator[tuple[str, int, list[bytes], bytes]]:
-    """(name, line number, fields, raw line) for every line that is neither blank nor a comment."""
-    with _open_binary(source) as (lines, name):
-        lineno = 0
-        try:
-            for lineno, raw in enumerate(lines, start=1):  # noqa: B007 - lineno is used after the loop
-                fields = raw.split()
-                if not fields or fields[0].startswith(b"#"):
-                    continue
-                yield name, lineno, fields, raw
-        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-            raise TrecFormatError(
-                f"{name}:{lineno + 1}: compressed data is truncated or corrupt ({exc}); "
-                "expected a complete gzip stream"
-            ) from None
+def _qrels_blocks(source: Source) -> Iterator[tuple[_Tokens, dict[str, np.ndarray]]]:
+    expected = f"4 fields {QRELS_FORMAT}"
+    for block in _blocks(source):
+        tokens = _tokenize(*block)
+        _check_field_count(tokens, tokens.n_tokens != 4, expected)
+        relevance = _numbers(tokens, 3, np.int64, "relevance must be an integer", QRELS_FORMAT)
+        yield tokens, {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "relevance": relevance}
 
 
-def _parse_relevance(field: bytes, name: str, lineno: int, raw: bytes) -> int:
-    try:
-        return int(field)
-    except ValueError:
-        raise TrecFormatError(
-            f"{name}:{lineno}: relevance must be an integer; expected 'query_id iteration doc_id relevance'; "
-            f"got {_snippet(raw)}"
-        ) from None
+def _run_blocks(source: Source) -> Iterator[tuple[_Tokens, dict[str, np.ndarray]]]:
+    expected = f"at least 6 fields {RUN_FORMAT}"
+    for block in _blocks(source):
+        tokens = _tokenize(*block)
+        _check_field_count(tokens, tokens.n_tokens < 6, expected)
+        scores = _numbers(tokens, 4, np.float64, "score must be a number", RUN_FORMAT)
+        nan = np.isnan(scores)
+        if nan.any():
+            raise tokens.fail(int(np.argmax(nan)), "score must not be NaN (it would make the ranking order "
+                              "undefined)", RUN_FORMAT)
+        yield tokens, {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "scores": scores}
 
 
-def _parse_score(field: bytes, name: str, lineno: int, raw: bytes) -> float:
-    try:
-        score = float(field)
-    except ValueError:
-        score = math.nan
-        problem = "score must be a number"
-    else:
-        problem = "score must not be NaN (it would make the ranking order undefined)"
-    if math.isnan(score):
-        raise TrecFormatError(
-            f"{name}:{lineno}: {problem}; expected 'query_id Q0 doc_id rank score run_id'; got {_snippet(raw)}"
-        )
-    return score
-
-
-def _qrels_records(source: Source) -> Iterator[tuple[str, int, bytes, bytes, int]]:
-    for name, lineno, fields, raw in _data_lines(source):
-        if len(fields) != 4:
-            raise TrecFormatError(
-                f"{name}:{lineno}: {len(fields)} fields; expected 4 fields 'query_id iteration doc_id relevance'; "
-                f"got {_snippet(raw)}"
-            )
-        yield name, lineno, fields[0], fields[2], _parse_relevance(fields[3], name, lineno, raw)
-
-
-def _run_records(source: Source) -> Iterator[tuple[str, int, list[bytes], float]]:
-    for name, lineno, fields, raw in _data_lines(source):
-        if len(fields) < 6:
-            raise TrecFormatError(
-                f"{name}:{lineno}: {len(fields)} fields; expected at least 6 fields "
-                f"'query_id Q0 doc_id rank score run_id'; got {_snippet(raw)}"
-            )
-        yield name, lineno, fields, _parse_score(fields[4], name, lineno, raw)
-
-
-def _pack(chunks: list[list]) -> np.ndarray:
-    return np.concatenate([np.asarray(c) for c in chunks]) if chunks else np.asarray([], dtype="S1")
+def _line_numbers(tokens: _Tokens) -> IntArray:
+    return tokens.lines_before + tokens.line_index + 1
 
 
 def read_qrels_columns(source: Source) -> QrelsColumns:
@@ -136,27 +207,16 @@ def read_qrels_columns(source: Source) -> QrelsColumns:
     TrecFormatError
         On a malformed line (with ``path:line``) or when the file holds no judgment.
     """
-    qids: list[list[bytes]] = [[]]
-    docs: list[list[bytes]] = [[]]
-    rels: list[list[int]] = [[]]
-    lines: list[list[int]] = [[]]
+    parts = [(columns, _line_numbers(tokens)) for tokens, columns in _qrels_blocks(source)]
     name = _source_name(source)
-    for name, lineno, qid, doc, rel in _qrels_records(source):
-        if len(qids[-1]) == _CHUNK:
-            for column in (qids, docs, rels, lines):
-                column[-1] = np.asarray(column[-1])  # type: ignore[call-overload]
-                column.append([])
-        qids[-1].append(qid)
-        docs[-1].append(doc)
-        rels[-1].append(rel)
-        lines[-1].append(lineno)
-    if not lines[0]:
-        raise TrecFormatError(
-            f"{name}: no judgments found; expected lines 'query_id iteration doc_id relevance'; got no data lines"
-        )
+    if not sum(len(lines) for _, lines in parts):
+        raise TrecFormatError(f"{name}: no judgments found; expected lines {QRELS_FORMAT}; got no data lines")
     return QrelsColumns(
-        query_ids=_pack(qids), doc_ids=_pack(docs), relevance=_pack(rels).astype(np.int64),
-        lines=_pack(lines).astype(np.int64), origin=name,
+        query_ids=np.concatenate([c["query_ids"] for c, _ in parts]),
+        doc_ids=np.concatenate([c["doc_ids"] for c, _ in parts]),
+        relevance=np.concatenate([c["relevance"] for c, _ in parts]),
+        lines=np.concatenate([lines for _, lines in parts]),
+        origin=name,
     )
 
 
@@ -168,29 +228,22 @@ def read_run_columns(source: Source) -> RunColumns:
     TrecFormatError
         On a malformed line (with ``path:line``) or when the file holds no result line.
     """
-    qids: list[list[bytes]] = [[]]
-    docs: list[list[bytes]] = [[]]
-    scores: list[list[float]] = [[]]
-    lines: list[list[int]] = [[]]
-    name = _source_name(source)
+    parts = []
     run_id = b""
-    for name, lineno, fields, score in _run_records(source):
-        if len(qids[-1]) == _CHUNK:
-            for column in (qids, docs, scores, lines):
-                column[-1] = np.asarray(column[-1])  # type: ignore[call-overload]
-                column.append([])
-        qids[-1].append(fields[0])
-        docs[-1].append(fields[2])
-        scores[-1].append(score)
-        lines[-1].append(lineno)
-        run_id = fields[5]
-    if not lines[0]:
-        raise TrecFormatError(
-            f"{name}: no results found; expected lines 'query_id Q0 doc_id rank score run_id'; got no data lines"
-        )
+    for tokens, columns in _run_blocks(source):
+        if len(tokens.line_index):
+            run_id = tokens.strings(5)[-1]
+        parts.append((columns, _line_numbers(tokens)))
+    name = _source_name(source)
+    if not sum(len(lines) for _, lines in parts):
+        raise TrecFormatError(f"{name}: no results found; expected lines {RUN_FORMAT}; got no data lines")
     return RunColumns(
-        query_ids=_pack(qids), doc_ids=_pack(docs), scores=_pack(scores).astype(np.float64),
-        lines=_pack(lines).astype(np.int64), origin=name, run_id=run_id.decode("utf-8", "backslashreplace"),
+        query_ids=np.concatenate([c["query_ids"] for c, _ in parts]),
+        doc_ids=np.concatenate([c["doc_ids"] for c, _ in parts]),
+        scores=np.concatenate([c["scores"] for c, _ in parts]),
+        lines=np.concatenate([lines for _, lines in parts]),
+        origin=name,
+        run_id=run_id.decode("utf-8", "backslashreplace"),
     )
 
 
@@ -205,7 +258,7 @@ def _text(value: bytes) -> str:
 
 
 def read_qrels(source: Source) -> Iterator[tuple[str, Judgment]]:
-    """Stream ``(query_id, Judgment)`` pairs from a qrels file.
+    """Stream ``(query_id, Judgment)`` pairs from a qrels file, block by block.
 
     Examples
     --------
@@ -213,8 +266,9 @@ def read_qrels(source: Source) -> Iterator[tuple[str, Judgment]]:
     >>> list(read_qrels(io.StringIO("301 0 d1 1\\n")))
     [('301', Judgment(doc_id='d1', relevance=1))]
     """
-    for _, _, qid, doc, rel in _qrels_records(source):
-        yield _text(qid), Judgment(_text(doc), rel)
+    for _, columns in _qrels_blocks(source):
+        for qid, doc, rel in zip(columns["query_ids"], columns["doc_ids"], columns["relevance"].tolist()):
+            yield _text(qid), Judgment(_text(doc), rel)
 
 
 def read_run(source: Source) -> Iterator[tuple[str, Document]]:
@@ -222,9 +276,11 @@ def read_run(source: Source) -> Iterator[tuple[str, Document]]:
 
     ``Document.rank`` is the file's rank column when it is a positive integer, else None.
     """
-    for _, _, fields, score in _run_records(source):
-        rank = int(fields[3]) if fields[3].isdigit() and int(fields[3]) > 0 else None
-        yield _text(fields[0]), Document(_text(fields[2]), rank, score)
+    for tokens, columns in _run_blocks(source):
+        ranks = tokens.strings(3)
+        for qid, doc, rank, score in zip(columns["query_ids"], columns["doc_ids"], ranks, columns["scores"].tolist()):
+            rank_value = int(rank) if rank.isdigit() and int(rank) > 0 else None
+            yield _text(qid), Document(_text(doc), rank_value, score)
 
 
 def write_qrels(path: str | os.PathLike[str], qrels: Mapping[str, Mapping[str, int]]) -> None:

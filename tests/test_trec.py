@@ -113,3 +113,21 @@ class TestDuplicates:
         run = write("r", "q1 Q0 a 1 1 r\nq1 Q0 b 2 2 r\nq1 Q0 a 3 3 r\n")
         runs = SetEvaluator.from_trec(write("q", "q1 0 a 1\n"), run, duplicates="first")
         assert [d.doc_id for d in runs["q1"].retrieved_documents()] == ["b", "a"]
+
+
+@pytest.mark.parametrize("block", [1, 7, 64], ids=["1-byte", "7-bytes", "64-bytes"])
+def test_files_larger_than_one_block(monkeypatch, write, block: int) -> None:  # noqa: ANN001
+    """Files are parsed block by block; lines that straddle blocks and line numbers survive."""
+    import retrieval_eval.trec as trec
+
+    text = "".join(f"q{i % 7} Q0 doc{i} {i} {i / 3!r} run{i}\n" for i in range(300)) + "# end\nq1 Q0 last 1 0.5 final"
+    path = write("run", text)
+    whole = read_run_columns(path)
+    monkeypatch.setattr(trec, "_BLOCK", block)
+    pieces = read_run_columns(path)
+    assert pieces.doc_ids.tolist() == whole.doc_ids.tolist() == [f"doc{i}".encode() for i in range(300)] + [b"last"]
+    assert pieces.scores.tolist() == whole.scores.tolist()
+    assert pieces.lines.tolist() == whole.lines.tolist() == [*range(1, 301), 302]
+    assert pieces.run_id == whole.run_id == "final"
+    with pytest.raises(TrecFormatError, match=r"run:302: 5 fields"):
+        read_run_columns(write("run", text.replace("0.5 final", "0.5")))
