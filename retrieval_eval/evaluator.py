@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .measures import AP, RR, Bpref, IPrec, Measure, P, R, Rprec, compute, nDCG, parse
+from .measures.base import MIN_GEO_MEAN
 from .measures.catalog import P_CUTOFFS, RECALL_POINTS
 from .model import Document, InputFormatError, Judgment
 from .ranking import (
@@ -440,7 +441,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         values = self.values(measure)
         if not len(values):
             return 0.0
-        return float(np.exp(np.log(np.maximum(values, 1e-5)).mean()))
+        return float(np.exp(np.log(np.maximum(values, MIN_GEO_MEAN)).mean()))
 
     def aggregate(self, measure: MeasureLike) -> float:
         """The summary trec_eval prints: a sum for counts, the geometric mean for GMAP, else the mean."""
