@@ -97,14 +97,14 @@ class RetrievalEvaluator:
             doc_ids=np.asarray([d.doc_id for d in retrieved], dtype=str),
             scores=np.asarray([np.nan if d.score is None else d.score for d in retrieved], dtype=np.float64),
             lines=np.arange(1, len(retrieved) + 1, dtype=np.int64),
-            origin=f"retrieved list of query {query_id!r}, position",
+            origin=f"retrieved list of query {query_id!r}", unit="position",
         )
         qrels = QrelsColumns(
             query_ids=np.asarray([query_id] * len(judgments), dtype=str),
             doc_ids=np.asarray([j.doc_id for j in judgments], dtype=str),
             relevance=np.asarray([j.relevance for j in judgments], dtype=np.int64),
             lines=np.arange(1, len(judgments) + 1, dtype=np.int64),
-            origin=f"judgments of query {query_id!r}, item",
+            origin=f"judgments of query {query_id!r}", unit="item",
         )
         batch, _ = build_batch(qrels, run, order="given", queries=[query_id])
         self._init(batch, rel)
@@ -264,11 +264,16 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
     [Document(doc_id='c', rank=2, score=0.5)]
     """
 
-    def __init__(self, evaluators: Iterable[RetrievalEvaluator], *, rel: int = 1) -> None:
+    def __init__(self, evaluators: Iterable[RetrievalEvaluator], *, rel: int | None = None) -> None:
         evaluators = list(evaluators)
         for ev in evaluators:
             if not isinstance(ev, RetrievalEvaluator):
                 raise TypeError(f"SetEvaluator takes RetrievalEvaluators; got {type(ev).__name__}")
+        levels = {ev.rel for ev in evaluators}
+        if rel is None:
+            if len(levels) > 1:
+                raise ValueError(f"the evaluators use different relevance thresholds {sorted(levels)}; pass rel=")
+            rel = levels.pop() if levels else 1
         qids = [ev.query_id for ev in evaluators]
         if len(set(qids)) != len(qids):
             repeated = sorted({q for q in qids if qids.count(q) > 1})
@@ -321,7 +326,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
     def from_trec(
         cls, qrels: str | os.PathLike[str] | Any, run: str | os.PathLike[str] | Any, *, rel: int = 1,
         max_depth: int | None = None, judged_only: bool = False, duplicates: Duplicates = "error",
-        complete: bool = True,
+        complete: bool = True, order: str = "score",
     ) -> SetEvaluator:
         """Read a TREC qrels file and a TREC run file (paths, ``.gz`` paths or open files).
 
@@ -338,6 +343,9 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         complete : bool, default True
             Score qrels queries the run lacks as empty rankings (trec_eval ``-c``). With False they
             are left out of every mean.
+        order : {"score", "file", "rank"}, default "score"
+            How each query is ranked: by score descending with ties by doc_id descending (trec_eval),
+            in file order, or by the file's rank column (which must then hold integers).
 
         Raises
         ------
@@ -348,9 +356,13 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         """
         from .trec import read_qrels_columns, read_run_columns
 
+        orders = {"score": "score", "file": "given", "rank": "rank"}
+        if order not in orders:
+            raise ValueError(f"'order' must be one of {list(orders)}; got {order!r}")
         return cls.from_columns(
-            read_qrels_columns(qrels), read_run_columns(run), rel=rel, max_depth=max_depth,
-            judged_only=judged_only, duplicates=duplicates, complete=complete,
+            read_qrels_columns(qrels), read_run_columns(run, with_ranks=order == "rank"), rel=rel,
+            max_depth=max_depth, judged_only=judged_only, duplicates=duplicates, complete=complete,
+            order=orders[order],  # type: ignore[arg-type]
         )
 
     @classmethod
@@ -371,16 +383,20 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         for value in qrels_r:
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                 raise InputFormatError(f"qrels relevance values must be integers; got {value!r}")
-        scores = np.asarray(run_s, dtype=np.float64)
+        try:
+            scores = np.asarray(run_s, dtype=np.float64)
+        except (TypeError, ValueError):
+            bad = next(s for s in run_s if not isinstance(s, (int, float, np.number)) or isinstance(s, bool))
+            raise InputFormatError(f"run scores must be numbers; got {bad!r}") from None
         if np.isnan(scores).any():
             raise InputFormatError("run scores must not be NaN (the ranking order would be undefined)")
         columns_q = QrelsColumns(
             np.asarray(qrels_q, dtype=str), np.asarray(qrels_d, dtype=str),
-            np.asarray(qrels_r, dtype=np.int64), np.arange(1, len(qrels_q) + 1), origin="<qrels dict>",
+            np.asarray(qrels_r, dtype=np.int64), np.arange(1, len(qrels_q) + 1), origin="qrels dict", unit="entry",
         )
         columns_r = RunColumns(
             np.asarray(run_q, dtype=str), np.asarray(run_d, dtype=str), scores,
-            np.arange(1, len(run_q) + 1), origin="<run dict>",
+            np.arange(1, len(run_q) + 1), origin="run dict", unit="entry",
         )
         return cls.from_columns(
             columns_q, columns_r, rel=rel, max_depth=max_depth, judged_only=judged_only, complete=complete,

@@ -29,7 +29,7 @@ BoolArray: TypeAlias = npt.NDArray[np.bool_]
 NONPOOL = -1  #: label of a retrieved document the query's qrels do not mention
 UNJUDGED = -2  #: label of a retrieved document whose qrels value is negative
 
-Order = Literal["score", "given"]
+Order = Literal["score", "given", "rank"]
 Duplicates = Literal["error", "first"]
 
 
@@ -39,13 +39,15 @@ Duplicates = Literal["error", "first"]
 
 @define
 class QrelsColumns:
-    """Judgments as parallel arrays. ``lines`` are 1-based line numbers in ``origin`` (for errors)."""
+    """Judgments as parallel arrays. ``lines`` number the records 1.. in ``origin`` (for errors):
+    file lines when ``unit == "line"``, else list positions."""
 
     query_ids: np.ndarray
     doc_ids: np.ndarray
     relevance: IntArray
     lines: IntArray
     origin: str = "<qrels>"
+    unit: str = "line"
 
 
 @define
@@ -58,10 +60,13 @@ class RunColumns:
     lines: IntArray
     origin: str = "<run>"
     run_id: str = ""
+    unit: str = "line"
+    ranks: IntArray | None = None  #: the file's rank column, read only when ranking by it
 
 
-def _location(origin: str, line: int) -> str:
-    return f"{origin}:{line}"
+def _location(origin: str, unit: str, number: int) -> str:
+    """``path:12`` for a file line, ``<origin>, position 3`` for an in-memory record."""
+    return f"{origin}:{number}" if unit == "line" else f"{origin}, {unit} {number}"
 
 
 def _display(value: object) -> str:
@@ -320,7 +325,7 @@ def _unify_kinds(*arrays: np.ndarray) -> list[np.ndarray]:
 
 
 def _check_duplicates(
-    query_code: IntArray, doc_code: IntArray, lines: IntArray, origin: str, what: str,
+    query_code: IntArray, doc_code: IntArray, lines: IntArray, origin: str, unit: str, what: str,
     query_ids: np.ndarray, doc_vocab: np.ndarray, policy: Duplicates,
 ) -> BoolArray:
     """Mask of rows to keep; raises on a repeated (query, doc) unless ``policy == 'first'``."""
@@ -335,9 +340,9 @@ def _check_duplicates(
     if policy == "error":
         second, first = order[repeat[0]], order[repeat[0] - 1]
         raise InputFormatError(
-            f"{_location(origin, int(lines[second]))}: duplicate {what} for query "
+            f"{_location(origin, unit, int(lines[second]))}: duplicate {what} for query "
             f"{_display(query_ids[query_code[second]])!r}, document {_display(doc_vocab[doc_code[second]])!r} "
-            f"(first at line {int(lines[first])}); expected each document at most once per query"
+            f"(first at {unit} {int(lines[first])}); expected each document at most once per query"
         )
     keep[order[repeat]] = False
     return keep
@@ -358,9 +363,10 @@ def build_batch(
 
     Parameters
     ----------
-    order : {"score", "given"}
+    order : {"score", "given", "rank"}
         ``"score"`` ranks each query by score descending, ties by doc_id descending (trec_eval);
-        ``"given"`` keeps the input order of the rows of each query.
+        ``"given"`` keeps the input order of the rows of each query; ``"rank"`` sorts by the run's
+        rank column (``run.ranks``), ties in input order.
     max_depth : int, optional
         Keep only the first ``max_depth`` documents of each ranking (trec_eval ``-M``).
     judged_only : bool
@@ -393,10 +399,10 @@ def build_batch(
     judged_query = (query_vocab[r_query_code] == r_qids) if len(query_vocab) else np.zeros(len(r_qids), bool)
     not_judged = sorted({_display(x) for x in np.unique(r_qids[~judged_query])}) if (~judged_query).any() else []
 
-    keep_q = _check_duplicates(q_query_code, q_doc_code, qrels.lines, qrels.origin, "judgment",
+    keep_q = _check_duplicates(q_query_code, q_doc_code, qrels.lines, qrels.origin, qrels.unit, "judgment",
                                query_vocab, doc_vocab, duplicates)
     r_rows = np.flatnonzero(judged_query)
-    keep_r = _check_duplicates(r_query_code[r_rows], r_doc_code[r_rows], run.lines[r_rows], run.origin,
+    keep_r = _check_duplicates(r_query_code[r_rows], r_doc_code[r_rows], run.lines[r_rows], run.origin, run.unit,
                                "document", query_vocab, doc_vocab, duplicates)
     r_rows = r_rows[keep_r]
 
@@ -412,8 +418,12 @@ def build_batch(
         perm = canonical_order(rq, scores, rd)
     elif order == "given":
         perm = np.argsort(rq, kind="stable")
+    elif order == "rank":
+        if run.ranks is None:
+            raise ValueError("order='rank' needs the run's rank column (read_run_columns(..., with_ranks=True))")
+        perm = np.lexsort((np.asarray(run.ranks)[r_rows], rq))
     else:
-        raise ValueError(f"'order' must be 'score' or 'given'; got {order!r}")
+        raise ValueError(f"'order' must be 'score', 'given' or 'rank'; got {order!r}")
     rq, rd, scores = rq[perm], rd[perm], scores[perm]
     n_q = len(query_vocab)
     if max_depth is not None:

@@ -157,6 +157,11 @@ def _check_field_count(tokens: _Tokens, bad: BoolArray, expected: str) -> None:
 
 def _numbers(tokens: _Tokens, field: int, dtype: type, problem: str, expected: str) -> np.ndarray:
     text = tokens.strings(field)
+    # NumPy, like Python, reads "1_0" as 10; in a TREC file that is a typo, not a number.
+    if b"_" in tokens.block:
+        underscore = np.char.find(text, b"_") >= 0
+        if underscore.any():
+            raise tokens.fail(int(np.argmax(underscore)), problem, expected)
     try:
         return text.astype(dtype)
     except (ValueError, OverflowError):
@@ -182,7 +187,7 @@ def _qrels_blocks(source: Source) -> Iterator[tuple[_Tokens, dict[str, np.ndarra
         yield tokens, {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "relevance": relevance}
 
 
-def _run_blocks(source: Source) -> Iterator[tuple[_Tokens, dict[str, np.ndarray]]]:
+def _run_blocks(source: Source, with_ranks: bool = False) -> Iterator[tuple[_Tokens, dict[str, np.ndarray]]]:
     expected = f"at least 6 fields {RUN_FORMAT}"
     for block in _blocks(source):
         tokens = _tokenize(*block)
@@ -192,7 +197,10 @@ def _run_blocks(source: Source) -> Iterator[tuple[_Tokens, dict[str, np.ndarray]
         if nan.any():
             raise tokens.fail(int(np.argmax(nan)), "score must not be NaN (it would make the ranking order "
                               "undefined)", RUN_FORMAT)
-        yield tokens, {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "scores": scores}
+        columns = {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "scores": scores}
+        if with_ranks:
+            columns["ranks"] = _numbers(tokens, 3, np.int64, "rank must be an integer", RUN_FORMAT)
+        yield tokens, columns
 
 
 def _line_numbers(tokens: _Tokens) -> IntArray:
@@ -220,8 +228,10 @@ def read_qrels_columns(source: Source) -> QrelsColumns:
     )
 
 
-def read_run_columns(source: Source) -> RunColumns:
+def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
     """Read a run file into columns; ``run_id`` is that of the last line, as in trec_eval.
+
+    The rank column is ignored (as trec_eval does) unless ``with_ranks``: then it must hold integers.
 
     Raises
     ------
@@ -230,7 +240,7 @@ def read_run_columns(source: Source) -> RunColumns:
     """
     parts = []
     run_id = b""
-    for tokens, columns in _run_blocks(source):
+    for tokens, columns in _run_blocks(source, with_ranks):
         if len(tokens.line_index):
             run_id = tokens.strings(5)[-1]
         parts.append((columns, _line_numbers(tokens)))
@@ -244,6 +254,7 @@ def read_run_columns(source: Source) -> RunColumns:
         lines=np.concatenate([lines for _, lines in parts]),
         origin=name,
         run_id=run_id.decode("utf-8", "backslashreplace"),
+        ranks=np.concatenate([c["ranks"] for c, _ in parts]) if with_ranks else None,
     )
 
 

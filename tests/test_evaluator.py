@@ -175,7 +175,7 @@ def test_cutoff_must_be_positive_integer(k: object) -> None:
 
 class TestValidation:
     def test_duplicate_retrieved_document(self) -> None:
-        with pytest.raises(InputFormatError, match=r"position:3: duplicate document .* 'a' \(first at line 1\)"):
+        with pytest.raises(InputFormatError, match=r"retrieved list of query 'q', position 3: duplicate document .* 'a' \(first at position 1\)"):
             RetrievalEvaluator("q", [Document("a"), Document("b"), Document("a")], [])
 
     def test_duplicate_judgment(self) -> None:
@@ -270,6 +270,13 @@ class TestSetEvaluator:
         for measure in ("AP", "nDCG", "P@2", "Bpref", "RR", "NumRel"):
             assert rebuilt.per_query(measure) == runs.per_query(measure)
 
+    def test_from_evaluators_keeps_their_relevance_threshold(self) -> None:
+        strict = _evaluator(["a", "b"], {"a": 1, "b": 2}, rel=2)
+        assert SetEvaluator([strict]).mean("AP") == strict.average_precision() == 0.5
+        with pytest.raises(ValueError, match="different relevance thresholds"):
+            SetEvaluator([strict, RetrievalEvaluator("other", [], [])])
+        assert SetEvaluator([strict, RetrievalEvaluator("other", [], [])], rel=1).per_query("AP")["q"] == 1.0
+
     def test_from_evaluators_rejects_repeated_queries(self) -> None:
         with pytest.raises(InputFormatError, match="repeated: q"):
             SetEvaluator([_evaluator([], {}), _evaluator([], {})])
@@ -292,3 +299,5 @@ class TestSetEvaluator:
             SetEvaluator.from_dict({"q": {"a": 1.5}}, {"q": {"a": 1.0}})  # type: ignore[dict-item]
         with pytest.raises(InputFormatError, match="NaN"):
             SetEvaluator.from_dict({"q": {"a": 1}}, {"q": {"a": float("nan")}})
+        with pytest.raises(InputFormatError, match="run scores must be numbers; got 'x'"):
+            SetEvaluator.from_dict({"q": {"a": 1}}, {"q": {"a": "x"}})  # type: ignore[dict-item]

@@ -131,3 +131,24 @@ def test_files_larger_than_one_block(monkeypatch, write, block: int) -> None:  #
     assert pieces.run_id == whole.run_id == "final"
     with pytest.raises(TrecFormatError, match=r"run:302: 5 fields"):
         read_run_columns(write("run", text.replace("0.5 final", "0.5")))
+
+
+@pytest.mark.parametrize(("kind", "text"), [("qrels", "q1 0 a 1_0\n"), ("run", "q1 Q0 a 1 1_5 r\n")],
+                         ids=["relevance", "score"])
+def test_underscores_in_numbers_are_rejected(write, kind: str, text: str) -> None:  # noqa: ANN001
+    """Python would read 1_0 as 10 (trec_eval's atol as 1): a typo either way, so we refuse it."""
+    reader = read_qrels_columns if kind == "qrels" else read_run_columns
+    with pytest.raises(TrecFormatError, match=":1: (relevance|score) must be"):
+        reader(write(kind, text))
+
+
+def test_ranking_by_file_order_or_rank_column(write) -> None:  # noqa: ANN001
+    qrels = write("q", "q 0 a 1\n")
+    run = write("r", "q Q0 b 2 9.0 r\nq Q0 a 1 1.0 r\nq Q0 c 3 5.0 r\n")
+    by = {order: [d.doc_id for d in SetEvaluator.from_trec(qrels, run, order=order)["q"].retrieved_documents()]
+          for order in ("score", "file", "rank")}
+    assert by == {"score": ["b", "c", "a"], "file": ["b", "a", "c"], "rank": ["a", "b", "c"]}
+    with pytest.raises(TrecFormatError, match="rank must be an integer"):
+        SetEvaluator.from_trec(qrels, write("r2", "q Q0 a x 1.0 r\n"), order="rank")
+    with pytest.raises(ValueError, match="'order' must be one of"):
+        SetEvaluator.from_trec(qrels, run, order="bogus")
