@@ -6,7 +6,8 @@ A case is a pair of pytrec_eval-style dicts, ``qrels = {qid: {doc_id: relevance}
 * graded relevance 0..3 and negative judgments (-1, "pooled but unjudged");
 * retrieved documents the qrels never mention (NONPOOL);
 * scores drawn from a tiny set, so ties are frequent and the doc_id tie-break (descending byte
-  order: ``'d2'`` before ``'d10'``, ``'a'`` before ``'B'``) decides the ranking;
+  order: ``'d2'`` before ``'d10'``; in the seeded datasets also ``'a'`` before ``'D'``) decides
+  the ranking;
 * qrels queries the run lacks, run queries the qrels lack, empty rankings, and queries with R = 0.
 
 Every qrels query has at least one judgment >= 0: trec_eval's behaviour on a query whose judgments
@@ -32,28 +33,33 @@ QUERY_IDS: tuple[str, ...] = ("q1", "q2", "q3", "q10", "q11", "q7")
 doc_ids = st.sampled_from(DOC_IDS)
 relevance = st.sampled_from(RELEVANCE)
 tied_scores = st.sampled_from(TIED_SCORES)
+#: Most queries have relevance levels to draw from; one in six has R = 0 by construction.
+some_relevant = st.sampled_from((True, True, True, True, True, False))
 
 
 @st.composite
 def judgments(draw: st.DrawFn, *, max_size: int = 12, allow_relevant: bool = True) -> dict[str, int]:
     """One query's qrels: at least one judgment >= 0; R = 0 when ``allow_relevant`` is False."""
-    values = relevance if allow_relevant else st.sampled_from((-1, 0))
-    anchor_doc = draw(doc_ids)
-    anchor = {anchor_doc: draw(st.integers(0, 3) if allow_relevant else st.just(0))}
-    rest = draw(st.dictionaries(doc_ids, values, max_size=max_size - 1))
-    rest.pop(anchor_doc, None)
-    return {**anchor, **rest}
+    values = relevance if allow_relevant else st.sampled_from((0, -1))
+    size = draw(st.integers(1, max_size))
+    docs = draw(st.lists(doc_ids, min_size=size, max_size=size, unique=True))
+    judged = {doc: draw(values) for doc in docs}
+    if all(v < 0 for v in judged.values()):  # trec_eval is undefined on all-negative qrels
+        judged[docs[0]] = draw(st.integers(0, 3) if allow_relevant else st.just(0))
+    return judged
 
 
 @st.composite
 def ranking(
-    draw: st.DrawFn, *, judged: dict[str, int] | None = None, max_size: int = 20, distinct_scores: bool = False
+    draw: st.DrawFn, *, judged: dict[str, int] | None = None, min_size: int = 0, max_size: int = 20,
+    distinct_scores: bool = False,
 ) -> dict[str, float]:
     """One query's run: documents drawn from the judged ones and from the whole pool (may be empty)."""
     pool = sorted(set(DOC_IDS) | set(judged or {}))
     favoured = sorted(judged or {}) or pool
+    size = draw(st.integers(min_size, min(max_size, len(pool))))
     docs = draw(st.lists(st.one_of(st.sampled_from(favoured), st.sampled_from(pool)),
-                         max_size=max_size, unique=True))
+                         min_size=size, max_size=size, unique=True))
     if distinct_scores:
         # Distinct scores with no relation to the ids: the order is set by score alone.
         order = draw(st.permutations(range(len(docs))))
@@ -76,11 +82,12 @@ def evaluation_cases(
     for qid in qids:
         kind = draw(st.sampled_from(("both", "both", "both", "both", "qrels_only", "empty_run", "run_only")))
         if kind != "run_only":
-            qrels[qid] = draw(judgments(allow_relevant=draw(st.integers(0, 5)) > 0))
+            qrels[qid] = draw(judgments(allow_relevant=draw(some_relevant)))
         if kind == "empty_run":
             run[qid] = {}
         elif kind != "qrels_only":
-            run[qid] = draw(ranking(judged=qrels.get(qid), max_size=max_ranking, distinct_scores=distinct_scores))
+            run[qid] = draw(ranking(judged=qrels.get(qid), min_size=1, max_size=max_ranking,
+                                    distinct_scores=distinct_scores))
     if not qrels:  # always evaluate something
         qrels[qids[0] + "x"] = draw(judgments())
     return qrels, run
@@ -91,7 +98,7 @@ def single_query_cases(
     draw: st.DrawFn, *, distinct_scores: bool = False, max_ranking: int = 25
 ) -> tuple[str, dict[str, int], dict[str, float]]:
     """``(qid, judgments, scores)`` of one judged query; the ranking may be empty, R may be 0."""
-    judged = draw(judgments(allow_relevant=draw(st.integers(0, 5)) > 0))
+    judged = draw(judgments(allow_relevant=draw(some_relevant)))
     scores = draw(ranking(judged=judged, max_size=max_ranking, distinct_scores=distinct_scores))
     return "q1", judged, scores
 
