@@ -83,24 +83,15 @@ def build_parser() -> argparse.ArgumentParser:
 def _requested(specs: Sequence[str] | None, level: int):  # noqa: ANN202 - (list[Requested], bool)
     """The measures to print with their labels, and whether the runid line is printed.
 
-    trec_eval prints ``runid`` only when it is asked for, alone or through official / all_trec.
+    trec_eval prints ``runid`` only when it is asked for, alone or through a group (official,
+    all_trec, set). Several ``-m`` options combine as in trec_eval (see ``parse_trec_options``).
     """
-    from .measures import GROUPS, TREC_NAMES, parse_all
+    from .measures import GROUPS, parse_trec_options
     from .output import Requested
 
-    requested = []
     specs = specs or ["official"]
     show_run_id = any(spec.strip() in ("runid", *GROUPS) for spec in specs)
-    for spec in specs:
-        if spec.strip() == "runid":
-            continue
-        name = spec.strip().partition(".")[0]
-        trec_style = spec.strip() in ("official", "all_trec") or name in TREC_NAMES or (
-            spec.rpartition("_")[0] in TREC_NAMES
-        )
-        for measure in parse_all(spec, rel=level):
-            label = measure.trec_label if trec_style else None
-            requested.append(Requested(measure, label or str(measure)))
+    requested = [Requested(measure, label) for measure, label in parse_trec_options(specs, rel=level)]
     return requested, show_run_id
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .measures import AP, RR, Bpref, IPrec, Measure, P, R, Rprec, compute, nDCG, parse
+from .measures import AP, RR, Bpref, IPrec, Measure, P, R, Rprec, UnknownMeasureError, compute, nDCG, parse
 from .measures.base import MIN_GEO_MEAN
 from .measures.catalog import P_CUTOFFS, RECALL_POINTS
 from .model import Document, InputFormatError, Judgment
@@ -134,7 +134,7 @@ class RetrievalEvaluator:
         """The query's identifier (ireval's ``queryName()``)."""
         return self._batch.query_ids[0]
 
-    def score(self, measure: MeasureLike) -> float:
+    def score(self, measure: MeasureLike) -> float | str:
         """The value of any catalogue measure, by string or :class:`Measure`.
 
         Examples
@@ -145,7 +145,9 @@ class RetrievalEvaluator:
         """
         parsed = parse(measure, rel=self.rel)
         if parsed not in self._scores:
-            self._scores[parsed] = float(compute(self._batch, parsed)[0])
+            value = compute(self._batch, parsed)[0]
+            # A text measure (RelString) gives its str; every other measure a float.
+            self._scores[parsed] = str(value) if parsed.definition.text else float(value)
         return self._scores[parsed]
 
     # ------------------------------------------------------------------------ the ireval methods
@@ -447,14 +449,20 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         """``{query_id: value}`` for every evaluated query."""
         return dict(zip(self._batch.query_ids, self.values(measure).tolist()))
 
+    def _numeric(self, measure: MeasureLike) -> FloatArray:
+        parsed = parse(measure, rel=self.rel)
+        if parsed.definition.text:
+            raise UnknownMeasureError(f"{parsed} is a per-query text measure; it has no mean")
+        return self.values(parsed)
+
     def mean(self, measure: MeasureLike) -> float:
         """Arithmetic mean over the evaluated queries (0.0 for an empty set)."""
-        values = self.values(measure)
+        values = self._numeric(measure)
         return float(values.mean()) if len(values) else 0.0
 
     def geometric_mean(self, measure: MeasureLike) -> float:
         """exp(mean(log(max(value, 1e-5)))): trec_eval's gm_map rule applied to any measure."""
-        values = self.values(measure)
+        values = self._numeric(measure)
         if not len(values):
             return 0.0
         return float(np.exp(np.log(np.maximum(values, MIN_GEO_MEAN)).mean()))

@@ -27,9 +27,11 @@ def order_requested(requested: Sequence[Requested]) -> list[Requested]:
     return sorted(unique.values(), key=lambda item: print_order(item.measure))
 
 
-def _value(measure: Measure, value: float, digits: int) -> str:
+def _value(measure: Measure, value: float | str, digits: int) -> str:
+    if measure.definition.text:
+        return f"'{value}'"
     if measure.definition.integer:
-        return str(int(value))
+        return str(int(value))  # type: ignore[arg-type]
     return f"{value:6.{digits}f}"
 
 
@@ -41,7 +43,11 @@ def trec_lines(
     results: SetEvaluator, requested: Sequence[Requested], *, per_query: bool, summary: bool, digits: int = 4,
     run_id: bool = True,
 ) -> Iterator[str]:
-    """trec_eval's output: per-query blocks (with ``-q``), then the ``all`` block (led by runid if asked)."""
+    """trec_eval's output: per-query blocks (with ``-q``), then the ``all`` block (led by runid if asked).
+
+    Summary-only measures (num_q, gm_map) appear only in the ``all`` block, text measures
+    (relstring) only per query.
+    """
     if per_query:
         per_query_items = [r for r in requested if not r.measure.definition.summary_only]
         values = [results.values(r.measure) for r in per_query_items]
@@ -52,11 +58,15 @@ def trec_lines(
         if run_id:
             yield _line("runid", "all", results.run_id)
         for item in requested:
-            yield _line(item.label, "all", _value(item.measure, results.aggregate(item.measure), digits))
+            if not item.measure.definition.text:
+                yield _line(item.label, "all", _value(item.measure, results.aggregate(item.measure), digits))
 
 
 def json_report(results: SetEvaluator, requested: Sequence[Requested], *, per_query: bool, summary: bool) -> str:
-    """Full-precision JSON: the aggregate and (optionally) per-query values, keyed by label."""
+    """Full-precision JSON: the aggregate and (optionally) per-query values, keyed by label.
+
+    Text measures (relstring) hold their string per query and have no aggregate.
+    """
     document: dict[str, object] = {
         "run_id": results.run_id,
         "measures": {r.label: str(r.measure) for r in requested},
@@ -73,5 +83,7 @@ def json_report(results: SetEvaluator, requested: Sequence[Requested], *, per_qu
             qid: {label: column[i] for label, column in columns.items()} for i, qid in enumerate(results.query_ids)
         }
     if summary:
-        document["aggregate"] = {r.label: results.aggregate(r.measure) for r in requested}
+        document["aggregate"] = {
+            r.label: results.aggregate(r.measure) for r in requested if not r.measure.definition.text
+        }
     return json.dumps(document, indent=2)

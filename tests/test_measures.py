@@ -73,7 +73,7 @@ def test_trec_labels() -> None:
      ("P(rel=2", "unknown measure"), ("P(bad=1)@5", "P has no parameter 'bad'"), ("P@0", "must be >= 1"),
      ("nDCG(dcg='exp')@5", "must be one of"), ("P(rel='x')@5", "must be int"), ("RR@x", "must be a number"),
      ("Rprec@5", "takes no @cutoff"), ("P.0", "positive integer"), ("P.5,5", "unique"),
-     ("map.5", "takes no parameters"), ("all_trec", "not implemented yet")],
+     ("map.5", "takes no parameters"), ("utility.1,2", "takes 4 comma-separated")],
 )
 def test_errors_say_what_is_wrong(text: str, message: str) -> None:
     with pytest.raises(UnknownMeasureError, match=message):

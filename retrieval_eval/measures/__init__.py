@@ -7,8 +7,9 @@
 
 from __future__ import annotations
 
-from . import catalog
+from . import catalog, trec_more
 from .base import (
+    ALIAS_PARAMS,
     ALIASES,
     REGISTRY,
     TREC_NAMES,
@@ -22,7 +23,8 @@ from .base import (
     measure,
     print_order,
 )
-from .parse import ALL_TREC, GROUPS, OFFICIAL, parse, parse_all
+from .gains import Gains
+from .parse import ALL_TREC, GROUPS, OFFICIAL, parse, parse_all, parse_labelled, parse_trec_options
 
 # The registered definitions under their canonical names, for ``AP @ 10`` style use.
 NumQ = REGISTRY["NumQ"]
@@ -39,10 +41,35 @@ P = REGISTRY["P"]
 R = REGISTRY["R"]
 nDCG = REGISTRY["nDCG"]
 Success = REGISTRY["Success"]
+infAP = REGISTRY["infAP"]
+GMBpref = REGISTRY["GMBpref"]
+RprecMult = REGISTRY["RprecMult"]
+RelP = REGISTRY["RelP"]
+Unj = REGISTRY["Unj"]
+IPrecAvg = REGISTRY["IPrecAvg"]
+BinG = REGISTRY["BinG"]
+G = REGISTRY["G"]
+DCG = REGISTRY["DCG"]
+IDCG = REGISTRY["IDCG"]
+nDCGRel = REGISTRY["nDCGRel"]
+RnDCG = REGISTRY["RnDCG"]
+RBP = REGISTRY["RBP"]
+RBPResid = REGISTRY["RBPResid"]
+YAAP = REGISTRY["YAAP"]
+Utility = REGISTRY["Utility"]
+SetP = REGISTRY["SetP"]
+SetR = REGISTRY["SetR"]
+SetAP = REGISTRY["SetAP"]
+SetF = REGISTRY["SetF"]
+NumNonRelJudgedRet = REGISTRY["NumNonRelJudgedRet"]
+RelString = REGISTRY["RelString"]
 
 __all__ = [
-    "ALIASES", "ALL_TREC", "AP", "Bpref", "GMAP", "GROUPS", "IPrec", "Measure", "MeasureDef", "NumQ",
-    "NumRel", "NumRelRet", "NumRet", "OFFICIAL", "P", "Param", "R", "REGISTRY", "RR", "Rprec",
-    "Success", "TREC_NAMES", "TREC_ORDER", "TrecName", "UnknownMeasureError", "catalog", "compute",
-    "measure", "nDCG", "parse", "parse_all", "print_order",
+    "ALIAS_PARAMS", "ALIASES", "ALL_TREC", "AP", "BinG", "Bpref", "DCG", "G", "GMAP", "GMBpref", "GROUPS",
+    "Gains", "IDCG", "IPrec", "IPrecAvg", "Measure", "MeasureDef", "NumNonRelJudgedRet", "NumQ", "NumRel",
+    "NumRelRet", "NumRet", "OFFICIAL", "P", "Param", "R", "RBP", "RBPResid", "REGISTRY", "RR", "RelP",
+    "RelString", "RnDCG", "Rprec", "RprecMult", "SetAP", "SetF", "SetP", "SetR", "Success", "TREC_NAMES",
+    "TREC_ORDER", "TrecName", "UnknownMeasureError", "Unj", "Utility", "YAAP", "catalog", "compute",
+    "infAP", "measure", "nDCG", "nDCGRel", "parse", "parse_all", "parse_labelled", "parse_trec_options",
+    "print_order", "trec_more",
 ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 from attrs import field, frozen
@@ -40,14 +40,21 @@ class Param:
     description: str
     choices: tuple[Any, ...] | None = None
     minimum: float | None = None
+    #: Optional converter applied first (e.g. a dict to a hashable table); ValueError means invalid.
+    convert: Callable[[Any], Any] | None = None
 
     def check(self, measure: str, name: str, value: Any) -> Any:
         """Validate and convert ``value``; raise :class:`UnknownMeasureError` with the reason."""
+        if self.convert is not None and value is not None:
+            try:
+                value = self.convert(value)
+            except (TypeError, ValueError) as exc:
+                raise UnknownMeasureError(f"parameter {name!r} of {measure}: {exc}") from None
         if value is None and self.default is None:
             return None
         if self.kind is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
-        if isinstance(value, bool) or not isinstance(value, self.kind):
+        if (isinstance(value, bool) and self.kind is not bool) or not isinstance(value, self.kind):
             raise UnknownMeasureError(
                 f"parameter {name!r} of {measure} must be {self.kind.__name__}; got {value!r}"
             )
@@ -64,19 +71,46 @@ class Param:
 REL = Param(int, 1, "relevance threshold: a judgment >= rel is relevant", minimum=0)
 
 
+class TrecSyntax(Protocol):
+    """How the string of ``-m name.params`` maps to measure parameters (implementations: ``trec_syntax``)."""
+
+    #: The measure parameters the string can set.
+    names: tuple[str, ...]
+
+    def read(self, measure: str, text: str) -> dict[str, Any]:
+        """The measure parameters the string gives; raise UnknownMeasureError when it is malformed."""
+        ...
+
+    def write(self, changed: Mapping[str, Any], values: Mapping[str, Any]) -> str:
+        """A parameter string for ``changed`` (the settable parameters that differ from trec_eval's
+        defaults); ``values`` holds every settable parameter's value."""
+        ...
+
+
 @frozen
 class TrecName:
-    """How trec_eval names a measure: ``name`` alone, or ``name_<cutoff>`` for each cutoff."""
+    """How trec_eval names a measure.
+
+    Three shapes: a plain ``name``; ``name_<cutoff>`` for each cutoff of a list (``cutoff=True``);
+    or ``name`` / ``name_<params>`` for measures whose ``-m name.params`` string sets other
+    parameters (``syntax``). ``preset`` holds parameter values the trec_eval name implies (``rbp``
+    is ``RBP(p=0.9)``, ``set_relative_P`` is ``SetP(relative=True)``).
+    """
 
     name: str
     cutoff: bool = False
     defaults: tuple[float, ...] = ()  #: cutoffs used when ``-m name`` gives none
     float_cutoffs: bool = False  #: cutoffs print as %3.2f (iprec_at_recall) instead of %d
+    preset: tuple[tuple[str, Any], ...] = ()
+    syntax: TrecSyntax | None = None
 
-    def label(self, cutoff: float | None) -> str:
-        if not self.cutoff:
-            return self.name
-        return f"{self.name}_{cutoff:3.2f}" if self.float_cutoffs else f"{self.name}_{int(cutoff)}"  # type: ignore[arg-type]
+    def label(self, cutoff: float | None, params: str | None = None) -> str:
+        """The printed name: ``name``, ``name_<cutoff>`` or ``name_<params>`` (the raw string)."""
+        if self.cutoff:
+            if self.float_cutoffs:
+                return f"{self.name}_{cutoff:3.2f}"
+            return f"{self.name}_{int(cutoff)}"  # type: ignore[arg-type]
+        return f"{self.name}_{params}" if params else self.name
 
 
 Kernel = Callable[..., FloatArray]
@@ -98,6 +132,8 @@ class MeasureDef:
     summary_only: bool  #: trec_eval prints it only in the ``all`` block
     summary: str  #: one-line definition
     doc: str  #: the full docstring (formula, edge cases, references)
+    #: The kernel returns one str per query (relstring): printed per query only, never aggregated.
+    text: bool = False
 
     def __call__(self, **params: Any) -> Measure:
         return make_measure(self, params)
@@ -112,16 +148,33 @@ class MeasureDef:
 
     def trec_name_for(self, measure: Measure) -> TrecName | None:
         """trec_eval's name entry for ``measure``; None if its parameters have no trec_eval spelling."""
-        if any(name not in (self.cutoff, "rel") for name, _ in measure.params):
-            return None
+        return self._trec_match(measure)[0]
+
+    def _trec_match(self, measure: Measure) -> tuple[TrecName | None, dict[str, Any]]:
+        """The trec_eval entry for ``measure`` and the parameters its ``name.params`` string must give."""
         has_cutoff = self.cutoff is not None and measure[self.cutoff] is not None
         for trec in self.trec:
-            if trec.cutoff == has_cutoff:
-                return trec
-        return None
+            if trec.cutoff != has_cutoff:
+                continue
+            preset = dict(trec.preset)
+            settable = trec.syntax.names if trec.syntax is not None else ()
+            spelled: dict[str, Any] = {}
+            for name, spec in self.params.items():
+                if name in (self.cutoff, "rel"):
+                    continue
+                expected = preset.get(name, spec.default)
+                if measure[name] != expected:
+                    if name not in settable:
+                        break
+                    spelled[name] = measure[name]
+            else:
+                return trec, spelled
+        return None, {}
 
     def aggregate_values(self, values: FloatArray) -> float:
         """The summary over queries, as trec_eval computes it (mean, sum or geometric mean)."""
+        if self.text:
+            raise UnknownMeasureError(f"{self.name} is a per-query text measure; it has no summary value")
         if self.aggregate == "sum":
             return float(values.sum())
         if len(values) == 0:
@@ -184,12 +237,15 @@ class Measure:
 
     @property
     def trec_label(self) -> str | None:
-        """trec_eval's name for this measure (``P_10``, ``ndcg``), or None when it has none."""
-        trec = self.definition.trec_name_for(self)
+        """trec_eval's name for this measure (``P_10``, ``ndcg``, ``rbp_p=0.95``), or None when it has none."""
+        trec, spelled = self.definition._trec_match(self)
         if trec is None:
             return None
         at = self.definition.cutoff
-        return trec.label(self[at] if at else None)
+        params = None
+        if spelled and trec.syntax is not None:
+            params = trec.syntax.write(spelled, {name: self[name] for name in trec.syntax.names})
+        return trec.label(self[at] if at else None, params)
 
 
 def make_measure(definition: MeasureDef, params: Mapping[str, Any]) -> Measure:
@@ -212,6 +268,8 @@ def make_measure(definition: MeasureDef, params: Mapping[str, Any]) -> Measure:
 REGISTRY: dict[str, MeasureDef] = {}
 #: Alias -> canonical name.
 ALIASES: dict[str, str] = {}
+#: Alias -> the parameters it implies (``SetRelP`` is ``SetP(relative=True)``); most aliases imply none.
+ALIAS_PARAMS: dict[str, dict[str, Any]] = {}
 #: trec_eval name -> (canonical name, TrecName).
 TREC_NAMES: dict[str, tuple[str, TrecName]] = {}
 
@@ -222,17 +280,21 @@ def measure(
     params: Mapping[str, Param] | None = None,
     cutoff: str | None = None,
     cutoff_required: bool = False,
-    aliases: tuple[str, ...] = (),
+    aliases: tuple[str | tuple[str, Mapping[str, Any]], ...] = (),
     trec: tuple[TrecName, ...] = (),
     aggregate: Aggregate = "mean",
     integer: bool = False,
     summary_only: bool = False,
+    text: bool = False,
 ) -> Callable[[Kernel], MeasureDef]:
     """Register a kernel ``f(batch, **params) -> (n_queries,) float64`` as measure ``name``.
 
     The kernel's docstring is the measure's documentation: its first line is the one-line definition
-    shown by ``retrieval-eval measures``.
+    shown by ``retrieval-eval measures``. An alias is a name, or ``(name, {param: value})`` for an
+    alias that stands for the measure with those parameters. ``text=True`` marks a kernel returning
+    one str per query (printed per query, never aggregated).
     """
+    alias_names = tuple(a if isinstance(a, str) else a[0] for a in aliases)
 
     def register(kernel: Kernel) -> MeasureDef:
         doc = (kernel.__doc__ or "").strip()
@@ -240,15 +302,19 @@ def measure(
             raise TypeError(f"measure {name} needs a docstring")
         definition = MeasureDef(
             name=name, kernel=kernel, params=dict(params or {}), cutoff=cutoff,
-            cutoff_required=cutoff_required, aliases=aliases, trec=trec, aggregate=aggregate,
-            integer=integer, summary_only=summary_only, summary=doc.splitlines()[0], doc=doc,
+            cutoff_required=cutoff_required, aliases=alias_names, trec=trec, aggregate=aggregate,
+            integer=integer, summary_only=summary_only, summary=doc.splitlines()[0], doc=doc, text=text,
         )
-        for key in (name, *aliases):
+        for key in (name, *alias_names):
             if key in REGISTRY or key in ALIASES:
                 raise ValueError(f"measure name {key!r} registered twice")
         REGISTRY[name] = definition
         for alias in aliases:
-            ALIASES[alias] = name
+            if isinstance(alias, str):
+                ALIASES[alias] = name
+            else:
+                ALIASES[alias[0]] = name
+                ALIAS_PARAMS[alias[0]] = dict(alias[1])
         for entry in trec:
             TREC_NAMES[entry.name] = (name, entry)
         return definition
@@ -257,12 +323,19 @@ def measure(
 
 
 def compute(batch: RankedBatch, measure: Measure) -> FloatArray:
-    """Per-query values of ``measure`` on ``batch``: float64 of shape (n_queries,)."""
+    """Per-query values of ``measure`` on ``batch``: float64 of shape (n_queries,).
+
+    A text measure (``definition.text``) gives an object array of str instead.
+    """
     definition = measure.definition
     at = definition.cutoff
     if definition.cutoff_required and measure[at] is None:  # type: ignore[index]
         raise UnknownMeasureError(f"{measure.name} needs a cutoff, for example {measure.name}@10")
     values = definition.kernel(batch, **measure.resolved())
+    if definition.text:
+        out = np.empty(batch.n_queries, dtype=object)
+        out[:] = list(values)
+        return out
     return np.asarray(values, dtype=np.float64)
 
 

@@ -16,6 +16,8 @@ import numpy as np
 
 from ..ranking import FloatArray, IntArray, RankedBatch, range_max, safe_div, segment_cumcount, segment_sum
 from .base import REL, Param, TrecName, measure
+from .gains import GAINS_PARAM, Gains, ideal_list, ranked_gains
+from .trec_syntax import TrecGainPairs
 
 #: trec_eval's default cutoffs for P, recall, map_cut, ndcg_cut and relative_P.
 P_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -53,7 +55,12 @@ def num_ret(b: RankedBatch) -> FloatArray:
 
 @measure("NumRel", params={"rel": REL}, trec=(TrecName("num_rel"),), aggregate="sum", integer=True)
 def num_rel(b: RankedBatch, *, rel: int) -> FloatArray:
-    """Number of relevant judgments R (value >= rel), retrieved or not; the summary is the sum."""
+    """Number of relevant judgments R (value >= rel), retrieved or not; the summary is the sum.
+
+    Not reproduced: with -c, trec_eval 10 recounts the summary as the number of judgments > 0,
+    ignoring -l (so ``-c -l2`` sums to more than the per-query rows). Our summary is always the sum
+    of the rows. With binary judgments, or without -l, the two agree.
+    """
     return b.n_relevant(rel).astype(np.float64)
 
 
@@ -224,11 +231,12 @@ def _ideal_ranking(b: RankedBatch) -> tuple[IntArray, IntArray, IntArray]:
 @measure(
     "nDCG",
     params={"k": CUTOFF, "dcg": Param(str, "log2", "gain: 'log2' linear (trec_eval) or 'exp-log2' 2^rel-1",
-                                      choices=("log2", "exp-log2"))},
+                                      choices=("log2", "exp-log2")),
+            "gains": GAINS_PARAM},
     cutoff="k", aliases=("NDCG",),
-    trec=(TrecName("ndcg"), TrecName("ndcg_cut", cutoff=True, defaults=P_CUTOFFS)),
+    trec=(TrecName("ndcg", syntax=TrecGainPairs()), TrecName("ndcg_cut", cutoff=True, defaults=P_CUTOFFS)),
 )
-def ndcg(b: RankedBatch, *, k: int | None, dcg: str) -> FloatArray:
+def ndcg(b: RankedBatch, *, k: int | None, dcg: str, gains: Gains | None) -> FloatArray:
     """Normalised discounted cumulative gain: DCG@k / IDCG@k with discount 1 / log2(rank + 1).
 
     The gain of a document is its judged value (``dcg='log2'``, trec_eval) or 2^value - 1
@@ -237,11 +245,26 @@ def ndcg(b: RankedBatch, *, k: int | None, dcg: str) -> FloatArray:
     whole ranking and the whole ideal list (trec_eval ``ndcg``); with one, over the top k
     (``ndcg_cut_k``). IDCG = 0 gives 0. The relevance threshold (-l) is ignored, as in trec_eval.
 
+    ``gains`` ({level: gain}, trec_eval ``-m ndcg.1=3,2=9``) replaces the value of the listed levels
+    (other levels keep theirs): a judged document gains its level's gain, negative gains included,
+    and the ideal list holds every judgment with a positive gain, largest first. With
+    ``dcg='exp-log2'`` the custom gain g enters as 2^g - 1. trec_eval sorts the gain table with an
+    integer-truncating comparator, which can misorder custom gains less than 1 apart; we sort exactly.
+
     Reference: Järvelin & Kekäläinen, "Cumulated gain-based evaluation of IR techniques", TOIS 2002.
     """
-    gained = _discounted(b.segment, b.rank, _gain(b.labels, dcg), b.n_queries, k)
-    ideal_seg, ideal_rank, ideal_value = _ideal_ranking(b)
-    ideal = _discounted(ideal_seg, ideal_rank, _gain(ideal_value, dcg), b.n_queries, k)
+    if gains is None:
+        gained = _discounted(b.segment, b.rank, _gain(b.labels, dcg), b.n_queries, k)
+        ideal_seg, ideal_rank, ideal_value = _ideal_ranking(b)
+        ideal = _discounted(ideal_seg, ideal_rank, _gain(ideal_value, dcg), b.n_queries, k)
+        return safe_div(gained, ideal)
+    gain = ranked_gains(b, gains)
+    ideal_list_ = ideal_list(b, gains)
+    ideal_gain = ideal_list_.gain
+    if dcg == "exp-log2":
+        gain, ideal_gain = np.exp2(gain) - 1.0, np.exp2(ideal_gain) - 1.0
+    gained = _discounted(b.segment, b.rank, gain, b.n_queries, k)
+    ideal = _discounted(ideal_list_.segment, ideal_list_.position, ideal_gain, b.n_queries, k)
     return safe_div(gained, ideal)
 
 

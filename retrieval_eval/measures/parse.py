@@ -1,14 +1,16 @@
 """Measure strings: ir_measures syntax (``nDCG@10``, ``P(rel=2)@5``) and trec_eval names
-(``ndcg_cut.10``, ``P.5,10``, ``P_10``, ``official``), both parsed against the one registry."""
+(``ndcg_cut.10``, ``P.5,10``, ``P_10``, ``utility.2,-1,0,0``, ``official``), both parsed against the
+one registry. trec_eval names also give the label trec_eval prints (``utility_2,-1,0,0``)."""
 
 from __future__ import annotations
 
 import ast
 import difflib
 import re
+from collections.abc import Sequence
 from typing import Any
 
-from .base import ALIASES, REGISTRY, TREC_NAMES, Measure, UnknownMeasureError
+from .base import ALIAS_PARAMS, ALIASES, REGISTRY, TREC_NAMES, Measure, UnknownMeasureError
 
 #: trec_eval's default measure set (``runid`` is printed around it by the CLI).
 OFFICIAL = (
@@ -23,7 +25,15 @@ ALL_TREC = (
     "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret",
     "rbp", "rbp_resid", "unj",
 )
-GROUPS = {"official": OFFICIAL, "all_trec": ALL_TREC}
+#: trec_eval's ``-m set`` group: the measures of an unranked set of documents.
+SET = (
+    "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall", "set_relative_P",
+    "set_map", "set_F",
+)
+GROUPS = {"official": OFFICIAL, "all_trec": ALL_TREC, "set": SET}
+
+#: A measure with the name it is printed under.
+Labelled = tuple[Measure, str]
 
 _IR_SYNTAX = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<params>.*)\))?(?:@(?P<at>[^@()]+))?$")
 _LEADING_INT = re.compile(r"^\s*[-+]?\d+")
@@ -55,7 +65,7 @@ def _parse_ir(text: str, rel: int | None) -> Measure | None:
     if canonical is None:
         return None
     definition = REGISTRY[canonical]
-    params: dict[str, Any] = {}
+    params: dict[str, Any] = dict(ALIAS_PARAMS.get(name, {}))  # SetRelP is SetP(relative=True)
     if match["params"] is not None and match["params"].strip():
         try:
             call = ast.parse(f"f({match['params']})", mode="eval").body
@@ -101,23 +111,65 @@ def _trec_cutoffs(name: str, text: str, floats: bool) -> list[float]:
     return sorted(values)
 
 
-def _parse_trec(text: str, rel: int | None) -> list[Measure] | None:
-    """trec_eval names: ``name``, ``name.params`` or a printed label such as ``P_10``."""
-    name, dot, params = text.partition(".")
-    if name not in TREC_NAMES:
-        base, _, suffix = text.rpartition("_")
-        if base in TREC_NAMES and TREC_NAMES[base][1].cutoff and suffix:
-            name, dot, params = base, ".", suffix
-        else:
-            return None
+def _trec_items(name: str, params: str | None, rel: int | None) -> list[Labelled]:
+    """The measures (with trec_eval labels) of ``-m name`` (``params`` None) or ``-m name.params``."""
     canonical, trec = TREC_NAMES[name]
     definition = REGISTRY[canonical]
-    if not trec.cutoff:
-        if dot:
-            raise UnknownMeasureError(f"trec_eval measure {name!r} takes no parameters here; got {text!r}")
-        return [_with_rel(definition(), set(), rel)]
-    cutoffs = _trec_cutoffs(name, params, trec.float_cutoffs) if dot else list(trec.defaults)
-    return [_with_rel(definition(**{definition.cutoff: c}), set(), rel) for c in cutoffs]  # type: ignore[dict-item]
+    preset = dict(trec.preset)
+    if trec.cutoff:
+        cutoffs = _trec_cutoffs(name, params, trec.float_cutoffs) if params is not None else list(trec.defaults)
+        at = definition.cutoff
+        return [
+            (_with_rel(definition(**preset, **{at: c}), set(), rel), trec.label(c))  # type: ignore[dict-item]
+            for c in cutoffs
+        ]
+    if trec.syntax is None:
+        if params is not None:
+            raise UnknownMeasureError(f"trec_eval measure {name!r} takes no parameters here; got {name}.{params}")
+        return [(_with_rel(definition(**preset), set(), rel), trec.name)]
+    given = trec.syntax.read(name, params) if params is not None else {}
+    return [(_with_rel(definition(**{**preset, **given}), set(), rel), trec.label(None, params))]
+
+
+def _parse_trec(text: str, rel: int | None) -> list[Labelled] | None:
+    """trec_eval names: ``name``, ``name.params`` or a printed label such as ``P_10`` or ``utility_2,-1,0,0``."""
+    name, dot, params = text.partition(".")
+    if name in TREC_NAMES:
+        return _trec_items(name, params if dot else None, rel)
+    base, _, suffix = text.rpartition("_")
+    if base in TREC_NAMES and suffix:
+        trec = TREC_NAMES[base][1]
+        if trec.cutoff or trec.syntax is not None:
+            return _trec_items(base, suffix, rel)
+    return None
+
+
+def parse_labelled(text: str, *, rel: int | None = None) -> list[Labelled]:
+    """Like :func:`parse_all`, with the name each measure is printed under.
+
+    trec_eval names and groups give trec_eval's labels (``P_10``, ``utility_2,-1,0,0``: a parameter
+    string is echoed as given); ir_measures strings give the canonical string.
+
+    Examples
+    --------
+    >>> [(str(m), label) for m, label in parse_labelled("rbp.p=0.95")]
+    [('RBP(p=0.95)', 'rbp_p=0.95')]
+    """
+    text = text.strip()
+    if text in GROUPS:
+        missing = [n for n in GROUPS[text] if n not in TREC_NAMES]
+        if missing:
+            raise UnknownMeasureError(
+                f"measure group {text!r} needs measures not implemented yet: {', '.join(missing)}"
+            )
+        return [item for name in GROUPS[text] for item in _trec_items(name, None, rel)]
+    trec = _parse_trec(text, rel)
+    if trec is not None:
+        return trec
+    measure = _parse_ir(text, rel)
+    if measure is None:
+        raise _unknown(_IR_SYNTAX.match(text)["name"] if _IR_SYNTAX.match(text) else text)  # type: ignore[index]
+    return [(measure, str(measure))]
 
 
 def parse_all(text: str, *, rel: int | None = None) -> list[Measure]:
@@ -135,19 +187,44 @@ def parse_all(text: str, *, rel: int | None = None) -> list[Measure]:
     >>> [str(m) for m in parse_all("P.5,10")]
     ['P@5', 'P@10']
     """
-    text = text.strip()
-    if text in GROUPS:
-        missing = [n for n in GROUPS[text] if n not in TREC_NAMES]
-        if missing:
-            raise UnknownMeasureError(f"measure group {text!r} needs measures not implemented yet: {', '.join(missing)}")
-        return [m for name in GROUPS[text] for m in _parse_trec(name, rel) or []]
-    trec = _parse_trec(text, rel)
-    if trec is not None:
-        return trec
-    measure = _parse_ir(text, rel)
-    if measure is None:
-        raise _unknown(_IR_SYNTAX.match(text)["name"] if _IR_SYNTAX.match(text) else text)  # type: ignore[index]
-    return [measure]
+    return [measure for measure, _ in parse_labelled(text, rel=rel)]
+
+
+def parse_trec_options(specs: Sequence[str], *, rel: int | None = None) -> list[Labelled]:
+    """The measures of several ``-m`` options, combined the way trec_eval combines them.
+
+    trec_eval computes each of its measures at most once: ``-m name.params`` sets the parameters of
+    ``name`` and the first such option wins; a plain ``-m name`` or a group only asks for the
+    measure. So ``-m all_trec -m relstring.20`` prints ``relstring_20`` alone, and
+    ``-m P.5 -m P.10`` prints ``P_5`` alone. Our extensions (printed labels such as ``P_10`` and
+    ir_measures strings) are each taken as given. ``runid`` is not a measure and is skipped.
+
+    Examples
+    --------
+    >>> [label for _, label in parse_trec_options(["P", "P.5,10", "P.20", "nDCG@3"])]
+    ['P_5', 'P_10', 'nDCG@3']
+    """
+    wanted: dict[str, str | None] = {}  # trec_eval name -> its parameter string (first given wins)
+    extra: list[Labelled] = []
+    for spec in specs:
+        text = spec.strip()
+        if text == "runid":
+            continue
+        names = GROUPS.get(text)
+        if names is not None:
+            for name in names:
+                wanted.setdefault(name, None)
+            continue
+        name, dot, params = text.partition(".")
+        if name in TREC_NAMES:
+            if wanted.get(name) is None:
+                wanted[name] = params if dot else None
+            continue
+        extra.extend(parse_labelled(text, rel=rel))
+    missing = [n for n in wanted if n not in TREC_NAMES]
+    if missing:
+        raise UnknownMeasureError(f"measures not implemented yet: {', '.join(missing)}")
+    return [item for name, params in wanted.items() for item in _trec_items(name, params, rel)] + extra
 
 
 def parse(text: str | Measure, *, rel: int | None = None) -> Measure:
