@@ -35,10 +35,11 @@ def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
                         help="also print every measure for every query, before the summary")
     parser.add_argument("-n", dest="no_summary", action="store_true",
                         help="do not print the summary ('all') lines")
-    parser.add_argument("-c", dest="complete", action="store_true",
-                        help="score judged queries the run lacks as 0 (the default; accepted for trec_eval)")
-    parser.add_argument("--skip-missing", action="store_true",
-                        help="average only over queries that have both judgments and results")
+    query_set = parser.add_mutually_exclusive_group()
+    query_set.add_argument("-c", dest="complete", action="store_true",
+                           help="score judged queries the run lacks as 0 (the default; accepted for trec_eval)")
+    query_set.add_argument("--skip-missing", action="store_true",
+                           help="average only over queries that have both judgments and results")
     parser.add_argument("-J", dest="judged_only", action="store_true",
                         help="evaluate only judged documents: drop unjudged ones and re-rank")
     parser.add_argument("-l", dest="level", type=_positive_int, default=1, metavar="LEVEL",
@@ -52,6 +53,9 @@ def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
                         help="decimals printed in trec format (default 4)")
     parser.add_argument("--format", choices=("trec", "json"), default="trec",
                         help="trec: trec_eval's lines (default); json: full precision, per query and summary")
+    parser.add_argument("--order", choices=("score", "file", "rank"), default="score",
+                        help="rank by score, ties by doc_id descending (trec_eval; default), by file order, "
+                             "or by the rank column")
     parser.add_argument("--duplicates", choices=("error", "first"), default="error",
                         help="a document listed twice for one query: fail (default) or keep its first line")
 
@@ -103,7 +107,7 @@ def _evaluate(args: argparse.Namespace, qrels: object, run: object) -> int:
     requested = order_requested(requested)
     results = SetEvaluator.from_trec(
         qrels, run, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only,
-        duplicates=args.duplicates, complete=not args.skip_missing,
+        duplicates=args.duplicates, complete=not args.skip_missing, order=args.order,
     )
     if results.missing_from_run and not args.complete:
         action = "left out of the means" if args.skip_missing else "scored as empty rankings (as trec_eval -c)"

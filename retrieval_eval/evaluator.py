@@ -438,8 +438,11 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         return list(self._report.not_judged)
 
     # ------------------------------------------------------------------------------ the values
-    def values(self, measure: MeasureLike) -> FloatArray:
-        """Per-query values of ``measure`` as an array, in :attr:`query_ids` order."""
+    def array(self, measure: MeasureLike) -> FloatArray:
+        """Per-query values of ``measure`` as a NumPy array, in :attr:`query_ids` order.
+
+        (``values()`` without an argument is the mapping's: the per-query evaluators.)
+        """
         parsed = parse(measure, rel=self.rel)
         if parsed not in self._values:
             self._values[parsed] = compute(self._batch, parsed)
@@ -447,13 +450,13 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
 
     def per_query(self, measure: MeasureLike) -> dict[str, float]:
         """``{query_id: value}`` for every evaluated query."""
-        return dict(zip(self._batch.query_ids, self.values(measure).tolist()))
+        return dict(zip(self._batch.query_ids, self.array(measure).tolist()))
 
     def _numeric(self, measure: MeasureLike) -> FloatArray:
         parsed = parse(measure, rel=self.rel)
         if parsed.definition.text:
             raise UnknownMeasureError(f"{parsed} is a per-query text measure; it has no mean")
-        return self.values(parsed)
+        return self.array(parsed)
 
     def mean(self, measure: MeasureLike) -> float:
         """Arithmetic mean over the evaluated queries (0.0 for an empty set)."""
@@ -470,7 +473,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
     def aggregate(self, measure: MeasureLike) -> float:
         """The summary trec_eval prints: a sum for counts, the geometric mean for GMAP, else the mean."""
         parsed = parse(measure, rel=self.rel)
-        return parsed.definition.aggregate_values(self.values(parsed))
+        return parsed.definition.aggregate_values(self.array(parsed))
 
     @property
     def num_queries(self) -> int:
@@ -478,12 +481,12 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
 
     def num_retrieved(self) -> int:
         """Documents retrieved, summed over queries."""
-        return int(self.values("NumRet").sum())
+        return int(self.array("NumRet").sum())
 
     def num_relevant(self) -> int:
         """Relevant judgments (R), summed over queries."""
-        return int(self.values("NumRel").sum())
+        return int(self.array("NumRel").sum())
 
     def num_relevant_retrieved(self) -> int:
         """Relevant documents retrieved, summed over queries."""
-        return int(self.values("NumRelRet").sum())
+        return int(self.array("NumRelRet").sum())

@@ -32,7 +32,8 @@ def _value(measure: Measure, value: float | str, digits: int) -> str:
         return f"'{value}'"
     if measure.definition.integer:
         return str(int(value))  # type: ignore[arg-type]
-    return f"{value:6.{digits}f}"
+    # trec_eval's %6.4f: the width stays two more than the decimals for other --digits.
+    return f"{value:{digits + 2}.{digits}f}"
 
 
 def _line(label: str, query: str, text: str) -> str:
@@ -50,7 +51,7 @@ def trec_lines(
     """
     if per_query:
         per_query_items = [r for r in requested if not r.measure.definition.summary_only]
-        values = [results.values(r.measure) for r in per_query_items]
+        values = [results.array(r.measure) for r in per_query_items]
         for i, qid in enumerate(results.query_ids):
             for item, column in zip(per_query_items, values):
                 yield _line(item.label, qid, _value(item.measure, column[i], digits))
@@ -60,6 +61,13 @@ def trec_lines(
         for item in requested:
             if not item.measure.definition.text:
                 yield _line(item.label, "all", _value(item.measure, results.aggregate(item.measure), digits))
+
+
+def _json_values(measure: Measure, values: Sequence[object]) -> list[object]:
+    """Counts as JSON integers, everything else as given (floats at full precision, strings)."""
+    if measure.definition.integer:
+        return [int(v) for v in values]  # type: ignore[call-overload]
+    return list(values.tolist() if hasattr(values, "tolist") else values)
 
 
 def json_report(results: SetEvaluator, requested: Sequence[Requested], *, per_query: bool, summary: bool) -> str:
@@ -78,12 +86,13 @@ def json_report(results: SetEvaluator, requested: Sequence[Requested], *, per_qu
     }
     if per_query:
         items = [r for r in requested if not r.measure.definition.summary_only]
-        columns = {r.label: results.values(r.measure).tolist() for r in items}
+        columns = {r.label: _json_values(r.measure, results.array(r.measure)) for r in items}
         document["per_query"] = {
             qid: {label: column[i] for label, column in columns.items()} for i, qid in enumerate(results.query_ids)
         }
     if summary:
         document["aggregate"] = {
-            r.label: results.aggregate(r.measure) for r in requested if not r.measure.definition.text
+            r.label: _json_values(r.measure, [results.aggregate(r.measure)])[0]
+            for r in requested if not r.measure.definition.text
         }
     return json.dumps(document, indent=2)

@@ -165,3 +165,31 @@ def test_console_script_reports_errors_without_traceback(tmp_path: Path) -> None
     done = subprocess.run([str(script), "evaluate", str(tmp_path / "none"), str(tmp_path / "none")],
                           capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr and "cannot open" in done.stderr
+
+
+def test_c_and_skip_missing_conflict(capsys, files) -> None:  # noqa: ANN001
+    with pytest.raises(SystemExit) as exit_:
+        main(["evaluate", "-c", "--skip-missing", *files])
+    assert exit_.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
+
+
+def test_order_by_file_or_rank_column(capsys, write) -> None:  # noqa: ANN001
+    qrels = write("q", "q 0 a 1\n")
+    run = write("r", "q Q0 b 2 9.0 r\nq Q0 a 1 1.0 r\n")
+    answers = {order: _run(capsys, "evaluate", "--order", order, "-m", "recip_rank", qrels, run)[1].split()[-1]
+               for order in ("score", "file", "rank")}
+    assert answers == {"score": "0.5000", "file": "0.5000", "rank": "1.0000"}
+
+
+def test_digits_keep_trec_eval_width_rule(capsys, files) -> None:  # noqa: ANN001
+    _, out, _ = _run(capsys, "evaluate", "--digits", "6", "-m", "map", *files)
+    assert out.endswith("\t0.527778\n")
+    _, out, _ = _run(capsys, "evaluate", "--digits", "0", "-m", "map", *files)
+    assert out.endswith("\t 1\n")
+
+
+def test_json_counts_are_integers(capsys, files) -> None:  # noqa: ANN001
+    _, out, _ = _run(capsys, "evaluate", "-q", "--format", "json", "-m", "num_ret", *files)
+    report = json.loads(out)
+    assert report["aggregate"]["num_ret"] == 4 and isinstance(report["aggregate"]["num_ret"], int)
+    assert report["per_query"]["q1"]["num_ret"] == 3 and isinstance(report["per_query"]["q1"]["num_ret"], int)

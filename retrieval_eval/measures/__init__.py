@@ -73,3 +73,5 @@ __all__ = [
     "infAP", "measure", "nDCG", "nDCGRel", "parse", "parse_all", "parse_labelled", "parse_trec_options",
     "print_order", "trec_more",
 ]
+
+from . import ir_more  # noqa: E402,F401 - registers ERR, Judged and F1

@@ -73,28 +73,38 @@ def num_rel_ret(b: RankedBatch, *, rel: int) -> FloatArray:
 # ---------------------------------------------------------------------------- rank-based measures
 
 
-def _average_precision(b: RankedBatch, rel: int, k: int | None) -> FloatArray:
+def _average_precision(b: RankedBatch, rel: int, k: int | None, norm: str = "R") -> FloatArray:
     hit = b.relevant(rel)
     if k is not None:
         hit = hit & (b.rank <= k)
     precision_at_hits = b.cum_relevant(rel)[hit] / b.rank[hit]
-    return safe_div(segment_sum(precision_at_hits, b.segment[hit], b.n_queries), b.n_relevant(rel))
+    total = segment_sum(precision_at_hits, b.segment[hit], b.n_queries)
+    if norm == "retrieved":  # FLAGR: divide by the relevant documents found within the cutoff
+        return safe_div(total, np.bincount(b.segment[hit], minlength=b.n_queries))
+    return safe_div(total, b.n_relevant(rel))
 
 
 @measure(
-    "AP", params={"k": CUTOFF, "rel": REL}, cutoff="k", aliases=("MAP",),
+    "AP",
+    params={
+        "k": CUTOFF, "rel": REL,
+        "norm": Param(str, "R", "denominator: 'R' (trec_eval) or 'retrieved' (relevant found within k, FLAGR)",
+                      choices=("R", "retrieved")),
+    },
+    cutoff="k", aliases=("MAP",),
     trec=(TrecName("map"), TrecName("map_cut", cutoff=True, defaults=P_CUTOFFS)),
 )
-def average_precision(b: RankedBatch, *, k: int | None, rel: int) -> FloatArray:
+def average_precision(b: RankedBatch, *, k: int | None, rel: int, norm: str) -> FloatArray:
     r"""Average precision: (1/R) * sum over relevant retrieved documents of m / r_m.
 
     With a cutoff k (trec_eval ``map_cut_k``) only relevant documents at ranks <= k contribute, and
     the sum is still divided by R. Relevant documents never retrieved contribute 0.
-    R = 0 gives 0.
+    R = 0 gives 0. ``AP(norm='retrieved')@k`` divides instead by the number of relevant documents
+    within the top k (the FLAGR variant); none found gives 0.
 
     Reference: Buckley & Voorhees, "Evaluating evaluation measure stability", SIGIR 2000.
     """
-    return _average_precision(b, rel, k)
+    return _average_precision(b, rel, k, norm)
 
 
 @measure("GMAP", params={"rel": REL}, trec=(TrecName("gm_map"),), aggregate="gmean", summary_only=True)

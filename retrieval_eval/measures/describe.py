@@ -25,12 +25,16 @@ def _trec_names(definition: MeasureDef) -> str:
     for trec in definition.trec:
         if trec.cutoff:
             names.append(f"{trec.name}_<cutoff>")
+        elif trec.syntax is not None:
+            names.append(f"{trec.name} ({trec.name}.<params> -> {trec.name}_<params>)")
         else:
             names.append(trec.name)
     return ", ".join(names)
 
 
 def _aggregate(definition: MeasureDef) -> str:
+    if definition.text:
+        return "none (text, per query only)"
     return {"mean": "arithmetic mean", "sum": "sum", "gmean": "geometric mean (floor 1e-5)"}.get(
         definition.aggregate, definition.aggregate
     )

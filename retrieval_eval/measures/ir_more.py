@@ -44,8 +44,8 @@ def expected_reciprocal_rank(b: RankedBatch, *, k: int | None, max_rel: int) -> 
     *not* the largest grade found in the qrels: on a 0..3 scale a grade-3 document stops the user
     with probability 7/16, not 7/8. Use ``ERR(max_rel=3)`` for a 0..3 scale. Without a cutoff the
     whole ranking counts. This is what ``ir_measures`` computes for ``ERR@k`` (its only provider,
-    gdeval; gdeval prints 5 decimals, refuses grades above 4 and numeric-only query ids, and skips
-    queries without a positive judgment, which score 0 here).
+    gdeval, which prints 5 decimals, rejects grades above 4 and non-numeric query ids, and skips
+    queries without a positive judgment; those score 0 here).
 
     Edge cases: an empty ranking, a ranking without a positive grade in the top k, and R = 0 all
     give 0.0. Since g is clipped, R_i < 1, so every later rank keeps a non-zero weight.
@@ -77,7 +77,7 @@ def judged_at(b: RankedBatch, *, k: int | None) -> FloatArray:
     Judged@k = #{i <= min(k, n) : document i has a judgment >= 0} / min(k, n). The denominator is
     min(k, n) as in ir_measures (a short ranking is not penalised; trec_eval's ``unj`` divides by k
     instead); without a cutoff it is n. A document whose qrels value is negative counts as unjudged
-    ("pooled but not judged", DESIGN §3, as trec_eval's ``unj`` and ``-J`` treat it); ir_measures
+    ("pooled but not judged", as trec_eval's ``unj`` and ``-J`` treat it); ir_measures
     counts any qrels entry, negative ones included. Ranking order is trec_eval's (ties by doc_id
     descending; ir_measures' Judged breaks ties by doc_id ascending). Independent of ``rel``.
 
