@@ -164,3 +164,23 @@ def interpolated_precision(
     if c == 0 and not ranking:
         return math.nan
     return max(precisions[max(c, 1) - 1:], default=0.0)
+
+
+def ideal_dcg(judged: dict[str, int], k: int | None = None) -> float:
+    """DCG of the ideal ranking: every positive judgment, largest first."""
+    return dcg(sorted((float(v) for v in judged.values() if v > 0), reverse=True), k)
+
+
+def ranking_dcg(ranking: list[str], judged: dict[str, int], k: int | None = None) -> float:
+    """DCG of the ranking with linear gain (the judged value; 0 when unjudged or negative)."""
+    return dcg([float(max(judged.get(doc, 0), 0)) for doc in ranking], k)
+
+
+def yaap(ranking: list[str], judged: dict[str, int], rel: int = 1) -> float:
+    """trec_eval's yaap: log((1 + S) / (1 + R - S)) with S = sum over relevant retrieved of m / r_m."""
+    hits, total = 0, 0.0
+    for position, doc in enumerate(ranking, start=1):
+        if _is_rel(judged, doc, rel):
+            hits += 1
+            total += hits / position
+    return math.log((1 + total) / (1 + num_rel(judged, rel) - total))

@@ -13,6 +13,11 @@ import pytest
 from retrieval_eval import Document, InputFormatError, Judgment, RetrievalEvaluator, SetEvaluator
 
 
+#: Measures whose hand-computed cases live in this file (read by test_completeness.py).
+HAND_COMPUTED = {"AP", "Bpref", "nDCG", "P", "R", "Rprec", "RR", "IPrec", "Success", "NumRel", "NumRet",
+                 "NumRelRet", "NumQ", "GMAP"}
+
+
 def _evaluator(ranking: list[str], judgments: dict[str, int], rel: int = 1) -> RetrievalEvaluator:
     return RetrievalEvaluator(
         "q", [Document(d, i + 1) for i, d in enumerate(ranking)], [Judgment(d, r) for d, r in judgments.items()],

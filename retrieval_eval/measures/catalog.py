@@ -49,7 +49,10 @@ def num_q(b: RankedBatch) -> FloatArray:
 
 @measure("NumRet", trec=(TrecName("num_ret"),), aggregate="sum", integer=True)
 def num_ret(b: RankedBatch) -> FloatArray:
-    """Number of documents retrieved, n (after -M and -J); the summary is the sum."""
+    """Number of documents retrieved, n (after -M and -J); the summary is the sum.
+
+    Counts every ranked document, judged or not. A query missing from the run retrieves 0.
+    """
     return b.num_ret.astype(np.float64)
 
 
@@ -66,7 +69,11 @@ def num_rel(b: RankedBatch, *, rel: int) -> FloatArray:
 
 @measure("NumRelRet", params={"rel": REL}, trec=(TrecName("num_rel_ret"),), aggregate="sum", integer=True)
 def num_rel_ret(b: RankedBatch, *, rel: int) -> FloatArray:
-    """Number of relevant documents retrieved; the summary is the sum."""
+    """Number of relevant documents retrieved; the summary is the sum.
+
+    Counts ranked documents judged >= rel (rel >= 0). Unjudged and negatively judged documents never
+    count. ir_measures spells it ``NumRet(rel=1)``.
+    """
     return b.n_relevant_retrieved(rel).astype(np.float64)
 
 
@@ -203,7 +210,11 @@ def precision(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
     trec=(TrecName("recall", cutoff=True, defaults=P_CUTOFFS),),
 )
 def recall(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
-    """Recall at k: rel@k / R. R = 0 gives 0."""
+    """Recall at k: rel@k / R.
+
+    Relevant documents never retrieved count in R. R = 0 gives 0; a cutoff beyond the ranking counts
+    what is there.
+    """
     return safe_div(b.relevant_at(k, rel), b.n_relevant(rel))
 
 
@@ -286,5 +297,9 @@ def ndcg(b: RankedBatch, *, k: int | None, dcg: str, gains: Gains | None) -> Flo
     trec=(TrecName("success", cutoff=True, defaults=SUCCESS_CUTOFFS),),
 )
 def success(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
-    """Success at k: 1 if a relevant document is in the top k, else 0."""
+    """Success at k: 1 if a relevant document is in the top k, else 0.
+
+    An empty ranking, R = 0 or only unjudged documents in the top k give 0. The mean over queries
+    is the fraction of queries answered within k.
+    """
     return (b.relevant_at(k, rel) > 0).astype(np.float64)
