@@ -80,7 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_evaluation_options(demo)
 
     commands.add_parser("measures", help="list every measure with its parameters and trec_eval name",
-                        description="List the measure catalogue.")
+                        description="List the measure catalogue: name, aliases, one-line definition, parameters "
+                                    "with defaults, trec_eval name and how the summary aggregates it.")
     return parser
 
 
@@ -133,17 +134,9 @@ def _preview(items: Sequence[str], limit: int = 5) -> str:
 
 
 def _list_measures() -> int:
-    from .measures import REGISTRY
+    from .measures.describe import listing
 
-    for definition in REGISTRY.values():
-        params = ", ".join(
-            f"{name}={spec.default!r}" + (" (after @)" if name == definition.cutoff else "")
-            for name, spec in definition.params.items()
-        )
-        trec = ", ".join(t.name for t in definition.trec) or "-"
-        aliases = f" (aliases: {', '.join(definition.aliases)})" if definition.aliases else ""
-        print(f"{definition.name}{aliases}\n    {definition.summary}\n    parameters: {params or 'none'}"
-              f"\n    trec_eval: {trec}")
+    sys.stdout.write(listing())
     return EXIT_OK
 
 
