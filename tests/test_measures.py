@@ -99,3 +99,15 @@ def test_registry_is_complete_and_documented() -> None:
         assert trec in TREC_ORDER
     for group in GROUPS.values():
         assert set(group) <= set(TREC_ORDER)
+
+
+def test_numret_rel_is_ir_measures_numrelret() -> None:
+    """ir_measures prints NumRelRet as NumRet(rel=1); -l must not turn NumRet into a relevant count."""
+    from retrieval_eval import SetEvaluator
+
+    runs = SetEvaluator.from_dict({"q": {"a": 1, "b": 2, "c": 0}}, {"q": {"a": 3.0, "b": 2.0, "c": 1.0, "x": 0.5}})
+    assert runs.aggregate("NumRet") == 4
+    assert runs.aggregate("NumRet(rel=1)") == runs.aggregate("NumRelRet") == 2
+    assert runs.aggregate("NumRet(rel=2)") == 1
+    assert parse("NumRet", rel=2) == parse("NumRet") and str(parse("NumRet(rel=1)")) == "NumRet(rel=1)"
+    assert parse("NumRet(rel=1)").trec_label is None  # trec_eval has no such line; num_rel_ret is NumRelRet

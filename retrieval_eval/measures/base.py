@@ -160,8 +160,8 @@ class MeasureDef:
             settable = trec.syntax.names if trec.syntax is not None else ()
             spelled: dict[str, Any] = {}
             for name, spec in self.params.items():
-                if name in (self.cutoff, "rel"):
-                    continue
+                if name == self.cutoff or (name == "rel" and spec.default is not None):
+                    continue  # a threshold rel is trec_eval's -l, which its names do not spell
                 expected = preset.get(name, spec.default)
                 if measure[name] != expected:
                     if name not in settable:

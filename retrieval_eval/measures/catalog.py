@@ -47,12 +47,20 @@ def num_q(b: RankedBatch) -> FloatArray:
     return np.ones(b.n_queries)
 
 
-@measure("NumRet", trec=(TrecName("num_ret"),), aggregate="sum", integer=True)
-def num_ret(b: RankedBatch) -> FloatArray:
+@measure(
+    "NumRet",
+    params={"rel": Param(int, None, "count only documents judged >= rel (ir_measures' NumRet(rel=1))", minimum=0)},
+    trec=(TrecName("num_ret"),), aggregate="sum", integer=True,
+)
+def num_ret(b: RankedBatch, *, rel: int | None) -> FloatArray:
     """Number of documents retrieved, n (after -M and -J); the summary is the sum.
 
     Counts every ranked document, judged or not. A query missing from the run retrieves 0.
+    ``NumRet(rel=r)`` counts only the retrieved documents judged >= r, as ir_measures spells
+    NumRelRet; the relevance level (-l) does not turn this filter on.
     """
+    if rel is not None:
+        return b.n_relevant_retrieved(rel).astype(np.float64)
     return b.num_ret.astype(np.float64)
 
 

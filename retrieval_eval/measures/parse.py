@@ -50,8 +50,9 @@ def _unknown(name: str) -> UnknownMeasureError:
 
 def _with_rel(measure: Measure, explicit: set[str], rel: int | None) -> Measure:
     """Apply a default relevance threshold (trec_eval -l) unless the string set one."""
-    if rel is None or "rel" in explicit or "rel" not in measure.definition.params:
-        return measure
+    spec = measure.definition.params.get("rel")
+    if rel is None or "rel" in explicit or spec is None or spec.default is None:
+        return measure  # a rel that defaults to None is an opt-in filter (NumRet), not a threshold
     return measure(rel=rel)
 
 
