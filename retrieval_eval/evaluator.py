@@ -30,6 +30,11 @@ from .ranking import (
 MeasureLike = str | Measure
 
 
+def _check_rel(rel: object) -> None:
+    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 0:
+        raise ValueError(f"'rel' must be an integer >= 0 (a judgment >= rel is relevant); got {rel!r}")
+
+
 def _check_cutoff(k: object) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"'k' must be a positive integer; got {k!r}")
@@ -116,6 +121,7 @@ class RetrievalEvaluator:
         return evaluator
 
     def _init(self, batch: RankedBatch, rel: int) -> None:
+        _check_rel(rel)
         if batch.n_queries != 1:
             raise ValueError(f"a RetrievalEvaluator holds exactly one query; got {batch.n_queries}")
         self._batch = batch
@@ -302,6 +308,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         self._init(batch, QuerySetReport([], []), rel, run_id="")
 
     def _init(self, batch: RankedBatch, report: QuerySetReport, rel: int, run_id: str) -> None:
+        _check_rel(rel)
         self._batch = batch
         self._report = report
         self.rel = rel

@@ -5,7 +5,8 @@ Formats (whitespace-separated, any run of spaces, tabs or ``\\r``):
 * qrels: ``query_id iteration doc_id relevance`` -- exactly 4 fields; relevance an integer
   (negative = pooled but not judged);
 * run: ``query_id Q0 doc_id rank score run_id [anything]`` -- at least 6 fields; score a number;
-  the rank column and anything after run_id are ignored (ranking is by score, as in trec_eval).
+  anything after run_id is ignored, and so is the rank column (ranking is by score, as in
+  trec_eval) unless it is asked for with ``read_run_columns(..., with_ranks=True)``.
 
 Blank lines and lines whose first non-blank character is ``#`` are skipped. Every other line must
 parse: a malformed one raises :class:`TrecFormatError` with ``path:line``, what was expected and

@@ -68,3 +68,10 @@ def test_measure_is_compared_with_an_oracle(name: str) -> None:
     if not (TESTDATA / "MANIFEST.md").is_file():
         pytest.skip("trec_eval's expected outputs are the oracle of many measures and are absent")
     assert name in oracle_compared(), f"compare {name} with an independent implementation"
+
+
+def test_every_measure_is_exported_by_name() -> None:
+    import retrieval_eval.measures as measures
+
+    for name in REGISTRY:
+        assert getattr(measures, name) is REGISTRY[name] and name in measures.__all__, name

@@ -306,3 +306,11 @@ class TestSetEvaluator:
             SetEvaluator.from_dict({"q": {"a": 1}}, {"q": {"a": float("nan")}})
         with pytest.raises(InputFormatError, match="run scores must be numbers; got 'x'"):
             SetEvaluator.from_dict({"q": {"a": 1}}, {"q": {"a": "x"}})  # type: ignore[dict-item]
+
+
+@pytest.mark.parametrize("rel", [-1, 1.5, True, "1"], ids=["negative", "float", "bool", "str"])
+def test_relevance_threshold_is_checked_up_front(rel: object) -> None:
+    with pytest.raises(ValueError, match="'rel' must be an integer >= 0"):
+        RetrievalEvaluator("q", [], [], rel=rel)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="'rel' must be an integer >= 0"):
+        SetEvaluator.from_dict({"q": {"a": 1}}, {"q": {"a": 1.0}}, rel=rel)  # type: ignore[arg-type]

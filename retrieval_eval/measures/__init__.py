@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from . import catalog, trec_more
+from . import ir_more  # after the trec_eval measures: registration order is print order
 from .base import (
     ALIAS_PARAMS,
     ALIASES,
@@ -63,15 +64,16 @@ SetAP = REGISTRY["SetAP"]
 SetF = REGISTRY["SetF"]
 NumNonRelJudgedRet = REGISTRY["NumNonRelJudgedRet"]
 RelString = REGISTRY["RelString"]
+ERR = REGISTRY["ERR"]
+Judged = REGISTRY["Judged"]
+F1 = REGISTRY["F1"]
 
 __all__ = [
-    "ALIAS_PARAMS", "ALIASES", "ALL_TREC", "AP", "BinG", "Bpref", "DCG", "G", "GMAP", "GMBpref", "GROUPS",
+    "ALIAS_PARAMS", "ALIASES", "ALL_TREC", "AP", "ERR", "F1", "Judged", "BinG", "Bpref", "DCG", "G", "GMAP", "GMBpref", "GROUPS",
     "Gains", "IDCG", "IPrec", "IPrecAvg", "Measure", "MeasureDef", "NumNonRelJudgedRet", "NumQ", "NumRel",
     "NumRelRet", "NumRet", "OFFICIAL", "P", "Param", "R", "RBP", "RBPResid", "REGISTRY", "RR", "RelP",
     "RelString", "RnDCG", "Rprec", "RprecMult", "SetAP", "SetF", "SetP", "SetR", "Success", "TREC_NAMES",
     "TREC_ORDER", "TrecName", "UnknownMeasureError", "Unj", "Utility", "YAAP", "catalog", "compute",
     "infAP", "measure", "nDCG", "nDCGRel", "parse", "parse_all", "parse_labelled", "parse_trec_options",
-    "print_order", "trec_more",
+    "ir_more", "print_order", "trec_more",
 ]
-
-from . import ir_more  # noqa: E402,F401 - registers ERR, Judged and F1
