@@ -1,0 +1,20 @@
+"""The benchmark runner works end to end on its tiny shape (not a timing test: timings are not checked)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_benchmark_runner_on_the_tiny_shape(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--shape", "tiny", "--repeat", "1",
+         "--workdir", str(tmp_path)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "retrieval-eval CLI" in done.stdout and "pytrec_eval" in done.stdout
+    assert "Agreement: all tools give the same means" in done.stdout
