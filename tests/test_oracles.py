@@ -23,3 +23,7 @@ def test_dcg_idcg_and_yaap_match_the_definitions(case: tuple[str, dict[str, int]
     assert ev.score("DCG@3") == pytest.approx(reference.ranking_dcg(ranking, judged, 3), abs=1e-12)
     assert ev.score("IDCG") == pytest.approx(reference.ideal_dcg(judged), abs=1e-12)
     assert ev.score("YAAP") == pytest.approx(reference.yaap(ranking, judged), abs=1e-12)
+    exp_gains = [2.0 ** max(judged.get(doc, 0), 0) - 1 for doc in ranking]
+    exp_ideal = sorted((2.0**v - 1 for v in judged.values() if v > 0), reverse=True)
+    assert ev.score("DCG(dcg='exp-log2')@5") == pytest.approx(reference.dcg(exp_gains, 5), abs=1e-12)
+    assert ev.score("IDCG(dcg='exp-log2')") == pytest.approx(reference.dcg(exp_ideal), abs=1e-12)

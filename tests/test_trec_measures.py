@@ -106,6 +106,9 @@ CASES = [
     pytest.param(A_RANKING, A_JUDGED, "IDCG", A_IDCG, id="ideal_dcg-whole-ideal-list"),
     pytest.param(B_RANKING, B_JUDGED, "DCG", B_DCG[3], id="dcg-graded"),
     pytest.param(B_RANKING, B_JUDGED, "IDCG", B_IDCG[3], id="ideal_dcg-graded"),
+    # exponential gain 2^level - 1 (FLAGR, gdeval): a 3, c 7, d 1; ideal [7, 7, 3, 1]
+    pytest.param(B_RANKING, B_JUDGED, "DCG(dcg='exp-log2')@3", 3 + 7 / log2(4), id="dcg-exp-gain-cutoff"),
+    pytest.param(B_RANKING, B_JUDGED, "IDCG(dcg='exp-log2')@2", 7 + 7 / log2(3), id="ideal_dcg-exp-gain-cutoff"),
     pytest.param(B_RANKING, B_JUDGED, "DCG(gains={1: 3, 2: 9, 4: 4.5})", 9 + 3 / log2(4) + 3 / log2(5),
                  id="dcg-custom-gains"),  # a: level 2 -> 9; c: level 3 keeps 3; d: level 1 -> 3
     # ideal list [9, 3, 3, 3]; level 4 has no judgment, so it adds nothing

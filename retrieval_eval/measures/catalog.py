@@ -16,7 +16,7 @@ import numpy as np
 
 from ..ranking import FloatArray, IntArray, RankedBatch, range_max, safe_div, segment_cumcount, segment_sum
 from .base import REL, Param, TrecName, measure
-from .gains import GAINS_PARAM, Gains, ideal_list, ranked_gains
+from .gains import DCG_STYLE, GAINS_PARAM, Gains, ideal_list, ranked_gains, styled
 from .trec_syntax import TrecGainPairs
 
 #: trec_eval's default cutoffs for P, recall, map_cut, ndcg_cut and relative_P.
@@ -259,9 +259,7 @@ def _ideal_ranking(b: RankedBatch) -> tuple[IntArray, IntArray, IntArray]:
 
 @measure(
     "nDCG",
-    params={"k": CUTOFF, "dcg": Param(str, "log2", "gain: 'log2' linear (trec_eval) or 'exp-log2' 2^rel-1",
-                                      choices=("log2", "exp-log2")),
-            "gains": GAINS_PARAM},
+    params={"k": CUTOFF, "dcg": DCG_STYLE, "gains": GAINS_PARAM},
     cutoff="k", aliases=("NDCG",),
     trec=(TrecName("ndcg", syntax=TrecGainPairs()), TrecName("ndcg_cut", cutoff=True, defaults=P_CUTOFFS)),
 )
@@ -290,8 +288,7 @@ def ndcg(b: RankedBatch, *, k: int | None, dcg: str, gains: Gains | None) -> Flo
     gain = ranked_gains(b, gains)
     ideal_list_ = ideal_list(b, gains)
     ideal_gain = ideal_list_.gain
-    if dcg == "exp-log2":
-        gain, ideal_gain = np.exp2(gain) - 1.0, np.exp2(ideal_gain) - 1.0
+    gain, ideal_gain = styled(gain, dcg), styled(ideal_gain, dcg)
     gained = _discounted(b.segment, b.rank, gain, b.n_queries, k)
     ideal = _discounted(ideal_list_.segment, ideal_list_.position, ideal_gain, b.n_queries, k)
     return safe_div(gained, ideal)

@@ -246,3 +246,12 @@ GAINS_PARAM = Param(
     Gains, None, "custom gain per relevance level, {level: gain}; unlisted levels gain their own value",
     convert=Gains.coerce,
 )
+
+#: How a gain enters DCG: as is ('log2', trec_eval's linear gain) or as 2^gain - 1 ('exp-log2',
+#: Burges et al., gdeval, ireval, FLAGR); the discount is 1 / log2(rank + 1) either way.
+DCG_STYLE = Param(str, "log2", "gain: 'log2' linear (trec_eval) or 'exp-log2' 2^rel-1", choices=("log2", "exp-log2"))
+
+
+def styled(gain: np.ndarray, dcg: str) -> np.ndarray:
+    """Apply the DCG style to gains: unchanged for 'log2', 2^gain - 1 for 'exp-log2' (0 stays 0)."""
+    return np.exp2(gain) - 1.0 if dcg == "exp-log2" else gain

@@ -34,6 +34,7 @@ from ..ranking import (
 from .base import REL, Param, TrecName, measure
 from .catalog import CUTOFF, P_CUTOFFS, RECALL_POINTS, bpref, interpolated_precision
 from .gains import (
+    DCG_STYLE,
     GAINS_PARAM,
     Gains,
     discount,
@@ -43,6 +44,7 @@ from .gains import (
     ranked_gains,
     segment_cumsum,
     unit_gains,
+    styled,
 )
 from .trec_syntax import TrecFloatList, TrecGainPairs, TrecValues
 
@@ -244,18 +246,19 @@ def g_measure(b: RankedBatch, *, gains: Gains | None) -> FloatArray:
 
 
 @measure(
-    "DCG", params={"k": CUTOFF, "gains": GAINS_PARAM}, cutoff="k",
+    "DCG", params={"k": CUTOFF, "dcg": DCG_STYLE, "gains": GAINS_PARAM}, cutoff="k",
     trec=(TrecName("dcg", syntax=TrecGainPairs()),),
 )
-def dcg(b: RankedBatch, *, k: int | None, gains: Gains | None) -> FloatArray:
+def dcg(b: RankedBatch, *, k: int | None, dcg: str, gains: Gains | None) -> FloatArray:
     """Discounted cumulative gain: sum over ranks i (<= k) of gain_i / log2(i + 1).
 
-    Linear gains (the judged level, or its custom gain; negative custom gains count), unjudged
-    documents gain 0. Not normalised. An empty ranking gives 0.
+    Linear gains by default (the judged level, or its custom gain; negative custom gains count);
+    ``dcg='exp-log2'`` uses 2^gain - 1 (FLAGR's DCG@k). Unjudged documents gain 0. Not normalised.
+    An empty ranking gives 0.
 
     Reference: Järvelin & Kekäläinen, TOIS 2002; trec_eval ``dcg`` (explicit -m only).
     """
-    gain = ranked_gains(b, gains)
+    gain = styled(ranked_gains(b, gains), dcg)
     keep = gain != 0
     if k is not None:
         keep &= b.rank <= k
@@ -263,20 +266,20 @@ def dcg(b: RankedBatch, *, k: int | None, gains: Gains | None) -> FloatArray:
 
 
 @measure(
-    "IDCG", params={"k": CUTOFF, "gains": GAINS_PARAM}, cutoff="k",
+    "IDCG", params={"k": CUTOFF, "dcg": DCG_STYLE, "gains": GAINS_PARAM}, cutoff="k",
     trec=(TrecName("ideal_dcg", syntax=TrecGainPairs()),),
 )
-def ideal_dcg(b: RankedBatch, *, k: int | None, gains: Gains | None) -> FloatArray:
+def ideal_dcg(b: RankedBatch, *, k: int | None, dcg: str, gains: Gains | None) -> FloatArray:
     """Ideal DCG: the DCG of the ideal list (all positive gains judged, largest first), over its top k.
 
     Without a cutoff the whole ideal list counts, however short the ranking. No positive gain
-    judged gives 0.
+    judged gives 0. ``dcg='exp-log2'`` uses 2^gain - 1, as DCG does.
 
     Reference: trec_eval ``ideal_dcg`` (explicit -m only).
     """
     ideal = ideal_list(b, gains)
     keep = slice(None) if k is None else ideal.position <= k
-    step = ideal.gain[keep] / discount(ideal.position[keep])
+    step = styled(ideal.gain[keep], dcg) / discount(ideal.position[keep])
     return segment_sum(step, ideal.segment[keep], b.n_queries)
 
 
