@@ -59,7 +59,7 @@ def _open_binary(source: Source) -> Iterator[tuple[Callable[[int], bytes], str]]
         with handle:
             yield handle.read, path
         return
-    name = str(getattr(source, "name", "<stream>"))
+    name = _source_name(source)
     if isinstance(source, io.TextIOBase):
         yield (lambda n: source.read(n).encode("utf-8")), name  # type: ignore[union-attr]
     else:
@@ -115,6 +115,11 @@ class _Tokens:
         i = int(self.line_index[row])
         start = int(self.line_ends[i - 1]) + 1 if i else 0
         return _snippet(self.block[start : int(self.line_ends[i])])
+
+    def last_field(self, field: int) -> bytes:
+        """Field ``field`` of the last data line (one slice, not a whole column)."""
+        index = int(self.first_token[-1]) + field
+        return self.block[int(self.starts[index]) : int(self.ends[index])]
 
     def strings(self, field: int) -> np.ndarray:
         """Field ``field`` of every data line as a fixed-width bytes array (no Python object per line)."""
@@ -243,7 +248,7 @@ def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
     run_id = b""
     for tokens, columns in _run_blocks(source, with_ranks):
         if len(tokens.line_index):
-            run_id = tokens.strings(5)[-1]
+            run_id = tokens.last_field(5)
         parts.append((columns, _line_numbers(tokens)))
     name = _source_name(source)
     if not sum(len(lines) for _, lines in parts):
