@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .measures import AP, RR, Bpref, IPrec, Measure, P, R, Rprec, UnknownMeasureError, compute, nDCG, parse
-from .measures.base import MIN_GEO_MEAN
+from .measures.base import geometric_mean
 from .measures.catalog import P_CUTOFFS, RECALL_POINTS
 from .model import Document, InputFormatError, Judgment
 from .ranking import (
@@ -472,10 +472,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
 
     def geometric_mean(self, measure: MeasureLike) -> float:
         """exp(mean(log(max(value, 1e-5)))): trec_eval's gm_map rule applied to any measure."""
-        values = self._numeric(measure)
-        if not len(values):
-            return 0.0
-        return float(np.exp(np.log(np.maximum(values, MIN_GEO_MEAN)).mean()))
+        return geometric_mean(self._numeric(measure))
 
     def aggregate(self, measure: MeasureLike) -> float:
         """The summary trec_eval prints: a sum for counts, the geometric mean for GMAP, else the mean."""

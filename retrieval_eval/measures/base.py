@@ -27,6 +27,13 @@ Aggregate = Literal["mean", "sum", "gmean"]
 MIN_GEO_MEAN = 1e-5
 
 
+def geometric_mean(values: FloatArray) -> float:
+    """trec_eval's geometric mean: exp(mean(log(max(x, 1e-5)))); 0.0 for no values."""
+    if len(values) == 0:
+        return 0.0
+    return math.exp(float(np.log(np.maximum(values, MIN_GEO_MEAN)).mean()))
+
+
 class UnknownMeasureError(RetrievalEvalError):
     """A measure name or parameter that the registry does not know."""
 
@@ -180,7 +187,7 @@ class MeasureDef:
         if len(values) == 0:
             return 0.0
         if self.aggregate == "gmean":
-            return math.exp(float(np.log(np.maximum(values, MIN_GEO_MEAN)).mean()))
+            return geometric_mean(values)
         return float(values.mean())
 
 
