@@ -87,30 +87,29 @@ def _fixed_point(units: np.ndarray, decimals: int) -> list[np.ndarray]:
     return [_digits(units // scale), _constant(b".", n), _digits(units % scale, pad=True)]
 
 
+def _write_chunked(path: str, n_rows: int, pieces: Callable[[int, int], list[np.ndarray]]) -> None:
+    """Write rows ``lo..hi`` chunk by chunk; ``pieces(lo, hi)`` gives the byte columns of those rows."""
+    with open(path, "wb") as out:
+        for lo in range(0, n_rows, _CHUNK):
+            _emit(out, pieces(lo, min(lo + _CHUNK, n_rows)))
+
+
 def write_run(path: str, qids: np.ndarray, docs: np.ndarray, ranks: np.ndarray, score_units: np.ndarray,
               decimals: int) -> None:
     """``qid Q0 doc rank score bench`` lines; ``qids``/``docs`` are bytes arrays, one per row."""
-    with open(path, "wb") as out:
-        for lo in range(0, len(qids), _CHUNK):
-            hi = min(lo + _CHUNK, len(qids))
-            n = hi - lo
-            _emit(out, [
-                _bytes_matrix(qids[lo:hi]), _constant(b" Q0 ", n), _bytes_matrix(docs[lo:hi]),
-                _constant(b" ", n), _digits(ranks[lo:hi]), _constant(b" ", n),
-                *_fixed_point(score_units[lo:hi], decimals), _constant(b" " + _RUN_TAG + b"\n", n),
-            ])
+    _write_chunked(path, len(qids), lambda lo, hi: [
+        _bytes_matrix(qids[lo:hi]), _constant(b" Q0 ", hi - lo), _bytes_matrix(docs[lo:hi]),
+        _constant(b" ", hi - lo), _digits(ranks[lo:hi]), _constant(b" ", hi - lo),
+        *_fixed_point(score_units[lo:hi], decimals), _constant(b" " + _RUN_TAG + b"\n", hi - lo),
+    ])
 
 
 def write_qrels(path: str, qids: np.ndarray, docs: np.ndarray, relevance: np.ndarray) -> None:
     """``qid 0 doc relevance`` lines."""
-    with open(path, "wb") as out:
-        for lo in range(0, len(qids), _CHUNK):
-            hi = min(lo + _CHUNK, len(qids))
-            n = hi - lo
-            _emit(out, [
-                _bytes_matrix(qids[lo:hi]), _constant(b" 0 ", n), _bytes_matrix(docs[lo:hi]),
-                _constant(b" ", n), _digits(relevance[lo:hi]), _constant(b"\n", n),
-            ])
+    _write_chunked(path, len(qids), lambda lo, hi: [
+        _bytes_matrix(qids[lo:hi]), _constant(b" 0 ", hi - lo), _bytes_matrix(docs[lo:hi]),
+        _constant(b" ", hi - lo), _digits(relevance[lo:hi]), _constant(b"\n", hi - lo),
+    ])
 
 
 # --------------------------------------------------------------------------------------------------

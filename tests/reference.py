@@ -11,6 +11,16 @@ import math
 from decimal import ROUND_HALF_UP, Decimal
 
 
+#: trec_eval labels of the rank-based measures the oracles here and pytrec_eval both cover; all in [0, 1].
+RANK_MEASURES = (
+    "map", "Rprec", "bpref", "recip_rank",
+    "P_5", "P_10", "P_20", "P_100",
+    "recall_5", "recall_10", "recall_100",
+    "ndcg", "ndcg_cut_5", "ndcg_cut_10", "ndcg_cut_20",
+    "success_1", "success_5", "success_10",
+)
+
+
 def rank(scores: dict[str, float]) -> list[str]:
     """trec_eval's order: score descending, ties by doc id descending in byte order."""
     return [doc for doc, _ in sorted(scores.items(), key=lambda kv: (kv[1], kv[0].encode("utf-8")), reverse=True)]

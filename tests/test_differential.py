@@ -30,14 +30,7 @@ from strategies import evaluation_cases, random_dataset
 TOL = 1e-9
 
 #: The measures compared one to one with pytrec_eval (trec_eval labels, as both print them).
-MEASURES = (
-    "map", "Rprec", "bpref", "recip_rank",
-    "P_5", "P_10", "P_20", "P_100",
-    "recall_5", "recall_10", "recall_100",
-    "ndcg", "ndcg_cut_5", "ndcg_cut_10", "ndcg_cut_20",
-    "success_1", "success_5", "success_10",
-    "num_ret", "num_rel", "num_rel_ret",
-)
+MEASURES = (*reference.RANK_MEASURES, "num_ret", "num_rel", "num_rel_ret")
 RECALL_POINTS = tuple(i / 10 for i in range(11))
 IPREC = tuple(f"iprec_at_recall_{p:3.2f}" for p in RECALL_POINTS)
 PYTREC_REQUEST = {

@@ -22,11 +22,7 @@ RECALL_POINTS = tuple(i / 10 for i in range(11))
 IPREC = tuple(f"iprec_at_recall_{p:3.2f}" for p in RECALL_POINTS)
 #: Bounded in [0, 1]: trec_eval labels and ir_measures names of the same family.
 BOUNDED = (
-    "map", "Rprec", "bpref", "recip_rank",
-    "P_5", "P_10", "P_20", "P_100",
-    "recall_5", "recall_10", "recall_100",
-    "ndcg", "ndcg_cut_5", "ndcg_cut_10", "ndcg_cut_20",
-    "success_1", "success_5", "success_10",
+    *reference.RANK_MEASURES,
     *IPREC,
     "AP", "P@1", "P@3", "nDCG@3", "R@2", "RR", "RR@3", "Bpref", "IPrec@0.25", "Success@2", "AP@5",
 )
