@@ -99,6 +99,7 @@ def test_registry_is_complete_and_documented() -> None:
         assert trec in TREC_ORDER
     for group in GROUPS.values():
         assert set(group) <= set(TREC_ORDER)
+        assert set(group) <= set(TREC_NAMES), "every measure of a group must be registered"
 
 
 def test_numret_rel_is_ir_measures_numrelret() -> None:

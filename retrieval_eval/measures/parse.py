@@ -158,11 +158,6 @@ def parse_labelled(text: str, *, rel: int | None = None) -> list[Labelled]:
     """
     text = text.strip()
     if text in GROUPS:
-        missing = [n for n in GROUPS[text] if n not in TREC_NAMES]
-        if missing:
-            raise UnknownMeasureError(
-                f"measure group {text!r} needs measures not implemented yet: {', '.join(missing)}"
-            )
         return [item for name in GROUPS[text] for item in _trec_items(name, None, rel)]
     trec = _parse_trec(text, rel)
     if trec is not None:
@@ -222,9 +217,6 @@ def parse_trec_options(specs: Sequence[str], *, rel: int | None = None) -> list[
                 wanted[name] = params if dot else None
             continue
         extra.extend(parse_labelled(text, rel=rel))
-    missing = [n for n in wanted if n not in TREC_NAMES]
-    if missing:
-        raise UnknownMeasureError(f"measures not implemented yet: {', '.join(missing)}")
     return [item for name, params in wanted.items() for item in _trec_items(name, params, rel)] + extra
 
 
