@@ -24,6 +24,7 @@ from .ranking import (
     QuerySetReport,
     RankedBatch,
     RunColumns,
+    _display,
     build_batch,
 )
 
@@ -212,7 +213,7 @@ class RetrievalEvaluator:
         batch = self._batch
         rows = np.flatnonzero(mask)
         return [
-            Document(batch.doc_id(int(batch.doc_codes[i])), int(batch.rank[i]),
+            Document(batch.doc_id(i), int(batch.rank[i]),
                      None if np.isnan(batch.scores[i]) else float(batch.scores[i]))
             for i in rows
         ]
@@ -236,9 +237,9 @@ class RetrievalEvaluator:
     def relevant_missed_documents(self) -> list[Document]:
         """Relevant judged documents the ranking never returned, by doc_id, with ``rank=None``."""
         batch = self._batch
-        retrieved = np.isin(batch.judged_doc_codes, batch.doc_codes)
+        retrieved = np.isin(batch.judged_doc_ids, batch.doc_ids)
         relevant = batch.judged_relevance >= max(self.rel, 0)
-        return [Document(batch.doc_id(int(code))) for code in batch.judged_doc_codes[relevant & ~retrieved]]
+        return [Document(_display(doc)) for doc in batch.judged_doc_ids[relevant & ~retrieved]]
 
     def relevant_documents(self) -> list[Document]:
         """All relevant documents: the retrieved ones in rank order, then the missed ones."""
@@ -248,8 +249,7 @@ class RetrievalEvaluator:
         """The query's judgments, by doc_id."""
         batch = self._batch
         return [
-            Judgment(batch.doc_id(int(code)), int(rel))
-            for code, rel in zip(batch.judged_doc_codes, batch.judged_relevance)
+            Judgment(_display(doc), int(rel)) for doc, rel in zip(batch.judged_doc_ids, batch.judged_relevance)
         ]
 
 
@@ -291,9 +291,8 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
             parts = []
             for ev in evaluators:
                 b = ev._batch
-                codes = b.doc_codes if rows == "ranked" else b.judged_doc_codes
-                ids = b.doc_vocab[codes]
-                parts.append((np.full(len(codes), ev.query_id, dtype=object),
+                ids = b.doc_ids if rows == "ranked" else b.judged_doc_ids
+                parts.append((np.full(len(ids), ev.query_id, dtype=object),
                               np.char.decode(ids, "utf-8") if ids.dtype.kind == "S" else ids,
                               b.scores if rows == "ranked" else b.judged_relevance))
             if not parts:

@@ -140,18 +140,16 @@ class RankedBatch:
         Segment bounds of the ranked rows.
     labels : (n_ranked,) int
         Qrels value of each ranked document, or NONPOOL / UNJUDGED.
-    doc_codes : (n_ranked,) int
-        Index of each ranked document's id in ``doc_vocab``.
+    doc_ids : (n_ranked,) bytes or str array
+        Id of each ranked document.
     scores : (n_ranked,) float
         Retrieval scores (NaN when the input gave none).
     judged_offsets : (n_queries + 1,) int
         Segment bounds of the judged rows.
     judged_relevance : (n_judged,) int
         Raw qrels values, per query.
-    judged_doc_codes : (n_judged,) int
-        Index of each judged document's id in ``doc_vocab``.
-    doc_vocab : (n_docs,) str or bytes array
-        Distinct document ids.
+    judged_doc_ids : (n_judged,) bytes or str array
+        Id of each judged document, in byte order within each query.
     in_run : (n_queries,) bool
         False for qrels queries the run never mentioned (scored as empty rankings).
     """
@@ -159,12 +157,11 @@ class RankedBatch:
     query_ids: list[str]
     offsets: IntArray
     labels: IntArray
-    doc_codes: IntArray
+    doc_ids: np.ndarray
     scores: FloatArray
     judged_offsets: IntArray
     judged_relevance: IntArray
-    judged_doc_codes: IntArray
-    doc_vocab: np.ndarray
+    judged_doc_ids: np.ndarray
     in_run: BoolArray
     _cache: dict = field(factory=dict, init=False, repr=False)
 
@@ -260,17 +257,17 @@ class RankedBatch:
             query_ids=[self.query_ids[i] for i in indices],
             offsets=_offsets_of(np.diff(self.offsets)[indices]),
             labels=self.labels[rows],
-            doc_codes=self.doc_codes[rows],
+            doc_ids=self.doc_ids[rows],
             scores=self.scores[rows],
             judged_offsets=_offsets_of(np.diff(self.judged_offsets)[indices]),
             judged_relevance=self.judged_relevance[judged],
-            judged_doc_codes=self.judged_doc_codes[judged],
-            doc_vocab=self.doc_vocab,
+            judged_doc_ids=self.judged_doc_ids[judged],
             in_run=self.in_run[indices],
         )
 
-    def doc_id(self, code: int) -> str:
-        return _display(self.doc_vocab[code])
+    def doc_id(self, row: int) -> str:
+        """The id of the document at ranked row ``row``."""
+        return _display(self.doc_ids[row])
 
 
 def _offsets_of(lengths: npt.ArrayLike) -> IntArray:
@@ -300,34 +297,6 @@ class QuerySetReport:
     dropped_missing: bool = False  #: True when missing queries were left out of the average
 
 
-def canonical_order(query_code: IntArray, score: FloatArray, doc_code: IntArray) -> IntArray:
-    """Row order: query, then score descending, then doc_id descending (trec_eval's tie rule).
-
-    ``doc_code`` must be interned in byte order of the ids, so that comparing codes compares ids
-    like C's ``strcmp``. Each (query, doc) pair must occur once.
-    """
-    n = len(query_code)
-    if n < 2:
-        return np.arange(n, dtype=np.int64)
-    n_docs = int(doc_code.max()) + 1
-    same_query = query_code[1:] == query_code[:-1]
-    # Run files usually come sorted by query and score already: then only the tie groups need
-    # ordering, by one integer key, and often nothing moves at all.
-    if bool(np.all((query_code[1:] > query_code[:-1]) | (same_query & (score[1:] <= score[:-1])))):
-        group = np.concatenate(([0], np.cumsum(~(same_query & (score[1:] == score[:-1])))))
-        n_groups = int(group[-1]) + 1
-    else:
-        distinct, inverse = np.unique(score, return_inverse=True)
-        n_groups = len(distinct) * (int(query_code.max()) + 1)
-        group = query_code * len(distinct) + (len(distinct) - 1 - inverse.ravel())
-    if n_groups * n_docs >= 2**62:  # the key would overflow: sort on the three columns instead
-        return np.lexsort((-doc_code, -score, query_code))
-    key = group.astype(np.int64) * n_docs + (n_docs - 1 - doc_code)
-    if bool(np.all(key[1:] > key[:-1])):
-        return np.arange(n, dtype=np.int64)
-    return np.argsort(key, kind="stable")
-
-
 def _words(ids: np.ndarray) -> npt.NDArray[np.uint64]:
     """Fixed-width byte strings as rows of big-endian 64-bit words: comparing rows compares bytes."""
     width = ids.dtype.itemsize
@@ -337,15 +306,28 @@ def _words(ids: np.ndarray) -> npt.NDArray[np.uint64]:
     return np.ascontiguousarray(ids).view(">u8").reshape(len(ids), padded // 8).astype(np.uint64)
 
 
-def intern(ids: np.ndarray) -> tuple[np.ndarray, IntArray]:
-    """Distinct ids in byte order and the code of each id (``np.unique(ids, return_inverse=True)``).
+#: Odd 64-bit multipliers for hashing ids (any odd constants with well-mixed bits would do).
+_MIX = 0x9E3779B97F4A7C15
+_MIX_QUERY = np.uint64(0xC2B2AE3D27D4EB4F)
 
-    Byte strings are compared as 64-bit words rather than as strings, which is several times faster.
+
+def _id_hash(ids: np.ndarray) -> npt.NDArray[np.uint64]:
+    """A 64-bit hash of each byte-string id: equal ids hash equal whatever the array widths.
+
+    An id of up to 8 bytes is its own hash (exact). Longer ids may collide, so a hash match is
+    only ever a candidate, confirmed by comparing bytes. Trailing zero words add nothing, which is
+    what makes the hash independent of the width of the array holding the id.
     """
-    if ids.dtype.kind != "S" or len(ids) == 0:
-        vocab, codes = np.unique(ids, return_inverse=True)
-        return vocab, codes.ravel().astype(np.int64)
     words = _words(ids)
+    hashed = words[:, 0].copy()
+    power = 1
+    for j in range(1, words.shape[1]):  # loop over 8-byte words of the ids, not over ids
+        power = power * _MIX % 2**64
+        hashed += words[:, j] * np.uint64(power)  # wraps modulo 2**64
+    return hashed
+
+
+def _intern_words(ids: np.ndarray, words: npt.NDArray[np.uint64]) -> tuple[np.ndarray, IntArray]:
     if words.shape[1] == 1:
         keys, codes = np.unique(words[:, 0], return_inverse=True)
         return keys.astype(">u8").view("S8"), codes.ravel().astype(np.int64)
@@ -357,31 +339,133 @@ def intern(ids: np.ndarray) -> tuple[np.ndarray, IntArray]:
     return ids[order[new]], codes
 
 
-def _as_id_array(values: np.ndarray) -> np.ndarray:
+def intern(ids: np.ndarray) -> tuple[np.ndarray, IntArray]:
+    """Distinct ids in byte order and the code of each id (``np.unique(ids, return_inverse=True)``).
+
+    Byte strings are compared as 64-bit words rather than as strings, which is several times faster;
+    ids that come in runs (a run file's query column) are interned one run at a time.
+    """
+    if ids.dtype.kind != "S" or len(ids) == 0:
+        vocab, codes = np.unique(ids, return_inverse=True)
+        return vocab, codes.ravel().astype(np.int64)
+    words = _words(ids)
+    change = np.flatnonzero(np.any(words[1:] != words[:-1], axis=1)) + 1
+    if len(change) >= len(ids) // 2:
+        return _intern_words(ids, words)
+    heads = np.concatenate(([0], change))
+    vocab, head_codes = _intern_words(ids[heads], words[heads])
+    return vocab, np.repeat(head_codes, np.diff(heads, append=len(ids)))
+
+
+def _lookup(vocab: np.ndarray, ids: np.ndarray) -> IntArray:
+    """Index of each of ``ids`` in ``vocab`` (distinct, byte-ordered bytes ids), or -1 where absent."""
+    codes = np.full(len(ids), -1, dtype=np.int64)
+    if len(vocab) == 0 or len(ids) == 0:
+        return codes
+    vocab_hash = _id_hash(vocab)
+    by_hash = np.argsort(vocab_hash)
+    sorted_hash = vocab_hash[by_hash]
+    if bool(np.any(sorted_hash[1:] == sorted_hash[:-1])):  # two long ids collide: compare bytes instead
+        pos = np.minimum(np.searchsorted(vocab, ids), len(vocab) - 1)
+        found = vocab[pos] == ids
+        codes[found] = pos[found]
+        return codes
+    ids_hash = _id_hash(ids)
+    pos = np.minimum(np.searchsorted(sorted_hash, ids_hash), len(vocab) - 1)
+    candidates = np.flatnonzero(sorted_hash[pos] == ids_hash)
+    code = by_hash[pos[candidates]]
+    exact = vocab[code] == ids[candidates]  # confirm every hash match byte for byte
+    codes[candidates[exact]] = code[exact]
+    return codes
+
+
+def _query_blocks(query_code: IntArray) -> IntArray | None:
+    """Start of each run of equal query codes, if every query forms a single run; else None."""
+    starts = np.flatnonzero(np.concatenate(([True], query_code[1:] != query_code[:-1])))
+    if len(np.unique(query_code[starts])) != len(starts):
+        return None
+    return starts
+
+
+def _order_blocks(query_code: IntArray, starts: IntArray) -> IntArray | None:
+    """Row order that sorts contiguous query blocks by query code; None if they already are."""
+    block_query = query_code[starts]
+    if bool(np.all(block_query[1:] > block_query[:-1])):
+        return None
+    lengths = np.diff(starts, append=len(query_code))
+    return _gather_segments(_offsets_of(lengths), np.argsort(block_query))
+
+
+def grouped_order(query_code: IntArray) -> IntArray:
+    """Stable row order by query: each query's rows keep their input order."""
+    starts = _query_blocks(query_code) if len(query_code) else None
+    if starts is None:
+        return np.argsort(query_code, kind="stable")
+    blocks = _order_blocks(query_code, starts)
+    return np.arange(len(query_code), dtype=np.int64) if blocks is None else blocks
+
+
+def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray) -> IntArray:
+    """Row order: query, then score descending, then doc_id descending (trec_eval's tie rule).
+
+    ``doc_ids`` are bytes, compared like C's ``strcmp``. Each (query, doc) pair must occur once.
+    """
+    n = len(query_code)
+    if n < 2:
+        return np.arange(n, dtype=np.int64)
+    starts = _query_blocks(query_code)
+    same_query = query_code[1:] == query_code[:-1]
+    if starts is not None and bool(np.all(~same_query | (score[1:] <= score[:-1]))):
+        # Run files usually hold each query in one block, by score already. Then only the tie
+        # groups and the blocks need ordering, at a cost linear in the rows.
+        order = np.arange(n, dtype=np.int64)
+        tied_to_previous = np.concatenate(([False], same_query & (score[1:] == score[:-1])))
+        if tied_to_previous.any():
+            in_tie = tied_to_previous.copy()
+            in_tie[:-1] |= tied_to_previous[1:]
+            rows = np.flatnonzero(in_tie)
+            group = np.cumsum(~tied_to_previous[rows])
+            vocab, codes = intern(doc_ids[rows])
+            key = group * len(vocab) + (len(vocab) - 1 - codes)
+            order[rows] = rows[np.argsort(key, kind="stable")]
+        blocks = _order_blocks(query_code, starts)
+        return order if blocks is None else order[blocks]
+    vocab, doc_code = intern(doc_ids)
+    n_docs = len(vocab)
+    distinct, inverse = np.unique(score, return_inverse=True)
+    n_groups = len(distinct) * (int(query_code.max()) + 1)
+    if n_groups * n_docs >= 2**62:  # the key would overflow: sort on the three columns instead
+        return np.lexsort((-doc_code, -score, query_code))
+    group = query_code * len(distinct) + (len(distinct) - 1 - inverse.ravel())
+    return np.argsort(group * n_docs + (n_docs - 1 - doc_code), kind="stable")
+
+
+def _as_bytes(values: npt.ArrayLike) -> np.ndarray:
+    """Ids as a bytes array (UTF-8), since byte order is the tie rule and hashing works on bytes."""
     arr = np.asarray(values)
-    if arr.dtype.kind not in "SU":
-        arr = arr.astype(str)
-    return arr
-
-
-def _unify_kinds(*arrays: np.ndarray) -> list[np.ndarray]:
-    """Bring id arrays to one string kind: bytes if any is bytes, since byte order is the tie rule."""
-    arrays_ = [_as_id_array(a) for a in arrays]
-    if all(a.dtype.kind == "U" for a in arrays_):
-        return arrays_
-    return [a if a.dtype.kind == "S" else np.char.encode(a, "utf-8") for a in arrays_]
+    if arr.dtype.kind == "S":
+        return arr
+    if arr.size == 0:
+        return np.zeros(0, dtype="S1")
+    return np.char.encode(arr.astype(str), "utf-8")
 
 
 def _check_duplicates(
-    query_code: IntArray, doc_code: IntArray, lines: IntArray, origin: str, unit: str, what: str,
-    query_ids: np.ndarray, doc_vocab: np.ndarray, policy: Duplicates,
+    query_code: IntArray, ids: np.ndarray, lines: IntArray, origin: str, unit: str, what: str,
+    query_ids: np.ndarray, policy: Duplicates,
 ) -> BoolArray:
-    """Mask of rows to keep; raises on a repeated (query, doc) unless ``policy == 'first'``."""
+    """Mask of rows to keep; raises on a repeated (query, id) unless ``policy == 'first'``."""
     keep = np.ones(len(query_code), dtype=bool)
     if len(query_code) < 2:
         return keep
+    # Fast certificate: when no two rows share a hash of (query, id), no row repeats.
+    hashed = np.sort(_id_hash(ids) ^ (query_code.astype(np.uint64) * _MIX_QUERY))
+    if not bool(np.any(hashed[1:] == hashed[:-1])):
+        return keep
+    # Some row may repeat: find out exactly, on interned ids.
+    vocab, doc_code = intern(ids)
+    n_docs = len(vocab)
     # Rows arrive in line order, so a stable sort on (query, doc) puts the first occurrence first.
-    n_docs = int(doc_code.max()) + 1
     if (int(query_code.max()) + 1) * n_docs < 2**62:
         order = np.argsort(query_code * n_docs + doc_code, kind="stable")
     else:
@@ -394,11 +478,16 @@ def _check_duplicates(
         second, first = order[repeat[0]], order[repeat[0] - 1]
         raise InputFormatError(
             f"{_location(origin, unit, int(lines[second]))}: duplicate {what} for query "
-            f"{_display(query_ids[query_code[second]])!r}, document {_display(doc_vocab[doc_code[second]])!r} "
+            f"{_display(query_ids[query_code[second]])!r}, document {_display(ids[second])!r} "
             f"(first at {unit} {int(lines[first])}); expected each document at most once per query"
         )
     keep[order[repeat]] = False
     return keep
+
+
+def _take(rows: IntArray | None, *columns: np.ndarray) -> list[np.ndarray]:
+    """``column[rows]`` for each column; the columns themselves when ``rows`` is None (all rows)."""
+    return list(columns) if rows is None else [column[rows] for column in columns]
 
 
 def build_batch(
@@ -434,85 +523,87 @@ def build_batch(
     """
     if max_depth is not None and max_depth < 0:
         raise InputFormatError(f"'max_depth' must be >= 0 or None; got {max_depth}")
-    extra = np.asarray([] if queries is None else queries)
-    q_qids, r_qids, q_docs, r_docs, extra = _unify_kinds(
-        qrels.query_ids, run.query_ids, qrels.doc_ids, run.doc_ids, extra
+    if order not in ("score", "given", "rank"):
+        raise ValueError(f"'order' must be 'score', 'given' or 'rank'; got {order!r}")
+    if order == "rank" and run.ranks is None:
+        raise ValueError("order='rank' needs the run's rank column (read_run_columns(..., with_ranks=True))")
+    q_qids, r_qids, q_docs, r_docs, extra = map(
+        _as_bytes, (qrels.query_ids, run.query_ids, qrels.doc_ids, run.doc_ids, [] if queries is None else queries)
     )
 
-    # Intern ids in byte order, so that comparing codes compares ids like strcmp.
-    all_qids, all_query_code = intern(np.concatenate((q_qids, extra.astype(q_qids.dtype.kind), r_qids)))
-    judged_code = np.zeros(len(all_qids), dtype=bool)
-    judged_code[all_query_code[: len(q_qids) + len(extra)]] = True  # the queries to evaluate
-    query_vocab = all_qids[judged_code]
-    renumber = np.cumsum(judged_code) - 1
+    # Query codes follow the byte order of the ids (trec_eval's strcmp order).
+    all_qids, all_query_code = intern(np.concatenate((q_qids, extra, r_qids)))
+    evaluated = np.zeros(len(all_qids), dtype=bool)
+    evaluated[all_query_code[: len(q_qids) + len(extra)]] = True
+    query_vocab = all_qids[evaluated]
+    renumber = np.cumsum(evaluated) - 1
     q_query_code = renumber[all_query_code[: len(q_qids)]]
-    doc_vocab, doc_code = intern(np.concatenate((q_docs, r_docs)))
-    q_doc_code, r_doc_code = doc_code[: len(q_docs)], doc_code[len(q_docs):]
-    n_docs = len(doc_vocab)
-
-    # Run rows of queries without judgments are reported and ignored.
     r_all_code = all_query_code[len(q_qids) + len(extra):]
-    judged_query = judged_code[r_all_code]
-    r_query_code = renumber[r_all_code]
+    judged_query = evaluated[r_all_code]
     not_judged = [_display(all_qids[c]) for c in np.unique(r_all_code[~judged_query])]
 
-    keep_q = _check_duplicates(q_query_code, q_doc_code, qrels.lines, qrels.origin, qrels.unit, "judgment",
-                               query_vocab, doc_vocab, duplicates)
-    r_rows = np.flatnonzero(judged_query)
-    keep_r = _check_duplicates(r_query_code[r_rows], r_doc_code[r_rows], run.lines[r_rows], run.origin, run.unit,
-                               "document", query_vocab, doc_vocab, duplicates)
-    r_rows = r_rows[keep_r]
-
-    # Judged rows, grouped by query then doc code (so they can be searched).
+    # Judged rows, by query then doc_id bytes: the qrels doc ids are interned (they are few next
+    # to the run's), and a run document is judged only if it is among them.
+    keep_q = _check_duplicates(q_query_code, q_docs, qrels.lines, qrels.origin, qrels.unit, "judgment",
+                               query_vocab, duplicates)
+    doc_vocab, q_doc_code = intern(q_docs)
     q_rows = np.flatnonzero(keep_q)
     q_rows = q_rows[np.lexsort((q_doc_code[q_rows], q_query_code[q_rows]))]
     j_query, j_doc, j_rel = q_query_code[q_rows], q_doc_code[q_rows], np.asarray(qrels.relevance)[q_rows]
 
-    # Ranked rows in the canonical order.
-    rq, rd = r_query_code[r_rows], r_doc_code[r_rows]
-    scores = np.asarray(run.scores, dtype=np.float64)[r_rows]
+    # Ranked rows of the evaluated queries (run rows of unjudged queries are reported and ignored).
+    r_rows = None if judged_query.all() else np.flatnonzero(judged_query)
+    rq, rd, scores, r_lines = _take(r_rows, renumber[r_all_code], r_docs,
+                                    np.asarray(run.scores, dtype=np.float64), np.asarray(run.lines))
+    ranks = _take(r_rows, np.asarray(run.ranks))[0] if order == "rank" else None
+    n_q = len(query_vocab)
+    in_run = np.zeros(n_q, dtype=bool)
+    in_run[rq] = True
+    keep_r = _check_duplicates(rq, rd, r_lines, run.origin, run.unit, "document", query_vocab, duplicates)
+    if not keep_r.all():
+        rq, rd, scores = rq[keep_r], rd[keep_r], scores[keep_r]
+        ranks = None if ranks is None else ranks[keep_r]
+    del r_lines, keep_r
+
     if order == "score":
         perm = canonical_order(rq, scores, rd)
     elif order == "given":
-        perm = np.argsort(rq, kind="stable")
-    elif order == "rank":
-        if run.ranks is None:
-            raise ValueError("order='rank' needs the run's rank column (read_run_columns(..., with_ranks=True))")
-        perm = np.lexsort((np.asarray(run.ranks)[r_rows], rq))
+        perm = grouped_order(rq)
     else:
-        raise ValueError(f"'order' must be 'score', 'given' or 'rank'; got {order!r}")
-    rq, rd, scores = rq[perm], rd[perm], scores[perm]
-    n_q = len(query_vocab)
+        perm = np.lexsort((ranks, rq))
+    if not bool(np.all(perm == np.arange(len(perm)))):
+        rq, rd, scores = rq[perm], rd[perm], scores[perm]
+    del perm
     if max_depth is not None:
         rank = np.arange(len(rq)) - _offsets_of(np.bincount(rq, minlength=n_q))[rq]
         depth_ok = rank < max_depth
         rq, rd, scores = rq[depth_ok], rd[depth_ok], scores[depth_ok]
 
-    # The qrels join: look every (query, doc) pair up among the judged keys.
-    judged_key = j_query * n_docs + j_doc
-    ranked_key = rq * n_docs + rd
-    pos = np.minimum(np.searchsorted(judged_key, ranked_key), max(len(judged_key) - 1, 0))
-    found = (judged_key[pos] == ranked_key) if len(judged_key) else np.zeros(len(ranked_key), bool)
+    # The qrels join: a ranked document's judged code, then its (query, doc) pair among the judged.
     labels = np.full(len(rq), NONPOOL, dtype=np.int64)
-    labels[found] = j_rel[pos[found]]
-    labels[found & (labels < 0)] = UNJUDGED
+    doc_code = _lookup(doc_vocab, rd)
+    candidates = np.flatnonzero(doc_code >= 0)
+    if len(candidates):
+        judged_key = j_query * len(doc_vocab) + j_doc  # ascending: the judged rows are sorted so
+        ranked_key = rq[candidates] * len(doc_vocab) + doc_code[candidates]
+        pos = np.minimum(np.searchsorted(judged_key, ranked_key), len(judged_key) - 1)
+        hit = judged_key[pos] == ranked_key
+        value = j_rel[pos[hit]]
+        labels[candidates[hit]] = np.where(value < 0, UNJUDGED, value)
     if judged_only:
         judged = labels >= 0
         rq, rd, scores, labels = rq[judged], rd[judged], scores[judged], labels[judged]
 
-    in_run = np.zeros(n_q, dtype=bool)
-    in_run[r_query_code[r_rows]] = True
     query_ids = [_display(q) for q in query_vocab]
     batch = RankedBatch(
         query_ids=query_ids,
         offsets=_offsets_of(np.bincount(rq, minlength=n_q)),
         labels=labels,
-        doc_codes=rd.astype(np.int64),
+        doc_ids=rd,
         scores=scores,
         judged_offsets=_offsets_of(np.bincount(j_query, minlength=n_q)),
         judged_relevance=j_rel.astype(np.int64),
-        judged_doc_codes=j_doc.astype(np.int64),
-        doc_vocab=doc_vocab,
+        judged_doc_ids=doc_vocab[j_doc],
         in_run=in_run,
     )
     missing = [query_ids[i] for i in np.flatnonzero(~in_run)]

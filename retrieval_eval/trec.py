@@ -97,7 +97,7 @@ def _blocks(source: Source) -> Iterator[tuple[str, int, bytes]]:
 class _Tokens:
     """The data lines of one block: fields located by byte offsets, nothing copied yet."""
 
-    buffer: np.ndarray  # the block as uint8
+    buffer: np.ndarray  # the block as uint8, followed by _PAD zero bytes
     block: bytes
     name: str
     lines_before: int
@@ -122,17 +122,22 @@ class _Tokens:
         return self.block[int(self.starts[index]) : int(self.ends[index])]
 
     def strings(self, field: int) -> np.ndarray:
-        """Field ``field`` of every data line as a fixed-width bytes array (no Python object per line)."""
+        """Field ``field`` of every data line as a fixed-width bytes array (no Python object per line).
+
+        The width is a multiple of 8: each field is copied as big-endian 64-bit words, zero-padded,
+        which is what interning compares anyway (a trailing NUL does not change a NumPy bytes value).
+        """
         index = self.first_token + field
         start, length = self.starts[index], self.ends[index] - self.starts[index]
-        width = int(length.max()) if len(length) else 1
-        if width * len(start) > 1 << 28:  # a pathological id length: copy field by field instead
-            return np.array([self.block[a:b] for a, b in zip(start, start + length)], dtype=f"S{width}")
-        out = np.zeros((len(start), width), dtype=np.uint8)
-        for j in range(width):  # loop over character positions, not over lines
-            present = length > j
-            out[present, j] = self.buffer[start[present] + j]
-        return out.view(f"S{width}").ravel()
+        n_words = -(-int(length.max()) // 8) if len(length) else 1
+        if n_words * len(start) > 1 << 25:  # a pathological id length: copy field by field instead
+            return np.array([self.block[a:b] for a, b in zip(start, start + length)], dtype=f"S{8 * n_words}")
+        # Every byte offset of the buffer read as the 8 bytes starting there (a strided view, no copy).
+        at = np.ndarray((len(self.block) + 1,), dtype=">u8", buffer=self.buffer, strides=(1,))
+        out = np.empty((len(start), max(n_words, 1)), dtype=">u8")
+        for j in range(n_words):  # loop over 8-byte words of the field, not over lines
+            out[:, j] = at[np.minimum(start + 8 * j, len(self.block))] & _KEEP_BYTES[np.clip(length - 8 * j, 0, 8)]
+        return out.view(f"S{8 * max(n_words, 1)}").ravel()
 
     def fail(self, row: int, problem: str, expected: str) -> TrecFormatError:
         return TrecFormatError(
@@ -140,17 +145,44 @@ class _Tokens:
         )
 
 
+#: Zero bytes after each block, so that an 8-byte read starting anywhere in it stays in bounds.
+_PAD = 8
+#: _KEEP_BYTES[n] keeps the first n bytes of a big-endian 64-bit word and zeroes the rest.
+_KEEP_BYTES = np.array([0] + [(1 << 64) - (1 << (64 - 8 * n)) for n in range(1, 9)], dtype=np.uint64)
+
+
 def _tokenize(name: str, lines_before: int, block: bytes) -> _Tokens:
-    buffer = np.frombuffer(block, dtype=np.uint8)
-    space = _IS_SPACE[buffer].view(np.int8)
-    edges = np.diff(space, prepend=np.int8(1), append=np.int8(1))
-    starts, ends = np.flatnonzero(edges == -1), np.flatnonzero(edges == 1)
-    line_ends = np.flatnonzero(buffer == 10)
-    per_line = np.bincount(np.searchsorted(line_ends, starts), minlength=len(line_ends))
-    first = np.concatenate(([0], np.cumsum(per_line)[:-1]))
+    nul = block.find(b"\0")
+    if nul >= 0:  # C tools would cut the line there; we refuse to guess
+        line = block.count(b"\n", 0, nul)
+        start, end = block.rfind(b"\n", 0, nul) + 1, block.find(b"\n", nul)
+        raise TrecFormatError(
+            f"{name}:{lines_before + line + 1}: NUL byte in the line; expected text; got {_snippet(block[start:end])}"
+        )
+    buffer = np.frombuffer(block + bytes(_PAD), dtype=np.uint8)
+    text = buffer[: len(block)]
+    blank = text <= 32  # whitespace, or a control byte (checked below)
+    seps = np.flatnonzero(blank)
+    sep_bytes = text[seps]
+    if (not blank[0] and bool(np.all((sep_bytes == 32) | (sep_bytes - np.uint8(9) < 5)))
+            and bool(np.all(seps[1:] - seps[:-1] > 1))):
+        # The common layout: fields separated by exactly one space, tab or newline. Then the
+        # separators alone locate every field, and every line has at least one.
+        starts, ends = np.concatenate(([0], seps[:-1] + 1)), seps
+        last = np.flatnonzero(sep_bytes == 10)  # the field that ends each line
+        line_ends = seps[last]
+        per_line = np.diff(last, prepend=-1)
+        first = last - per_line + 1
+    else:
+        space = _IS_SPACE[text].view(np.int8)
+        edges = np.diff(space, prepend=np.int8(1), append=np.int8(1))
+        starts, ends = np.flatnonzero(edges == -1), np.flatnonzero(edges == 1)
+        line_ends = np.flatnonzero(text == 10)
+        per_line = np.bincount(np.searchsorted(line_ends, starts), minlength=len(line_ends))
+        first = np.concatenate(([0], np.cumsum(per_line)[:-1]))
     data = per_line > 0
     # A line whose first field starts with '#' is a comment; '#' inside a field is data.
-    data[data] = buffer[starts[first[data]]] != _HASH
+    data[data] = text[starts[first[data]]] != _HASH
     lines = np.flatnonzero(data)
     return _Tokens(buffer, block, name, lines_before, lines, first[lines], per_line[lines], starts, ends, line_ends)
 

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.ranking import canonical_order, intern
+from retrieval_eval.ranking import _check_duplicates, _id_hash, _lookup, canonical_order, intern
 
 ids = st.lists(st.binary(min_size=1, max_size=20).filter(lambda b: b"\0" not in b), min_size=0, max_size=60)
 
@@ -21,15 +21,74 @@ def test_intern_is_np_unique_in_byte_order(values: list[bytes]) -> None:
     assert codes.tolist() == expected_codes.ravel().tolist()
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 4), st.sampled_from([0.0, 0.5, 1.0, 2.0, float("inf"), -1.0])),
-                min_size=0, max_size=40), st.booleans())
-def test_canonical_order_is_the_three_key_sort(rows: list[tuple[int, float]], presort: bool) -> None:
-    """Same as lexsort on (query, -score, -doc) whether or not the input is already sorted by score."""
-    if presort:
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0, float("inf"), -1.0])),
+                min_size=0, max_size=40),
+       st.sampled_from(["shuffled", "by query and score", "blocks in any order"]), st.randoms())
+def test_canonical_order_is_the_three_key_sort(rows: list[tuple[int, float]], layout: str, rnd) -> None:  # noqa: ANN001
+    """Same as a sort on (query, -score, -doc_id bytes) whatever the input layout.
+
+    The layouts reach both paths: one sort of everything, or the linear pass over query blocks that
+    are already by score (in ascending or in any query order), where only tie groups move.
+    """
+    if layout != "shuffled":
         rows = sorted(rows, key=lambda r: (r[0], -r[1]))
+    if layout == "blocks in any order":
+        blocks = sorted({q for q, _ in rows}, key=lambda _: rnd.random())
+        rows = [r for q in blocks for r in rows if r[0] == q]
+    # Distinct ids per row, some longer than 8 bytes and some prefixes of others.
+    ids = [bytes(rnd.choice(b"ab") for _ in range(rnd.randint(1, 12))) + b"%d" % i for i in range(len(rows))]
+    rnd.shuffle(ids)
     query = np.array([q for q, _ in rows], dtype=np.int64)
     score = np.array([s for _, s in rows], dtype=np.float64)
-    doc = np.random.default_rng(len(rows)).permutation(len(rows)).astype(np.int64)  # distinct per row
-    expected = np.lexsort((-doc, -score, query))
-    assert canonical_order(query, score, doc).tolist() == expected.tolist()
+    expected = sorted(range(len(rows)), key=lambda i: (query[i], -score[i], [-b for b in ids[i]] + [1]))
+    doc_ids = np.array(ids, dtype="S24") if ids else np.zeros(0, dtype="S1")
+    assert canonical_order(query, score, doc_ids).tolist() == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(ids, ids, st.integers(1, 5))
+def test_lookup_finds_exactly_the_ids_in_the_vocabulary(vocab: list[bytes], needles: list[bytes], repeat: int) -> None:
+    """Hash lookup equals a dict lookup, whatever the widths of the two arrays."""
+    distinct = sorted(set(vocab))
+    vocab_array = np.array(distinct, dtype="S20") if distinct else np.zeros(0, dtype="S1")
+    queries = needles * repeat + distinct[:3]
+    needles_array = np.array(queries, dtype="S%d" % (8 * repeat + 20)) if queries else np.zeros(0, dtype="S1")
+    position = {v: i for i, v in enumerate(distinct)}
+    assert _lookup(vocab_array, needles_array).tolist() == [position.get(v, -1) for v in queries]
+
+
+def _colliding_ids() -> list[bytes]:
+    """Two different ids with the same 64-bit hash: a 9-byte id and the 8 bytes of its hash."""
+    long_id = b"AAAAAAAAB"
+    short_id = int(_id_hash(np.array([long_id]))[0]).to_bytes(8, "big")
+    assert short_id != long_id and not short_id.endswith(b"\0")
+    return [short_id, long_id]
+
+
+def test_hash_collisions_are_told_apart_by_their_bytes() -> None:
+    ids = _colliding_ids()
+    hashes = _id_hash(np.array(ids, dtype="S16"))
+    assert hashes[0] == hashes[1]  # the collision is real
+    vocab = np.array(sorted(ids), dtype="S16")
+    needles = np.array([ids[1], b"zzzz", ids[0]], dtype="S9")
+    assert _lookup(vocab, needles).tolist() == [sorted(ids).index(ids[1]), -1, sorted(ids).index(ids[0])]
+    keep = _check_duplicates(np.zeros(2, dtype=np.int64), np.array(ids), np.arange(1, 3), "<run>", "line",
+                             "document", np.array([b"q"]), "error")
+    assert keep.tolist() == [True, True]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from([b"a", b"b", b"a" * 9, b"b" * 9, b"a" * 17])),
+                min_size=0, max_size=30))
+def test_duplicate_check_keeps_first_occurrences(rows: list[tuple[int, bytes]]) -> None:
+    query = np.array([q for q, _ in rows], dtype=np.int64)
+    docs = np.array([d for _, d in rows], dtype="S24") if rows else np.zeros(0, dtype="S1")
+    keep = _check_duplicates(query, docs, np.arange(1, len(rows) + 1), "<run>", "line", "document",
+                             np.array([b"q0", b"q1", b"q2", b"q3"]), "first")
+    seen: set = set()
+    expected = []
+    for row in rows:
+        expected.append(row not in seen)
+        seen.add(row)
+    assert keep.tolist() == expected
