@@ -348,13 +348,26 @@ def intern(ids: np.ndarray) -> tuple[np.ndarray, IntArray]:
     if ids.dtype.kind != "S" or len(ids) == 0:
         vocab, codes = np.unique(ids, return_inverse=True)
         return vocab, codes.ravel().astype(np.int64)
-    words = _words(ids)
-    change = np.flatnonzero(np.any(words[1:] != words[:-1], axis=1)) + 1
-    if len(change) >= len(ids) // 2:
-        return _intern_words(ids, words)
-    heads = np.concatenate(([0], change))
-    vocab, head_codes = _intern_words(ids[heads], words[heads])
+    heads = _run_heads(ids)
+    if len(heads) >= len(ids) // 2:
+        return _intern_words(ids, _words(ids))
+    vocab, head_codes = _intern_words(ids[heads], _words(ids[heads]))
     return vocab, np.repeat(head_codes, np.diff(heads, append=len(ids)))
+
+
+def _run_heads(ids: np.ndarray) -> IntArray:
+    """Index of the first id of every run of equal adjacent bytes ids."""
+    if len(ids) == 0:
+        return np.zeros(0, dtype=np.int64)
+    words = _words(ids)
+    return np.flatnonzero(np.concatenate(([True], np.any(words[1:] != words[:-1], axis=1))))
+
+
+def _table_slot(hashed: npt.NDArray[np.uint64], bits: int) -> IntArray:
+    """A ``bits``-bit slot for each hash; multiplying first spreads ids that differ only in low bytes."""
+    slot = hashed * np.uint64(_MIX)
+    slot >>= np.uint64(64 - bits)
+    return slot.view(np.int64)
 
 
 def _lookup(vocab: np.ndarray, ids: np.ndarray) -> IntArray:
@@ -371,9 +384,15 @@ def _lookup(vocab: np.ndarray, ids: np.ndarray) -> IntArray:
         codes[found] = pos[found]
         return codes
     ids_hash = _id_hash(ids)
-    pos = np.minimum(np.searchsorted(sorted_hash, ids_hash), len(vocab) - 1)
-    candidates = np.flatnonzero(sorted_hash[pos] == ids_hash)
-    code = by_hash[pos[candidates]]
+    # A bit table of the vocabulary's hashes rules most ids out in one gather; only the rest are
+    # searched (a run usually retrieves far more documents than were ever judged).
+    bits = min(max(int(len(vocab) * 8).bit_length(), 16), 26)
+    table = np.zeros(1 << bits, dtype=bool)
+    table[_table_slot(sorted_hash, bits)] = True
+    maybe = np.flatnonzero(table[_table_slot(ids_hash, bits)])
+    pos = np.minimum(np.searchsorted(sorted_hash, ids_hash[maybe]), len(vocab) - 1)
+    match = sorted_hash[pos] == ids_hash[maybe]
+    candidates, code = maybe[match], by_hash[pos[match]]
     exact = vocab[code] == ids[candidates]  # confirm every hash match byte for byte
     codes[candidates[exact]] = code[exact]
     return codes
@@ -396,40 +415,47 @@ def _order_blocks(query_code: IntArray, starts: IntArray) -> IntArray | None:
     return _gather_segments(_offsets_of(lengths), np.argsort(block_query))
 
 
-def grouped_order(query_code: IntArray) -> IntArray:
-    """Stable row order by query: each query's rows keep their input order."""
-    starts = _query_blocks(query_code) if len(query_code) else None
+def grouped_order(query_code: IntArray) -> IntArray | None:
+    """Stable row order by query (each query's rows keep their input order); None if nothing moves."""
+    if len(query_code) < 2:
+        return None
+    starts = _query_blocks(query_code)
     if starts is None:
         return np.argsort(query_code, kind="stable")
-    blocks = _order_blocks(query_code, starts)
-    return np.arange(len(query_code), dtype=np.int64) if blocks is None else blocks
+    return _order_blocks(query_code, starts)
 
 
-def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray) -> IntArray:
+def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray) -> IntArray | None:
     """Row order: query, then score descending, then doc_id descending (trec_eval's tie rule).
 
     ``doc_ids`` are bytes, compared like C's ``strcmp``. Each (query, doc) pair must occur once.
+    Returns None when the rows are in that order already.
     """
     n = len(query_code)
     if n < 2:
-        return np.arange(n, dtype=np.int64)
+        return None
     starts = _query_blocks(query_code)
     same_query = query_code[1:] == query_code[:-1]
     if starts is not None and bool(np.all(~same_query | (score[1:] <= score[:-1]))):
         # Run files usually hold each query in one block, by score already. Then only the tie
         # groups and the blocks need ordering, at a cost linear in the rows.
-        order = np.arange(n, dtype=np.int64)
+        order = None
         tied_to_previous = np.concatenate(([False], same_query & (score[1:] == score[:-1])))
-        if tied_to_previous.any():
-            in_tie = tied_to_previous.copy()
-            in_tie[:-1] |= tied_to_previous[1:]
-            rows = np.flatnonzero(in_tie)
+        del same_query
+        in_tie = tied_to_previous.copy()
+        in_tie[:-1] |= tied_to_previous[1:]
+        rows = np.flatnonzero(in_tie)
+        if len(rows):
             group = np.cumsum(~tied_to_previous[rows])
             vocab, codes = intern(doc_ids[rows])
-            key = group * len(vocab) + (len(vocab) - 1 - codes)
-            order[rows] = rows[np.argsort(key, kind="stable")]
+            moved = rows[np.argsort(group * len(vocab) + (len(vocab) - 1 - codes), kind="stable")]
+            if bool(np.any(moved != rows)):
+                order = np.arange(n, dtype=np.int64)
+                order[rows] = moved
         blocks = _order_blocks(query_code, starts)
-        return order if blocks is None else order[blocks]
+        if blocks is None:
+            return order
+        return blocks if order is None else order[blocks]
     vocab, doc_code = intern(doc_ids)
     n_docs = len(vocab)
     distinct, inverse = np.unique(score, return_inverse=True)
@@ -459,9 +485,15 @@ def _check_duplicates(
     if len(query_code) < 2:
         return keep
     # Fast certificate: when no two rows share a hash of (query, id), no row repeats.
-    hashed = np.sort(_id_hash(ids) ^ (query_code.astype(np.uint64) * _MIX_QUERY))
+    hashed = _id_hash(ids)
+    query_part = query_code.astype(np.uint64)
+    query_part *= _MIX_QUERY
+    hashed ^= query_part
+    del query_part
+    hashed.sort()
     if not bool(np.any(hashed[1:] == hashed[:-1])):
         return keep
+    del hashed
     # Some row may repeat: find out exactly, on interned ids.
     vocab, doc_code = intern(ids)
     n_docs = len(vocab)
@@ -531,16 +563,19 @@ def build_batch(
         _as_bytes, (qrels.query_ids, run.query_ids, qrels.doc_ids, run.doc_ids, [] if queries is None else queries)
     )
 
-    # Query codes follow the byte order of the ids (trec_eval's strcmp order).
-    all_qids, all_query_code = intern(np.concatenate((q_qids, extra, r_qids)))
+    # Query codes follow the byte order of the ids (trec_eval's strcmp order). A run lists each
+    # query's rows together, so its query column is interned one run of equal ids at a time.
+    r_heads = _run_heads(r_qids)
+    r_run_lengths = np.diff(r_heads, append=len(r_qids))
+    all_qids, all_query_code = intern(np.concatenate((q_qids, extra, r_qids[r_heads])))
     evaluated = np.zeros(len(all_qids), dtype=bool)
     evaluated[all_query_code[: len(q_qids) + len(extra)]] = True
     query_vocab = all_qids[evaluated]
     renumber = np.cumsum(evaluated) - 1
     q_query_code = renumber[all_query_code[: len(q_qids)]]
-    r_all_code = all_query_code[len(q_qids) + len(extra):]
-    judged_query = evaluated[r_all_code]
-    not_judged = [_display(all_qids[c]) for c in np.unique(r_all_code[~judged_query])]
+    r_head_code = all_query_code[len(q_qids) + len(extra):]
+    judged_head = evaluated[r_head_code]
+    not_judged = [_display(all_qids[c]) for c in np.unique(r_head_code[~judged_head])]
 
     # Judged rows, by query then doc_id bytes: the qrels doc ids are interned (they are few next
     # to the run's), and a run document is judged only if it is among them.
@@ -552,8 +587,8 @@ def build_batch(
     j_query, j_doc, j_rel = q_query_code[q_rows], q_doc_code[q_rows], np.asarray(qrels.relevance)[q_rows]
 
     # Ranked rows of the evaluated queries (run rows of unjudged queries are reported and ignored).
-    r_rows = None if judged_query.all() else np.flatnonzero(judged_query)
-    rq, rd, scores, r_lines = _take(r_rows, renumber[r_all_code], r_docs,
+    r_rows = None if judged_head.all() else np.flatnonzero(np.repeat(judged_head, r_run_lengths))
+    rq, rd, scores, r_lines = _take(r_rows, np.repeat(renumber[r_head_code], r_run_lengths), r_docs,
                                     np.asarray(run.scores, dtype=np.float64), np.asarray(run.lines))
     ranks = _take(r_rows, np.asarray(run.ranks))[0] if order == "rank" else None
     n_q = len(query_vocab)
@@ -571,7 +606,7 @@ def build_batch(
         perm = grouped_order(rq)
     else:
         perm = np.lexsort((ranks, rq))
-    if not bool(np.all(perm == np.arange(len(perm)))):
+    if perm is not None:
         rq, rd, scores = rq[perm], rd[perm], scores[perm]
     del perm
     if max_depth is not None:

@@ -19,9 +19,12 @@ import gzip
 import io
 import os
 import zlib
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import IO, Union
+from functools import partial
+from typing import IO, TypeVar, Union
 
 import numpy as np
 from attrs import define
@@ -32,7 +35,12 @@ from .ranking import BoolArray, IntArray, QrelsColumns, RunColumns
 Source = Union[str, "os.PathLike[str]", IO[bytes], IO[str]]
 
 #: Bytes parsed at a time: bounds the temporary arrays of the tokenizer whatever the file size.
-_BLOCK = 1 << 24
+_BLOCK = 1 << 22
+#: Threads parsing blocks (NumPy releases the GIL in its loops); the target machine has 2 cores.
+_THREADS = 2
+#: (source name, number of lines before the block, the block's bytes)
+_Block = tuple[str, int, bytes]
+_Parsed = TypeVar("_Parsed")
 #: C's isspace() in the C locale, which is how trec_eval splits fields.
 _IS_SPACE = np.zeros(256, dtype=bool)
 _IS_SPACE[[9, 10, 11, 12, 13, 32]] = True
@@ -66,7 +74,7 @@ def _open_binary(source: Source) -> Iterator[tuple[Callable[[int], bytes], str]]
         yield source.read, name  # type: ignore[union-attr]
 
 
-def _blocks(source: Source) -> Iterator[tuple[str, int, bytes]]:
+def _blocks(source: Source) -> Iterator[_Block]:
     """(name, number of lines before the block, block): blocks of whole lines, each ending in a newline."""
     with _open_binary(source) as (read, name):
         lines_before, rest = 0, b""
@@ -216,33 +224,77 @@ def _snippet(raw: bytes) -> str:
     return repr(text if len(text) <= 120 else text[:117] + "...")
 
 
+def _in_order_on_threads(blocks: Iterator[_Block], parse: Callable[[_Block], _Parsed]) -> Iterator[_Parsed]:
+    """``parse(block)`` for every block, yielded in order, computed on a few threads.
+
+    NumPy releases the GIL in its array loops, so tokenizing one block overlaps with reading and
+    converting the next. Only a few blocks are in flight at once, so memory stays bounded.
+    """
+    with ThreadPoolExecutor(max_workers=_THREADS) as pool:
+        pending: deque[Future[_Parsed]] = deque()
+        try:
+            while True:
+                try:
+                    block = next(blocks)
+                except StopIteration:
+                    break
+                except TrecFormatError:  # unreadable data: a malformed line before it is reported first
+                    for earlier in pending:
+                        earlier.result()
+                    raise
+                pending.append(pool.submit(parse, block))
+                if len(pending) > _THREADS:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:  # stopped early (an error): drop the work not started yet
+                future.cancel()
+
+
+def _parse_qrels_block(block: _Block) -> tuple[_Tokens, dict[str, np.ndarray]]:
+    tokens = _tokenize(*block)
+    _check_field_count(tokens, tokens.n_tokens != 4, f"4 fields {QRELS_FORMAT}")
+    relevance = _numbers(tokens, 3, np.int64, "relevance must be an integer", QRELS_FORMAT)
+    return tokens, {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "relevance": relevance,
+                    "lines": _line_numbers(tokens)}
+
+
+def _parse_run_block(block: _Block, with_ranks: bool = False) -> tuple[_Tokens, dict[str, np.ndarray]]:
+    tokens = _tokenize(*block)
+    _check_field_count(tokens, tokens.n_tokens < 6, f"at least 6 fields {RUN_FORMAT}")
+    scores = _numbers(tokens, 4, np.float64, "score must be a number", RUN_FORMAT)
+    nan = np.isnan(scores)
+    if nan.any():
+        raise tokens.fail(int(np.argmax(nan)), "score must not be NaN (it would make the ranking order "
+                          "undefined)", RUN_FORMAT)
+    columns = {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "scores": scores,
+               "lines": _line_numbers(tokens)}
+    if with_ranks:
+        columns["ranks"] = _numbers(tokens, 3, np.int64, "rank must be an integer", RUN_FORMAT)
+    return tokens, columns
+
+
 def _qrels_blocks(source: Source) -> Iterator[tuple[_Tokens, dict[str, np.ndarray]]]:
-    expected = f"4 fields {QRELS_FORMAT}"
-    for block in _blocks(source):
-        tokens = _tokenize(*block)
-        _check_field_count(tokens, tokens.n_tokens != 4, expected)
-        relevance = _numbers(tokens, 3, np.int64, "relevance must be an integer", QRELS_FORMAT)
-        yield tokens, {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "relevance": relevance}
+    return _in_order_on_threads(_blocks(source), _parse_qrels_block)
 
 
 def _run_blocks(source: Source, with_ranks: bool = False) -> Iterator[tuple[_Tokens, dict[str, np.ndarray]]]:
-    expected = f"at least 6 fields {RUN_FORMAT}"
-    for block in _blocks(source):
-        tokens = _tokenize(*block)
-        _check_field_count(tokens, tokens.n_tokens < 6, expected)
-        scores = _numbers(tokens, 4, np.float64, "score must be a number", RUN_FORMAT)
-        nan = np.isnan(scores)
-        if nan.any():
-            raise tokens.fail(int(np.argmax(nan)), "score must not be NaN (it would make the ranking order "
-                              "undefined)", RUN_FORMAT)
-        columns = {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "scores": scores}
-        if with_ranks:
-            columns["ranks"] = _numbers(tokens, 3, np.int64, "rank must be an integer", RUN_FORMAT)
-        yield tokens, columns
+    return _in_order_on_threads(_blocks(source), partial(_parse_run_block, with_ranks=with_ranks))
 
 
 def _line_numbers(tokens: _Tokens) -> IntArray:
-    return tokens.lines_before + tokens.line_index + 1
+    # 32 bits are plenty (2**31 lines would be a file of tens of GB) and halve this column.
+    dtype = np.int32 if tokens.lines_before + len(tokens.block) < 2**31 else np.int64
+    return (tokens.line_index + (tokens.lines_before + 1)).astype(dtype)
+
+
+def _concatenate(parts: list[dict[str, np.ndarray]], key: str) -> np.ndarray:
+    """One column from the blocks' parts, dropping each part's copy as it goes (bounds peak memory)."""
+    column = np.concatenate([part[key] for part in parts])
+    for part in parts:
+        del part[key]
+    return column
 
 
 def read_qrels_columns(source: Source) -> QrelsColumns:
@@ -253,15 +305,15 @@ def read_qrels_columns(source: Source) -> QrelsColumns:
     TrecFormatError
         On a malformed line (with ``path:line``) or when the file holds no judgment.
     """
-    parts = [(columns, _line_numbers(tokens)) for tokens, columns in _qrels_blocks(source)]
+    parts = [columns for _, columns in _qrels_blocks(source)]
     name = _source_name(source)
-    if not sum(len(lines) for _, lines in parts):
+    if not sum(len(part["lines"]) for part in parts):
         raise TrecFormatError(f"{name}: no judgments found; expected lines {QRELS_FORMAT}; got no data lines")
     return QrelsColumns(
-        query_ids=np.concatenate([c["query_ids"] for c, _ in parts]),
-        doc_ids=np.concatenate([c["doc_ids"] for c, _ in parts]),
-        relevance=np.concatenate([c["relevance"] for c, _ in parts]),
-        lines=np.concatenate([lines for _, lines in parts]),
+        query_ids=_concatenate(parts, "query_ids"),
+        doc_ids=_concatenate(parts, "doc_ids"),
+        relevance=_concatenate(parts, "relevance"),
+        lines=_concatenate(parts, "lines"),
         origin=name,
     )
 
@@ -281,18 +333,18 @@ def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
     for tokens, columns in _run_blocks(source, with_ranks):
         if len(tokens.line_index):
             run_id = tokens.last_field(5)
-        parts.append((columns, _line_numbers(tokens)))
+        parts.append(columns)
     name = _source_name(source)
-    if not sum(len(lines) for _, lines in parts):
+    if not sum(len(part["lines"]) for part in parts):
         raise TrecFormatError(f"{name}: no results found; expected lines {RUN_FORMAT}; got no data lines")
     return RunColumns(
-        query_ids=np.concatenate([c["query_ids"] for c, _ in parts]),
-        doc_ids=np.concatenate([c["doc_ids"] for c, _ in parts]),
-        scores=np.concatenate([c["scores"] for c, _ in parts]),
-        lines=np.concatenate([lines for _, lines in parts]),
+        query_ids=_concatenate(parts, "query_ids"),
+        doc_ids=_concatenate(parts, "doc_ids"),
+        scores=_concatenate(parts, "scores"),
+        lines=_concatenate(parts, "lines"),
         origin=name,
         run_id=run_id.decode("utf-8", "backslashreplace"),
-        ranks=np.concatenate([c["ranks"] for c, _ in parts]) if with_ranks else None,
+        ranks=_concatenate(parts, "ranks") if with_ranks else None,
     )
 
 
