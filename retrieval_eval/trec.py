@@ -27,17 +27,19 @@ from functools import partial
 from typing import IO, TypeVar, Union
 
 import numpy as np
+import numpy.typing as npt
 from attrs import define
 
 from .model import Document, InputFormatError, Judgment
-from .ranking import BoolArray, IntArray, QrelsColumns, RunColumns
+from .ranking import BoolArray, release_freed_memory, FloatArray, IntArray, QrelsColumns, RunColumns
 
 Source = Union[str, "os.PathLike[str]", IO[bytes], IO[str]]
 
 #: Bytes parsed at a time: bounds the temporary arrays of the tokenizer whatever the file size.
 _BLOCK = 1 << 22
-#: Threads parsing blocks (NumPy releases the GIL in its loops); the target machine has 2 cores.
-_THREADS = 2
+#: Threads parsing blocks. NumPy releases the GIL in its loops but not between calls, so one more
+#: thread than the 2 cores of the target machine keeps both busy.
+_THREADS = 3
 #: (source name, number of lines before the block, the block's bytes)
 _Block = tuple[str, int, bytes]
 _Parsed = TypeVar("_Parsed")
@@ -105,7 +107,7 @@ def _blocks(source: Source) -> Iterator[_Block]:
 class _Tokens:
     """The data lines of one block: fields located by byte offsets, nothing copied yet."""
 
-    buffer: np.ndarray  # the block as uint8, followed by _PAD zero bytes
+    buffer: np.ndarray  # the block as uint8, between _FRONT and _PAD zero bytes
     block: bytes
     name: str
     lines_before: int
@@ -129,23 +131,78 @@ class _Tokens:
         index = int(self.first_token[-1]) + field
         return self.block[int(self.starts[index]) : int(self.ends[index])]
 
-    def strings(self, field: int) -> np.ndarray:
+    def strings(self, field: int, rows: IntArray | None = None) -> np.ndarray:
         """Field ``field`` of every data line as a fixed-width bytes array (no Python object per line).
 
         The width is a multiple of 8: each field is copied as big-endian 64-bit words, zero-padded,
         which is what interning compares anyway (a trailing NUL does not change a NumPy bytes value).
         """
-        index = self.first_token + field
+        index = (self.first_token if rows is None else self.first_token[rows]) + field
         start, length = self.starts[index], self.ends[index] - self.starts[index]
         n_words = -(-int(length.max()) // 8) if len(length) else 1
         if n_words * len(start) > 1 << 25:  # a pathological id length: copy field by field instead
             return np.array([self.block[a:b] for a, b in zip(start, start + length)], dtype=f"S{8 * n_words}")
-        # Every byte offset of the buffer read as the 8 bytes starting there (a strided view, no copy).
-        at = np.ndarray((len(self.block) + 1,), dtype=">u8", buffer=self.buffer, strides=(1,))
+        at = self._words_at()
         out = np.empty((len(start), max(n_words, 1)), dtype=">u8")
         for j in range(n_words):  # loop over 8-byte words of the field, not over lines
-            out[:, j] = at[np.minimum(start + 8 * j, len(self.block))] & _KEEP_BYTES[np.clip(length - 8 * j, 0, 8)]
+            read = np.minimum(start + 8 * j, len(self.block)) + _FRONT
+            out[:, j] = at[read] & _KEEP_BYTES[np.clip(length - 8 * j, 0, 8)]
         return out.view(f"S{8 * max(n_words, 1)}").ravel()
+
+    def decimals(self, field: int) -> tuple[FloatArray, BoolArray]:
+        """Field ``field`` of every line read as a plain decimal, and where that worked.
+
+        Handles ``[+-]digits[.digits]`` of at most 16 bytes whose digits, without the point, are a
+        number up to 2**53 (nearly every score written with a fixed number of decimals). Then
+        ``digits / 10**decimals`` is one correctly rounded IEEE division, so the value is exactly
+        what ``float()`` gives. Other fields (exponents, ``inf``, long reprs, errors) are left to
+        the caller: they are False in the mask.
+
+        The field is read right-aligned into two big-endian 64-bit words and processed with
+        whole-word arithmetic (no per-byte or per-line step).
+        """
+        index = self.first_token + field
+        end = self.ends[index]
+        length = end - self.starts[index]
+        at = self._words_at()
+        halves = []
+        for word_end, kept in ((end - 8, np.minimum(length, 8)), (end - 16, np.clip(length - 8, 0, 8))):
+            word = at[word_end + _FRONT].astype(np.uint64)
+            keep = _KEEP_LOW[kept]
+            halves.append((word & keep) | (_ZEROS & ~keep))  # '0' left of the field
+        low, high = halves
+        # A leading sign becomes '0' (the field's first byte is byte length-1 from the right).
+        in_low = length <= 8
+        shift = (np.where(in_low, length - 1, length - 9).clip(0, 7) * 8).astype(np.uint64)
+        first = (np.where(in_low, low, high) >> shift) & np.uint64(0xFF)
+        negative = first == ord("-")
+        signed = negative | (first == ord("+"))
+        to_zero = np.where(signed, np.uint64(ord("0")) - first, np.uint64(0)) << shift
+        low += np.where(in_low, to_zero, np.uint64(0))
+        high += np.where(in_low, np.uint64(0), to_zero)
+        # The point: its byte becomes '0'; its position from the right is the number of decimals.
+        low_point, high_point = _bytes_equal(low, ord(".")), _bytes_equal(high, ord("."))
+        low += low_point >> np.uint64(6)  # '.' + 2 == '0'
+        high += high_point >> np.uint64(6)
+        decimals = np.where(low_point != 0, _byte_index(low_point), 8 + _byte_index(high_point))
+        has_point = (low_point | high_point) != 0
+        decimals[~has_point] = 0
+        one_point = ((low_point & (low_point - np.uint64(1))) == 0) & ((high_point & (high_point - np.uint64(1))) == 0)
+        one_point &= (low_point == 0) | (high_point == 0)
+        ok = ((length <= 16) & one_point & (length - has_point - signed > 0)
+              & _all_digits(low) & _all_digits(high))
+        value = _eight_digits(high - _ZEROS) * np.uint64(10**8) + _eight_digits(low - _ZEROS)
+        # The point was read as a 0 digit: value = I * 10**(d+1) + F; drop that digit.
+        fraction = value % _POW10_U[decimals]
+        mantissa = np.where(has_point, (value + np.uint64(9) * fraction) // np.uint64(10), value)
+        ok &= mantissa <= np.uint64(2**53)
+        result = mantissa.astype(np.float64) / _POW10_F[decimals]
+        result[negative] *= -1
+        return result, ok
+
+    def _words_at(self) -> np.ndarray:
+        """Every byte offset of the buffer read as the big-endian 8 bytes from there (a view, no copy)."""
+        return np.ndarray((len(self.buffer) - 7,), dtype=">u8", buffer=self.buffer, strides=(1,))
 
     def fail(self, row: int, problem: str, expected: str) -> TrecFormatError:
         return TrecFormatError(
@@ -153,8 +210,48 @@ class _Tokens:
         )
 
 
-#: Zero bytes after each block, so that an 8-byte read starting anywhere in it stays in bounds.
-_PAD = 8
+_KEEP_LOW = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)  # the last n bytes
+_ZEROS = np.uint64(int.from_bytes(b"0" * 8, "big"))
+_HIGH_BITS = np.uint64(0x8080808080808080)
+_LOW_7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_POW10_U = np.array([10**k for k in range(16)], dtype=np.uint64)
+_POW10_F = np.array([10.0**k for k in range(16)])
+
+
+def _bytes_equal(words: npt.NDArray[np.uint64], byte: int) -> npt.NDArray[np.uint64]:
+    """0x80 in every byte of ``words`` equal to ``byte``, 0 elsewhere (exact, no borrow between bytes)."""
+    x = words ^ np.uint64(byte * 0x0101010101010101)
+    return ~(((x & _LOW_7) + _LOW_7) | x) & _HIGH_BITS
+
+
+def _byte_index(marks: npt.NDArray[np.uint64]) -> IntArray:
+    """Index from the right (0 = last byte) of the single marked byte of each word (0x80 bits)."""
+    exponent = np.frexp(marks.astype(np.float64))[1]  # marks == 2**(exponent - 1), exactly
+    return ((exponent - 8) // 8).astype(np.int64)
+
+
+def _all_digits(words: npt.NDArray[np.uint64]) -> BoolArray:
+    """Whether every byte of each word is an ASCII digit."""
+    # A byte is a digit when it is ASCII, not below '0' (subtracting borrows) and not above '9'
+    # (adding 0x46 reaches 0x80). A borrow may spoil the byte above, but that byte is then moot.
+    bad = words | (words - _ZEROS) | (words + np.uint64(0x4646464646464646))
+    return (bad & _HIGH_BITS) == 0
+
+
+def _eight_digits(words: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+    """The number written by 8 decimal digits (byte values 0-9, big-endian in a 64-bit word).
+
+    Adjacent lanes are combined in three steps (pairs, quads, halves) with plain integer arithmetic
+    on the whole word: no lane ever overflows into its neighbour.
+    """
+    pairs = ((words >> np.uint64(8)) * np.uint64(10) + words) & np.uint64(0x00FF00FF00FF00FF)
+    quads = ((pairs >> np.uint64(16)) * np.uint64(100) + pairs) & np.uint64(0x0000FFFF0000FFFF)
+    return (quads >> np.uint64(32)) * np.uint64(10000) + (quads & np.uint64(0xFFFFFFFF))
+
+
+#: Zero bytes around each block, so that 8-byte reads ending or starting anywhere in it (the
+#: 16 bytes up to a field's end, or the words from its start) stay in bounds.
+_FRONT, _PAD = 16, 8
 #: _KEEP_BYTES[n] keeps the first n bytes of a big-endian 64-bit word and zeroes the rest.
 _KEEP_BYTES = np.array([0] + [(1 << 64) - (1 << (64 - 8 * n)) for n in range(1, 9)], dtype=np.uint64)
 
@@ -167,8 +264,8 @@ def _tokenize(name: str, lines_before: int, block: bytes) -> _Tokens:
         raise TrecFormatError(
             f"{name}:{lines_before + line + 1}: NUL byte in the line; expected text; got {_snippet(block[start:end])}"
         )
-    buffer = np.frombuffer(block + bytes(_PAD), dtype=np.uint8)
-    text = buffer[: len(block)]
+    buffer = np.frombuffer(bytes(_FRONT) + block + bytes(_PAD), dtype=np.uint8)
+    text = buffer[_FRONT : _FRONT + len(block)]
     blank = text <= 32  # whitespace, or a control byte (checked below)
     seps = np.flatnonzero(blank)
     sep_bytes = text[seps]
@@ -201,22 +298,34 @@ def _check_field_count(tokens: _Tokens, bad: BoolArray, expected: str) -> None:
         raise tokens.fail(row, f"{int(tokens.n_tokens[row])} fields", expected)
 
 
-def _numbers(tokens: _Tokens, field: int, dtype: type, problem: str, expected: str) -> np.ndarray:
-    text = tokens.strings(field)
+def _numbers(tokens: _Tokens, field: int, dtype: type, problem: str, expected: str,
+             rows: IntArray | None = None) -> np.ndarray:
+    """Field ``field`` converted to ``dtype`` (of the data lines ``rows``, default all of them)."""
+    text = tokens.strings(field, rows)
+    rows = np.arange(len(text)) if rows is None else rows
     # NumPy, like Python, reads "1_0" as 10; in a TREC file that is a typo, not a number.
     if b"_" in tokens.block:
         underscore = np.char.find(text, b"_") >= 0
         if underscore.any():
-            raise tokens.fail(int(np.argmax(underscore)), problem, expected)
+            raise tokens.fail(int(rows[np.argmax(underscore)]), problem, expected)
     try:
         return text.astype(dtype)
     except (ValueError, OverflowError):
-        for row, item in enumerate(text):  # error path only: find the offending line
+        for row, item in zip(rows, text):  # error path only: find the offending line
             try:
                 np.asarray(item).astype(dtype)
             except (ValueError, OverflowError):
-                raise tokens.fail(row, problem, expected) from None
+                raise tokens.fail(int(row), problem, expected) from None
         raise
+
+
+def _floats(tokens: _Tokens, field: int, problem: str, expected: str) -> FloatArray:
+    """Field ``field`` as floats: plain decimals vectorised, anything else through NumPy's parser."""
+    values, plain = tokens.decimals(field)
+    if not plain.all():
+        other = np.flatnonzero(~plain)
+        values[other] = _numbers(tokens, field, np.float64, problem, expected, other)
+    return values
 
 
 def _snippet(raw: bytes) -> str:
@@ -263,7 +372,7 @@ def _parse_qrels_block(block: _Block) -> tuple[_Tokens, dict[str, np.ndarray]]:
 def _parse_run_block(block: _Block, with_ranks: bool = False) -> tuple[_Tokens, dict[str, np.ndarray]]:
     tokens = _tokenize(*block)
     _check_field_count(tokens, tokens.n_tokens < 6, f"at least 6 fields {RUN_FORMAT}")
-    scores = _numbers(tokens, 4, np.float64, "score must be a number", RUN_FORMAT)
+    scores = _floats(tokens, 4, "score must be a number", RUN_FORMAT)
     nan = np.isnan(scores)
     if nan.any():
         raise tokens.fail(int(np.argmax(nan)), "score must not be NaN (it would make the ranking order "
@@ -337,7 +446,7 @@ def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
     name = _source_name(source)
     if not sum(len(part["lines"]) for part in parts):
         raise TrecFormatError(f"{name}: no results found; expected lines {RUN_FORMAT}; got no data lines")
-    return RunColumns(
+    columns = RunColumns(
         query_ids=_concatenate(parts, "query_ids"),
         doc_ids=_concatenate(parts, "doc_ids"),
         scores=_concatenate(parts, "scores"),
@@ -346,6 +455,8 @@ def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
         run_id=run_id.decode("utf-8", "backslashreplace"),
         ranks=_concatenate(parts, "ranks") if with_ranks else None,
     )
+    release_freed_memory()
+    return columns
 
 
 def _source_name(source: Source) -> str:
