@@ -1,0 +1,118 @@
+"""The reader's fast paths give exactly what the plain paths give.
+
+Reading takes shortcuts for the common case: single-space layouts are tokenized from their
+separators alone, scores written as plain decimals are converted with integer arithmetic, and
+blocks are parsed on several threads. Each shortcut is checked here against a slow, obvious
+definition on inputs built to reach both sides of it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import retrieval_eval.trec as trec
+from retrieval_eval import TrecFormatError
+from retrieval_eval.trec import read_run_columns
+
+decimal_text = st.builds(
+    lambda sign, whole, point, fraction: sign + whole + point + fraction,
+    st.sampled_from(["", "-", "+"]),
+    st.text("0123456789", max_size=12),
+    st.sampled_from(["", "."]),
+    st.text("0123456789", max_size=12),
+)
+#: Plain decimals, and things that only look like them.
+score_text = decimal_text | st.sampled_from(
+    ["1e5", "-2.5E-3", "inf", "-inf", "1.2.3", "--1", "+-1", ".", "-", "1-", "0x1", "9007199254740993",
+     "9007199254740992", "-0", "0.1234567890123456789", "12345678.12345678"]
+)
+
+
+def _python_float(text: str) -> float | None:
+    if "_" in text:  # Python accepts 1_0; the reader does not
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(score_text.filter(lambda t: t != ""), min_size=1, max_size=30))
+def test_decimal_scores_are_exactly_floats(texts: list[str]) -> None:
+    """Where the vectorised decimal path claims a value, it is float()'s, sign of zero included."""
+    block = "".join(f"q Q0 d{i} 1 {text} r\n" for i, text in enumerate(texts)).encode()
+    values, plain = trec._tokenize("x", 0, block).decimals(4)
+    for text, value, ok in zip(texts, values.tolist(), plain.tolist()):
+        expected = _python_float(text)
+        if ok:
+            assert expected is not None and value == expected and math.copysign(1, value) == math.copysign(1, expected)
+    # Everything a run reader accepts reads as float() reads it; the rest is an error.
+    if all(_python_float(t) is not None and not math.isnan(_python_float(t)) for t in texts):
+        scores = read_run_columns(_bytes_source(block)).scores.tolist()
+        assert scores == [float(t) for t in texts]
+    else:
+        with pytest.raises(TrecFormatError, match="score must"):
+            read_run_columns(_bytes_source(block))
+
+
+def _bytes_source(data: bytes):  # noqa: ANN202
+    import io
+
+    return io.BytesIO(data)
+
+
+LINES = [("q1", "d1", "3.25"), ("q1", "doc-with-a-long-id-0002", "-1"), ("q10", "d3", "1e-3"), ("q2", "d1", "0")]
+
+
+@pytest.mark.parametrize("layout", ["single spaces", "tabs", "runs of spaces", "crlf", "leading blanks",
+                                    "comments", "control byte in an id"])
+def test_every_layout_reads_the_same(layout: str) -> None:
+    """The separators-only tokenizer (single separators) and the general one agree."""
+    sep, end, lead, extra = " ", "\n", "", ""
+    if layout == "tabs":
+        sep = "\t"
+    elif layout == "runs of spaces":
+        sep = "   "
+    elif layout == "crlf":
+        end = "\r\n"
+    elif layout == "leading blanks":
+        lead = "  "
+    elif layout == "comments":
+        extra = "# a comment" + end
+    lines = LINES if layout != "control byte in an id" else [(q, d + "\x01", s) for q, d, s in LINES]
+    text = extra + "".join(lead + sep.join([q, "Q0", d, "1", s, "run"]) + end for q, d, s in lines)
+    columns = read_run_columns(_bytes_source(text.encode()))
+    assert columns.query_ids.tolist() == [q.encode() for q, _, _ in lines]
+    assert columns.doc_ids.tolist() == [d.encode() for _, d, _ in lines]
+    assert columns.scores.tolist() == [float(s) for _, _, s in lines]
+    assert columns.lines.tolist() == [n + (2 if extra else 1) for n in range(len(lines))]
+
+
+def test_earlier_malformed_line_is_reported_before_a_truncated_stream(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    """Blocks are parsed ahead on threads, yet the first problem in the file is the one reported."""
+    monkeypatch.setattr(trec, "_BLOCK", 64)
+    good = "".join(f"q1 Q0 d{i} 1 {i} r\n" for i in range(200))
+    data = gzip.compress(("q1 Q0 bad 1 notanumber r\n" + good).encode())
+    path = tmp_path / "run.gz"
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(TrecFormatError, match=r"run.gz:1: score must be a number"):
+        read_run_columns(path)
+    path.write_bytes(gzip.compress(good.encode())[:-30])
+    with pytest.raises(TrecFormatError, match="truncated or corrupt"):
+        read_run_columns(path)
+
+
+def test_fields_copied_as_words_round_trip() -> None:
+    """Ids of every length up to 3 words, at block edges, come back byte for byte."""
+    ids = [("x" * n) + str(n) for n in range(0, 25)]
+    block = "".join(f"{d} 0 {d} 1\n" for d in ids).encode()
+    tokens = trec._tokenize("x", 0, block)
+    assert tokens.strings(2).tolist() == [d.encode() for d in ids]
+    assert tokens.strings(0, np.array([3, 0])).tolist() == [ids[3].encode(), ids[0].encode()]
