@@ -22,6 +22,8 @@ _EXPORTS = {
     "Judgment": "model",
     "RetrievalEvalError": "model",
     "InputFormatError": "model",
+    "InputTypeError": "model",
+    "InputWarning": "model",
     "RetrievalEvaluator": "evaluator",
     "SetEvaluator": "evaluator",
     "Measure": "measures",
@@ -53,5 +55,5 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from .evaluator import RetrievalEvaluator, SetEvaluator
     from .measures import Measure, UnknownMeasureError, parse, parse_all
-    from .model import Document, InputFormatError, Judgment, RetrievalEvalError
+    from .model import Document, InputFormatError, InputTypeError, InputWarning, Judgment, RetrievalEvalError
     from .trec import TrecFormatError, read_qrels, read_run, write_qrels, write_run

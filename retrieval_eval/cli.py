@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 
 EXIT_OK = 0
@@ -117,6 +118,14 @@ def _evaluate(args: argparse.Namespace, qrels: object, run: object) -> int:
     if results.not_judged:
         print(f"retrieval-eval: note: {len(results.not_judged)} run queries have no judgments and are ignored: "
               f"{_preview(results.not_judged)}", file=sys.stderr)
+    unjudged = results.only_unjudged
+    if unjudged:
+        _warn(f"{len(unjudged)} queries have only negative judgments (pooled but never judged), so every measure "
+              f"is 0 for them: {_preview(unjudged)}")
+    no_relevant = [q for q in results.without_relevant if q not in set(unjudged)]
+    if no_relevant:
+        _warn(f"{len(no_relevant)} queries have no relevant judgment (relevance >= {args.level}), so AP, "
+              f"R-precision, recall and nDCG are 0 for them: {_preview(no_relevant)}")
     out = sys.stdout
     if args.format == "json":
         out.write(json_report(results, requested, per_query=args.per_query, summary=not args.no_summary) + "\n")
@@ -126,6 +135,15 @@ def _evaluate(args: argparse.Namespace, qrels: object, run: object) -> int:
         out.write("".join(line + "\n" for line in lines))
     out.flush()
     return EXIT_OK
+
+
+def _warn(message: str) -> None:
+    print(f"retrieval-eval: warning: {message}", file=sys.stderr)
+
+
+def _show_warning(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
+    """warnings.showwarning for the CLI: one plain line on stderr, no source location."""
+    _warn(str(message))
 
 
 def _preview(items: Sequence[str], limit: int = 5) -> str:
@@ -143,6 +161,13 @@ def _list_measures() -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 success, 2 bad input or usage)."""
     args = build_parser().parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")  # accepted-but-suspicious input is reported every time
+        warnings.showwarning = _show_warning
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         from .model import RetrievalEvalError
 

@@ -7,6 +7,7 @@ RetrievalEvaluator is simply a batch of one query.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -15,7 +16,7 @@ import numpy as np
 from .measures import AP, RR, Bpref, IPrec, Measure, P, R, Rprec, UnknownMeasureError, compute, nDCG, parse
 from .measures.base import geometric_mean
 from .measures.catalog import P_CUTOFFS, RECALL_POINTS
-from .model import Document, InputFormatError, Judgment
+from .model import Document, InputFormatError, InputTypeError, Judgment, id_problem
 from .ranking import (
     Duplicates,
     FloatArray,
@@ -26,6 +27,7 @@ from .ranking import (
     RunColumns,
     _display,
     build_batch,
+    segment_count,
 )
 
 MeasureLike = str | Measure
@@ -40,6 +42,25 @@ def _check_cutoff(k: object) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"'k' must be a positive integer; got {k!r}")
     return int(k)
+
+
+def _check_ids(ids: Iterable[object], what: str) -> None:
+    """Raise if any of ``ids`` could not be written as a TREC field (see :func:`model.id_problem`)."""
+    ids = list(ids)
+    try:
+        joined = "\0".join(ids)  # one pass in C for the common case: every id fine
+    except TypeError:
+        joined = None
+    if joined is not None and not _BAD_ID.search(joined) and joined.count("\0") == len(ids) - 1:
+        return
+    for value in ids:  # error path: find the first offender
+        problem = id_problem(value)
+        if problem is not None:
+            raise (InputTypeError if not isinstance(value, str) else InputFormatError)(f"{what} {problem}")
+
+
+#: In NUL-joined ids: whitespace, or an empty id (two NULs in a row, or one at either end).
+_BAD_ID = re.compile(r"\s|\0\0|^\0|\0$|^$")
 
 
 class RetrievalEvaluator:
@@ -84,18 +105,18 @@ class RetrievalEvaluator:
         if not isinstance(query_id, str) or not query_id or any(c.isspace() for c in query_id):
             raise InputFormatError(f"'query_id' must be a non-empty str without whitespace; got {query_id!r}")
         if not isinstance(retrieved, (list, tuple)):
-            raise TypeError(
+            raise InputTypeError(
                 f"'retrieved' must be a list of Document in rank order; got {type(retrieved).__name__}"
             )
         if isinstance(judgments, (str, bytes, Mapping)):
-            raise TypeError(f"'judgments' must be an iterable of Judgment; got {type(judgments).__name__}")
+            raise InputTypeError(f"'judgments' must be an iterable of Judgment; got {type(judgments).__name__}")
         judgments = list(judgments)
         for position, doc in enumerate(retrieved, start=1):
             if not isinstance(doc, Document):
-                raise TypeError(f"'retrieved'[{position - 1}] must be a Document; got {type(doc).__name__} {doc!r}")
+                raise InputTypeError(f"'retrieved'[{position - 1}] must be a Document; got {type(doc).__name__} {doc!r}")
         for position, judgment in enumerate(judgments, start=1):
             if not isinstance(judgment, Judgment):
-                raise TypeError(
+                raise InputTypeError(
                     f"'judgments' item {position - 1} must be a Judgment; got {type(judgment).__name__} {judgment!r}"
                 )
         run = RunColumns(
@@ -276,7 +297,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         evaluators = list(evaluators)
         for ev in evaluators:
             if not isinstance(ev, RetrievalEvaluator):
-                raise TypeError(f"SetEvaluator takes RetrievalEvaluators; got {type(ev).__name__}")
+                raise InputTypeError(f"SetEvaluator takes RetrievalEvaluators; got {type(ev).__name__}")
         levels = {ev.rel for ev in evaluators}
         if rel is None:
             if len(levels) > 1:
@@ -382,12 +403,16 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
 
         Each query is ranked by score descending, ties by doc_id descending (trec_eval's rule).
         """
+        _check_ids(qrels, "qrels query id")
+        _check_ids(run, "run query id")
         qrels_q = [q for q, docs in qrels.items() for _ in docs]
         qrels_d = [d for docs in qrels.values() for d in docs]
         qrels_r = [r for docs in qrels.values() for r in docs.values()]
         run_q = [q for q, docs in run.items() for _ in docs]
         run_d = [d for docs in run.values() for d in docs]
         run_s = [s for docs in run.values() for s in docs.values()]
+        _check_ids(qrels_d, "qrels doc id")
+        _check_ids(run_d, "run doc id")
         for value in qrels_r:
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                 raise InputFormatError(f"qrels relevance values must be integers; got {value!r}")
@@ -442,6 +467,21 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
     def not_judged(self) -> list[str]:
         """Run queries without any judgment: ignored, as in trec_eval."""
         return list(self._report.not_judged)
+
+    @property
+    def without_relevant(self) -> list[str]:
+        """Evaluated queries with no relevant judgment (none >= ``rel``): their recall-oriented
+        measures (AP, R-precision, recall, nDCG...) are 0, whatever the ranking."""
+        return [self._batch.query_ids[i] for i in np.flatnonzero(self._batch.n_relevant(self.rel) == 0)]
+
+    @property
+    def only_unjudged(self) -> list[str]:
+        """Queries whose judgments are all negative ("pooled but not judged"): nothing about them
+        was judged at all. (trec_eval fails or reads stale data on these; every measure is 0 here.)"""
+        batch = self._batch
+        judged = segment_count(batch.judged_relevance >= 0, batch.judged_segment, batch.n_queries)
+        present = np.diff(batch.judged_offsets) > 0
+        return [batch.query_ids[i] for i in np.flatnonzero(present & (judged == 0))]
 
     # ------------------------------------------------------------------------------ the values
     def array(self, measure: MeasureLike) -> FloatArray:

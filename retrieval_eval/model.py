@@ -19,19 +19,39 @@ class InputFormatError(RetrievalEvalError):
     """A qrels or run line (or an in-memory record) is malformed or inconsistent."""
 
 
-def _check_id(instance: object, attribute: object, value: object) -> None:
-    name = attribute.name  # type: ignore[attr-defined]
+class InputTypeError(RetrievalEvalError, TypeError):
+    """An in-memory input of the wrong type (a TypeError, and like every input error a ValueError)."""
+
+
+class InputWarning(UserWarning):
+    """Input that is accepted, but may not be what was meant (printed on stderr by the CLI)."""
+
+
+def id_problem(value: object) -> str | None:
+    """Why ``value`` cannot be a query or document id, or None if it can.
+
+    Ids are written into whitespace-separated files, so they must be non-empty strings without
+    whitespace; NUL is refused too, since C tools (and NumPy's bytes arrays) cut strings at it.
+    """
     if not isinstance(value, str):
-        raise TypeError(f"'{name}' must be a str; got {type(value).__name__} {value!r}")
-    if not value or any(ch.isspace() for ch in value):
-        raise InputFormatError(f"'{name}' must be non-empty and contain no whitespace; got {value!r}")
+        return f"must be a str; got {type(value).__name__} {value!r}"
+    if not value or "\0" in value or any(ch.isspace() for ch in value):
+        return f"must be non-empty, without whitespace or NUL; got {value!r}"
+    return None
+
+
+def _check_id(instance: object, attribute: object, value: object) -> None:
+    problem = id_problem(value)
+    if problem is not None:
+        error = InputTypeError if not isinstance(value, str) else InputFormatError
+        raise error(f"'{attribute.name}' {problem}")  # type: ignore[attr-defined]
 
 
 def _check_rank(instance: object, attribute: object, value: int | None) -> None:
     if value is None:
         return
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"'rank' must be an int >= 1 or None; got {type(value).__name__} {value!r}")
+        raise InputTypeError(f"'rank' must be an int >= 1 or None; got {type(value).__name__} {value!r}")
     if value < 1:
         raise InputFormatError(f"'rank' must be >= 1 or None; got {value}")
 
@@ -40,7 +60,7 @@ def _to_score(value: object) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"'score' must be a number or None; got {type(value).__name__} {value!r}")
+        raise InputTypeError(f"'score' must be a number or None; got {type(value).__name__} {value!r}")
     score = float(value)
     if math.isnan(score):
         # A NaN score would make the ranking order undefined (trec_eval's comparator is not consistent).
@@ -52,7 +72,7 @@ def _to_relevance(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and value.is_integer():
             return int(value)
-        raise TypeError(f"'relevance' must be an int; got {type(value).__name__} {value!r}")
+        raise InputTypeError(f"'relevance' must be an int; got {type(value).__name__} {value!r}")
     return value
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import warnings
 import zlib
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
@@ -30,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 from attrs import define
 
-from .model import Document, InputFormatError, Judgment
+from .model import Document, InputFormatError, InputWarning, Judgment
 from .ranking import BoolArray, release_freed_memory, FloatArray, IntArray, QrelsColumns, RunColumns
 
 Source = Union[str, "os.PathLike[str]", IO[bytes], IO[str]]
@@ -40,8 +41,9 @@ _BLOCK = 1 << 22
 #: Threads parsing blocks. NumPy releases the GIL in its loops but not between calls, so one more
 #: thread than the 2 cores of the target machine keeps both busy.
 _THREADS = 3
-#: (source name, number of lines before the block, the block's bytes)
-_Block = tuple[str, int, bytes]
+#: (source name, number of lines before the block, the block's bytes, whether the file's last line
+#: had no newline: the block then ends with one added by the reader)
+_Block = tuple[str, int, bytes, bool]
 _Parsed = TypeVar("_Parsed")
 #: C's isspace() in the C locale, which is how trec_eval splits fields.
 _IS_SPACE = np.zeros(256, dtype=bool)
@@ -77,9 +79,9 @@ def _open_binary(source: Source) -> Iterator[tuple[Callable[[int], bytes], str]]
 
 
 def _blocks(source: Source) -> Iterator[_Block]:
-    """(name, number of lines before the block, block): blocks of whole lines, each ending in a newline."""
+    """Blocks of whole lines, each ending in a newline: see :data:`_Block`."""
     with _open_binary(source) as (read, name):
-        lines_before, rest = 0, b""
+        lines_before, rest, first = 0, b"", True
         while True:
             try:
                 data = read(_BLOCK)
@@ -91,16 +93,28 @@ def _blocks(source: Source) -> Iterator[_Block]:
                 ) from None
             if not data:
                 break
+            if first:
+                data = _strip_bom(data, name)
+                first = False
             block = rest + data
             cut = block.rfind(b"\n") + 1
             if cut == 0:
                 rest = block
                 continue
-            yield name, lines_before, block[:cut]
+            yield name, lines_before, block[:cut], False
             lines_before += block.count(b"\n", 0, cut)
             rest = block[cut:]
         if rest:
-            yield name, lines_before, rest + b"\n"  # a last line without its newline is still a line
+            yield name, lines_before, rest + b"\n", True  # a last line without its newline is still a line
+
+
+def _strip_bom(data: bytes, name: str) -> bytes:
+    """The data without a leading UTF-8 byte order mark, with a warning (trec_eval would keep it as
+    part of the first query id, which then matches nothing)."""
+    if not data.startswith(b"\xef\xbb\xbf"):
+        return data
+    warnings.warn(f"{name}:1: UTF-8 byte order mark at the start of the file ignored", InputWarning, stacklevel=2)
+    return data[3:]
 
 
 @define
@@ -117,6 +131,7 @@ class _Tokens:
     starts: IntArray
     ends: IntArray
     line_ends: IntArray  # offset of every newline in the block
+    unterminated: bool  # the file's last line, in this block, had no newline
 
     def line_number(self, row: int) -> int:
         return self.lines_before + int(self.line_index[row]) + 1
@@ -205,6 +220,8 @@ class _Tokens:
         return np.ndarray((len(self.buffer) - 7,), dtype=">u8", buffer=self.buffer, strides=(1,))
 
     def fail(self, row: int, problem: str, expected: str) -> TrecFormatError:
+        if self.unterminated and row == len(self.line_index) - 1:
+            problem += " (the last line, with no newline after it: the file may be truncated)"
         return TrecFormatError(
             f"{self.name}:{self.line_number(row)}: {problem}; expected {expected}; got {self.line_text(row)}"
         )
@@ -256,7 +273,7 @@ _FRONT, _PAD = 16, 8
 _KEEP_BYTES = np.array([0] + [(1 << 64) - (1 << (64 - 8 * n)) for n in range(1, 9)], dtype=np.uint64)
 
 
-def _tokenize(name: str, lines_before: int, block: bytes) -> _Tokens:
+def _tokenize(name: str, lines_before: int, block: bytes, unterminated: bool = False) -> _Tokens:
     nul = block.find(b"\0")
     if nul >= 0:  # C tools would cut the line there; we refuse to guess
         line = block.count(b"\n", 0, nul)
@@ -289,7 +306,8 @@ def _tokenize(name: str, lines_before: int, block: bytes) -> _Tokens:
     # A line whose first field starts with '#' is a comment; '#' inside a field is data.
     data[data] = text[starts[first[data]]] != _HASH
     lines = np.flatnonzero(data)
-    return _Tokens(buffer, block, name, lines_before, lines, first[lines], per_line[lines], starts, ends, line_ends)
+    return _Tokens(buffer, block, name, lines_before, lines, first[lines], per_line[lines], starts, ends, line_ends,
+                   unterminated)
 
 
 def _check_field_count(tokens: _Tokens, bad: BoolArray, expected: str) -> None:
@@ -319,13 +337,24 @@ def _numbers(tokens: _Tokens, field: int, dtype: type, problem: str, expected: s
         raise
 
 
-def _floats(tokens: _Tokens, field: int, problem: str, expected: str) -> FloatArray:
-    """Field ``field`` as floats: plain decimals vectorised, anything else through NumPy's parser."""
+def _floats(tokens: _Tokens, field: int, problem: str, expected: str) -> tuple[FloatArray, list[str]]:
+    """Field ``field`` as floats (plain decimals vectorised, anything else through NumPy's parser),
+    and warnings about values that overflowed to infinity."""
     values, plain = tokens.decimals(field)
-    if not plain.all():
-        other = np.flatnonzero(~plain)
-        values[other] = _numbers(tokens, field, np.float64, problem, expected, other)
-    return values
+    if plain.all():
+        return values, []
+    other = np.flatnonzero(~plain)
+    values[other] = _numbers(tokens, field, np.float64, problem, expected, other)
+    infinite = other[np.isinf(values[other])]
+    if len(infinite):
+        text = np.char.lower(tokens.strings(field, infinite))
+        overflow = infinite[np.char.find(text, b"inf") < 0]  # written as a number, not as "inf"
+        if len(overflow):
+            row = int(overflow[0])
+            return values, [f"{tokens.name}:{tokens.line_number(row)}: score too large for a double, read as "
+                            f"infinity (as trec_eval's atof does); got {tokens.line_text(row)}"
+                            + (f" and {len(overflow) - 1} more such lines nearby" if len(overflow) > 1 else "")]
+    return values, []
 
 
 def _snippet(raw: bytes) -> str:
@@ -372,13 +401,13 @@ def _parse_qrels_block(block: _Block) -> tuple[_Tokens, dict[str, np.ndarray]]:
 def _parse_run_block(block: _Block, with_ranks: bool = False) -> tuple[_Tokens, dict[str, np.ndarray]]:
     tokens = _tokenize(*block)
     _check_field_count(tokens, tokens.n_tokens < 6, f"at least 6 fields {RUN_FORMAT}")
-    scores = _floats(tokens, 4, "score must be a number", RUN_FORMAT)
+    scores, notes = _floats(tokens, 4, "score must be a number", RUN_FORMAT)
     nan = np.isnan(scores)
     if nan.any():
         raise tokens.fail(int(np.argmax(nan)), "score must not be NaN (it would make the ranking order "
                           "undefined)", RUN_FORMAT)
     columns = {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "scores": scores,
-               "lines": _line_numbers(tokens)}
+               "lines": _line_numbers(tokens), "warnings": notes}
     if with_ranks:
         columns["ranks"] = _numbers(tokens, 3, np.int64, "rank must be an integer", RUN_FORMAT)
     return tokens, columns
@@ -442,6 +471,8 @@ def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
     for tokens, columns in _run_blocks(source, with_ranks):
         if len(tokens.line_index):
             run_id = tokens.last_field(5)
+        for note in columns.pop("warnings"):  # issued here: warnings are not thread-safe
+            warnings.warn(note, InputWarning, stacklevel=2)
         parts.append(columns)
     name = _source_name(source)
     if not sum(len(part["lines"]) for part in parts):
@@ -489,6 +520,8 @@ def read_run(source: Source) -> Iterator[tuple[str, Document]]:
     ``Document.rank`` is the file's rank column when it is a positive integer, else None.
     """
     for tokens, columns in _run_blocks(source):
+        for note in columns.pop("warnings"):
+            warnings.warn(note, InputWarning, stacklevel=2)
         ranks = tokens.strings(3)
         for qid, doc, rank, score in zip(columns["query_ids"], columns["doc_ids"], ranks, columns["scores"].tolist()):
             rank_value = int(rank) if rank.isdigit() and int(rank) > 0 else None

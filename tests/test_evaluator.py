@@ -207,7 +207,7 @@ class TestValidation:
     def test_document_and_judgment_fields(self) -> None:
         with pytest.raises(InputFormatError, match="'doc_id' must be non-empty"):
             Document("")
-        with pytest.raises(InputFormatError, match="'doc_id' must be non-empty and contain no whitespace"):
+        with pytest.raises(InputFormatError, match="'doc_id' must be non-empty, without whitespace or NUL"):
             Judgment("a b", 1)
         with pytest.raises(InputFormatError, match="'rank' must be >= 1"):
             Document("a", 0)
