@@ -60,7 +60,7 @@ def _check_ids(ids: Iterable[object], what: str) -> None:
 
 
 #: In NUL-joined ids: whitespace, or an empty id (two NULs in a row, or one at either end).
-_BAD_ID = re.compile(r"\s|\0\0|^\0|\0$|^$")
+_BAD_ID = re.compile(r"[ \t\n\v\f\r]|\0\0|^\0|\0$|^$")
 
 
 class RetrievalEvaluator:
@@ -102,8 +102,8 @@ class RetrievalEvaluator:
     def __init__(
         self, query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], *, rel: int = 1
     ) -> None:
-        if not isinstance(query_id, str) or not query_id or any(c.isspace() for c in query_id):
-            raise InputFormatError(f"'query_id' must be a non-empty str without whitespace; got {query_id!r}")
+        if id_problem(query_id) is not None:
+            raise InputFormatError(f"'query_id' {id_problem(query_id)}")
         if not isinstance(retrieved, (list, tuple)):
             raise InputTypeError(
                 f"'retrieved' must be a list of Document in rank order; got {type(retrieved).__name__}"

@@ -30,14 +30,19 @@ class InputWarning(UserWarning):
 def id_problem(value: object) -> str | None:
     """Why ``value`` cannot be a query or document id, or None if it can.
 
-    Ids are written into whitespace-separated files, so they must be non-empty strings without
-    whitespace; NUL is refused too, since C tools (and NumPy's bytes arrays) cut strings at it.
+    Ids are written into whitespace-separated files, so they must be non-empty strings without the
+    bytes that separate fields there (C's isspace: space, \\t, \\n, \\v, \\f, \\r); NUL is refused
+    too, since C tools (and NumPy's bytes arrays) cut strings at it. Other characters, Unicode
+    spaces included, are data, as they are in a file.
     """
     if not isinstance(value, str):
         return f"must be a str; got {type(value).__name__} {value!r}"
-    if not value or "\0" in value or any(ch.isspace() for ch in value):
+    if not value or not _SEPARATORS.isdisjoint(value):
         return f"must be non-empty, without whitespace or NUL; got {value!r}"
     return None
+
+
+_SEPARATORS = frozenset(" \t\n\v\f\r\0")
 
 
 def _check_id(instance: object, attribute: object, value: object) -> None:

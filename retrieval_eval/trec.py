@@ -86,9 +86,9 @@ def _blocks(source: Source) -> Iterator[_Block]:
             try:
                 data = read(_BLOCK)
             except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-                line = lines_before + rest.count(b"\n") + 1
+                complete = lines_before + rest.count(b"\n")
                 raise TrecFormatError(
-                    f"{name}:{line}: compressed data is truncated or corrupt "
+                    f"{name}: compressed data is truncated or corrupt after {complete} complete lines "
                     f"({exc}); expected a complete gzip stream"
                 ) from None
             if not data:
@@ -446,7 +446,7 @@ def read_qrels_columns(source: Source) -> QrelsColumns:
     parts = [columns for _, columns in _qrels_blocks(source)]
     name = _source_name(source)
     if not sum(len(part["lines"]) for part in parts):
-        raise TrecFormatError(f"{name}: no judgments found; expected lines {QRELS_FORMAT}; got no data lines")
+        raise _nothing_found(source, "judgments", QRELS_FORMAT)
     return QrelsColumns(
         query_ids=_concatenate(parts, "query_ids"),
         doc_ids=_concatenate(parts, "doc_ids"),
@@ -476,7 +476,7 @@ def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
         parts.append(columns)
     name = _source_name(source)
     if not sum(len(part["lines"]) for part in parts):
-        raise TrecFormatError(f"{name}: no results found; expected lines {RUN_FORMAT}; got no data lines")
+        raise _nothing_found(source, "results", RUN_FORMAT)
     columns = RunColumns(
         query_ids=_concatenate(parts, "query_ids"),
         doc_ids=_concatenate(parts, "doc_ids"),
@@ -488,6 +488,10 @@ def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
     )
     release_freed_memory()
     return columns
+
+
+def _nothing_found(source: Source, what: str, expected: str) -> TrecFormatError:
+    return TrecFormatError(f"{_source_name(source)}: no {what} found; expected lines {expected}; got no data lines")
 
 
 def _source_name(source: Source) -> str:
@@ -509,9 +513,13 @@ def read_qrels(source: Source) -> Iterator[tuple[str, Judgment]]:
     >>> list(read_qrels(io.StringIO("301 0 d1 1\\n")))
     [('301', Judgment(doc_id='d1', relevance=1))]
     """
+    found = False
     for _, columns in _qrels_blocks(source):
         for qid, doc, rel in zip(columns["query_ids"], columns["doc_ids"], columns["relevance"].tolist()):
             yield _text(qid), Judgment(_text(doc), rel)
+            found = True
+    if not found:
+        raise _nothing_found(source, "judgments", QRELS_FORMAT)
 
 
 def read_run(source: Source) -> Iterator[tuple[str, Document]]:
@@ -519,6 +527,7 @@ def read_run(source: Source) -> Iterator[tuple[str, Document]]:
 
     ``Document.rank`` is the file's rank column when it is a positive integer, else None.
     """
+    found = False
     for tokens, columns in _run_blocks(source):
         for note in columns.pop("warnings"):
             warnings.warn(note, InputWarning, stacklevel=2)
@@ -526,6 +535,9 @@ def read_run(source: Source) -> Iterator[tuple[str, Document]]:
         for qid, doc, rank, score in zip(columns["query_ids"], columns["doc_ids"], ranks, columns["scores"].tolist()):
             rank_value = int(rank) if rank.isdigit() and int(rank) > 0 else None
             yield _text(qid), Document(_text(doc), rank_value, score)
+            found = True
+    if not found:
+        raise _nothing_found(source, "results", RUN_FORMAT)
 
 
 def write_qrels(path: str | os.PathLike[str], qrels: Mapping[str, Mapping[str, int]]) -> None:

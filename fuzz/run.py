@@ -1,0 +1,148 @@
+"""Mutation fuzzing of the TREC readers and the command line.
+
+    python fuzz/run.py [--iterations 2000] [--seed 0] [--seconds 50]
+
+Starts from the bundled sample files, applies random mutations (bytes flipped, inserted or deleted;
+lines repeated, swapped or cut; NUL, BOM, CR, non-UTF-8 bytes, huge numbers, gzip streams whole or
+cut), and runs every input through ``read_qrels_columns`` / ``read_run_columns`` and through
+``retrieval-eval evaluate`` in this process.
+
+A *crash* is any of: an exception other than our input errors from a reader, an exception escaping
+the command line, an exit code other than 0 or 2, or a traceback on stderr. Crashing inputs are
+saved under ``--crashes`` for reproduction. The run stops after ``--iterations`` inputs or
+``--seconds``, whichever comes first, prints one summary line, and exits 1 if anything crashed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gzip
+import io
+import os
+import random
+import sys
+import time
+import warnings
+
+from retrieval_eval.cli import main as cli_main
+from retrieval_eval.data import sample_paths
+from retrieval_eval.model import InputWarning, RetrievalEvalError
+from retrieval_eval.trec import read_qrels_columns, read_run_columns
+
+#: Byte strings that reach the interesting corners of the format.
+TOKENS = [b" ", b"\t", b"\n", b"\r\n", b"\r", b"\0", b"#", b"-", b"+", b".", b"e", b"E", b"_", b"0", b"9",
+          b"nan", b"inf", b"-inf", b"1e400", b"1.7", b"\xff", b"\xc3\xa9", b"\xef\xbb\xbf", b"Q0",
+          b"99999999999999999999", b"0.1234567890123456789", b"\x01"]
+
+
+def mutate(data: bytes, rnd: random.Random) -> bytes:
+    """One to four random edits of ``data``."""
+    for _ in range(rnd.randint(1, 4)):
+        kind = rnd.randrange(8)
+        at = rnd.randint(0, len(data))
+        if kind == 0 and data:  # flip a byte
+            at = min(at, len(data) - 1)
+            data = data[:at] + bytes([rnd.randrange(256)]) + data[at + 1:]
+        elif kind == 1:  # insert a token
+            data = data[:at] + rnd.choice(TOKENS) + data[at:]
+        elif kind == 2:  # delete a range
+            data = data[:at] + data[at + rnd.randint(1, 20):]
+        elif kind in (3, 4):  # repeat or drop a line
+            lines = data.split(b"\n")
+            i = rnd.randrange(len(lines))
+            lines[i:i + 1] = [lines[i]] * (2 if kind == 3 else 0)
+            data = b"\n".join(lines)
+        elif kind == 5:  # swap two lines
+            lines = data.split(b"\n")
+            i, j = rnd.randrange(len(lines)), rnd.randrange(len(lines))
+            lines[i], lines[j] = lines[j], lines[i]
+            data = b"\n".join(lines)
+        elif kind == 6:  # cut the file short
+            data = data[:at]
+        else:  # replace a field by a token
+            fields = data.split(b" ")
+            fields[rnd.randrange(len(fields))] = rnd.choice(TOKENS)
+            data = b" ".join(fields)
+    return data
+
+
+def check_reader(reader, path: str) -> str:  # noqa: ANN001
+    """'parsed', 'rejected', or raises (a crash)."""
+    try:
+        reader(path)
+    except RetrievalEvalError:
+        return "rejected"
+    return "parsed"
+
+
+def check_cli(qrels: str, run: str) -> str | None:
+    """None if the command line behaved; else what went wrong."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli_main(["evaluate", "-q", "-m", "all_trec", qrels, run])
+        except SystemExit as exc:  # argparse; not expected with these arguments
+            code = exc.code
+        except Exception as exc:  # noqa: BLE001 - any escaping exception is the crash we look for
+            return f"exception escaped the CLI: {type(exc).__name__}: {exc}"
+    if code not in (0, 2):
+        return f"exit code {code}"
+    if "Traceback" in err.getvalue():
+        return "traceback on stderr"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--iterations", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seconds", type=float, default=50.0, help="stop early after this long")
+    parser.add_argument("--workdir", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "work"))
+    parser.add_argument("--crashes", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "crashes"))
+    args = parser.parse_args(argv)
+
+    rnd = random.Random(args.seed)
+    qrels_path, run_path = sample_paths()
+    seeds = {"qrels": open(qrels_path, "rb").read(), "run": open(run_path, "rb").read()}
+    os.makedirs(args.workdir, exist_ok=True)
+    paths = {kind: os.path.join(args.workdir, f"input.{kind}") for kind in seeds}
+    counts = {"parsed": 0, "rejected": 0}
+    crashes = 0
+    start = time.perf_counter()
+    tried = 0
+    warnings.simplefilter("ignore", InputWarning)  # warnings are fine; crashes are not
+    while tried < args.iterations and time.perf_counter() - start < args.seconds:
+        tried += 1
+        data = {kind: mutate(seed, rnd) if rnd.random() < 0.7 else seed for kind, seed in seeds.items()}
+        for kind in data:
+            if rnd.random() < 0.05:  # a gzip stream, whole or cut
+                packed = gzip.compress(data[kind])
+                data[kind] = packed[: rnd.randint(0, len(packed))] if rnd.random() < 0.5 else packed
+                paths[kind] = os.path.join(args.workdir, f"input.{kind}.gz")
+            else:
+                paths[kind] = os.path.join(args.workdir, f"input.{kind}")
+            with open(paths[kind], "wb") as out:
+                out.write(data[kind])
+        problem = None
+        try:
+            counts[check_reader(read_qrels_columns, paths["qrels"])] += 1
+            counts[check_reader(read_run_columns, paths["run"])] += 1
+        except Exception as exc:  # noqa: BLE001
+            problem = f"reader raised {type(exc).__name__}: {exc}"
+        problem = problem or check_cli(paths["qrels"], paths["run"])
+        if problem:
+            crashes += 1
+            os.makedirs(args.crashes, exist_ok=True)
+            for kind, path in paths.items():
+                with open(os.path.join(args.crashes, f"crash{crashes}.{os.path.basename(path)}"), "wb") as out:
+                    out.write(data[kind])
+            print(f"crash {crashes}: {problem}", file=sys.stderr)
+    elapsed = time.perf_counter() - start
+    print(f"fuzz: tried {tried} input pairs in {elapsed:.1f} s (seed {args.seed}); reader results: "
+          f"{counts['parsed']} parsed, {counts['rejected']} rejected; crashes: {crashes}")
+    return 1 if crashes else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
