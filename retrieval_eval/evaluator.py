@@ -59,6 +59,16 @@ def _check_ids(ids: Iterable[object], what: str) -> None:
             raise (InputTypeError if not isinstance(value, str) else InputFormatError)(f"{what} {problem}")
 
 
+def _reject_item(query_id: str, where: str, expected: type, item: object) -> None:
+    """Raise for an item of the wrong type, recognising the (query_id, item) pairs of the readers."""
+    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], expected):
+        if item[0] != query_id:  # read_qrels/read_run pairs of the whole file, not of this query
+            raise InputFormatError(f"{where} belongs to query {item[0]!r}, not {query_id!r}; got {item!r}")
+        raise InputTypeError(f"{where} must be a {expected.__name__}, not a (query_id, {expected.__name__}) "
+                             f"pair; got {item!r}")
+    raise InputTypeError(f"{where} must be a {expected.__name__}; got {type(item).__name__} {item!r}")
+
+
 #: In NUL-joined ids: whitespace, or an empty id (two NULs in a row, or one at either end).
 _BAD_ID = re.compile(r"[ \t\n\v\f\r]|\0\0|^\0|\0$|^$")
 
@@ -111,14 +121,12 @@ class RetrievalEvaluator:
         if isinstance(judgments, (str, bytes, Mapping)):
             raise InputTypeError(f"'judgments' must be an iterable of Judgment; got {type(judgments).__name__}")
         judgments = list(judgments)
-        for position, doc in enumerate(retrieved, start=1):
+        for position, doc in enumerate(retrieved):
             if not isinstance(doc, Document):
-                raise InputTypeError(f"'retrieved'[{position - 1}] must be a Document; got {type(doc).__name__} {doc!r}")
-        for position, judgment in enumerate(judgments, start=1):
+                _reject_item(query_id, f"'retrieved'[{position}]", Document, doc)
+        for position, judgment in enumerate(judgments):
             if not isinstance(judgment, Judgment):
-                raise InputTypeError(
-                    f"'judgments' item {position - 1} must be a Judgment; got {type(judgment).__name__} {judgment!r}"
-                )
+                _reject_item(query_id, f"'judgments' item {position}", Judgment, judgment)
         run = RunColumns(
             query_ids=np.asarray([query_id] * len(retrieved), dtype=str),
             doc_ids=np.asarray([d.doc_id for d in retrieved], dtype=str),

@@ -10,7 +10,7 @@ from math import log2
 
 import pytest
 
-from retrieval_eval import Document, InputFormatError, Judgment, RetrievalEvaluator, SetEvaluator
+from retrieval_eval import Document, InputFormatError, InputTypeError, Judgment, RetrievalEvaluator, SetEvaluator
 
 
 #: Measures whose hand-computed cases live in this file (read by test_completeness.py).
@@ -198,6 +198,14 @@ class TestValidation:
             RetrievalEvaluator("q", ["a"], [])  # type: ignore[list-item]
         with pytest.raises(TypeError, match="must be a Judgment"):
             RetrievalEvaluator("q", [], [("a", 1)])  # type: ignore[list-item]
+
+    def test_pairs_from_the_readers_are_recognised(self) -> None:
+        """read_qrels/read_run yield (query_id, item) pairs: another query's pair is named as such."""
+        with pytest.raises(InputFormatError, match=r"'judgments' item 1 belongs to query 'q2', not 'q1'"):
+            RetrievalEvaluator("q1", [], [Judgment("a", 1), ("q2", Judgment("b", 1))])  # type: ignore[list-item]
+        with pytest.raises(InputTypeError, match=r"'retrieved'\[0\] must be a Document, not a \(query_id, Document\)"):
+            RetrievalEvaluator("q1", [("q1", Document("a"))], [])  # type: ignore[list-item]
+        assert issubclass(InputTypeError, TypeError) and issubclass(InputTypeError, ValueError)
 
     @pytest.mark.parametrize("query_id", ["", "a b", 7], ids=["empty", "space", "int"])
     def test_query_id(self, query_id: object) -> None:
