@@ -341,6 +341,8 @@ SHAPES: dict[str, tuple[int, Callable[[np.random.Generator], Collection]]] = {
     "robust": (2004, robust),
     "skewed": (1_000_000, skewed),
     "tiny": (7, tiny),
+    # Ten times msmarco, to check that time and memory grow linearly (2.4 GB of run).
+    "msmarco-10x": (20261121, lambda rng: msmarco(rng, n_q=69800)),
 }
 
 

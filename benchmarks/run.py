@@ -73,7 +73,7 @@ TREC_TO_KEY = {trec: key for key, (trec, _) in MEASURES.items()}
 CHECKED = ("AP", "P@10", "nDCG@10")
 TOLERANCE = 1e-4
 
-SHAPES = ("msmarco", "dl", "robust", "skewed", "tiny")  # generate.SHAPES, without importing NumPy here
+SHAPES = ("msmarco", "dl", "robust", "skewed", "tiny", "msmarco-10x")  # generate.SHAPES, without importing NumPy here
 END_TO_END = ("cli", "api", "pytrec_eval", "ir_measures", "ranx", "trec_eval")
 COMPUTE_ONLY = ("ours", "pytrec_eval", "ranx")
 
