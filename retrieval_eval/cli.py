@@ -122,7 +122,8 @@ def _evaluate(args: argparse.Namespace, qrels: object, run: object) -> int:
     if unjudged:
         _warn(f"{len(unjudged)} queries have only negative judgments (pooled but never judged), so every measure "
               f"is 0 for them: {_preview(unjudged)}")
-    no_relevant = [q for q in results.without_relevant if q not in set(unjudged)]
+    unjudged_set = set(unjudged)
+    no_relevant = [q for q in results.without_relevant if q not in unjudged_set]
     if no_relevant:
         _warn(f"{len(no_relevant)} queries have no relevant judgment (relevance >= {args.level}), so AP, "
               f"R-precision, recall and nDCG are 0 for them: {_preview(no_relevant)}")

@@ -16,7 +16,7 @@ import numpy as np
 from .measures import AP, RR, Bpref, IPrec, Measure, P, R, Rprec, UnknownMeasureError, compute, nDCG, parse
 from .measures.base import geometric_mean
 from .measures.catalog import P_CUTOFFS, RECALL_POINTS
-from .model import Document, InputFormatError, InputTypeError, Judgment, id_problem
+from .model import FIELD_SEPARATORS, Document, InputFormatError, InputTypeError, Judgment, id_problem
 from .ranking import (
     Duplicates,
     FloatArray,
@@ -69,8 +69,8 @@ def _reject_item(query_id: str, where: str, expected: type, item: object) -> Non
     raise InputTypeError(f"{where} must be a {expected.__name__}; got {type(item).__name__} {item!r}")
 
 
-#: In NUL-joined ids: whitespace, or an empty id (two NULs in a row, or one at either end).
-_BAD_ID = re.compile(r"[ \t\n\v\f\r]|\0\0|^\0|\0$|^$")
+#: In NUL-joined ids: a field separator, or an empty id (two NULs in a row, or one at either end).
+_BAD_ID = re.compile("[" + re.escape("".join(sorted(FIELD_SEPARATORS))) + "]|\0\0|^\0|\0$|^$")
 
 
 class RetrievalEvaluator:

@@ -37,12 +37,13 @@ def id_problem(value: object) -> str | None:
     """
     if not isinstance(value, str):
         return f"must be a str; got {type(value).__name__} {value!r}"
-    if not value or not _SEPARATORS.isdisjoint(value):
+    if not value or "\0" in value or not FIELD_SEPARATORS.isdisjoint(value):
         return f"must be non-empty, without whitespace or NUL; got {value!r}"
     return None
 
 
-_SEPARATORS = frozenset(" \t\n\v\f\r\0")
+#: The characters that separate fields in TREC files (C's isspace in the C locale).
+FIELD_SEPARATORS = frozenset(" \t\n\v\f\r")
 
 
 def _check_id(instance: object, attribute: object, value: object) -> None:

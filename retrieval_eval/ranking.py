@@ -14,7 +14,8 @@ input whatever the depth of each query: nothing is ever padded to ``queries x ma
 from __future__ import annotations
 
 import ctypes
-from functools import cached_property
+from collections.abc import Callable
+from functools import cache, cached_property
 from typing import Literal, TypeAlias
 
 import numpy as np
@@ -141,7 +142,7 @@ class RankedBatch:
         Segment bounds of the ranked rows.
     labels : (n_ranked,) int
         Qrels value of each ranked document, or NONPOOL / UNJUDGED.
-    doc_ids : (n_ranked,) bytes or str array
+    doc_ids : (n_ranked,) bytes array
         Id of each ranked document.
     scores : (n_ranked,) float
         Retrieval scores (NaN when the input gave none).
@@ -149,7 +150,7 @@ class RankedBatch:
         Segment bounds of the judged rows.
     judged_relevance : (n_judged,) int
         Raw qrels values, per query.
-    judged_doc_ids : (n_judged,) bytes or str array
+    judged_doc_ids : (n_judged,) bytes array
         Id of each judged document, in byte order within each query.
     in_run : (n_queries,) bool
         False for qrels queries the run never mentioned (scored as empty rankings).
@@ -278,17 +279,17 @@ def release_freed_memory() -> None:
     on several threads that is a few hundred MB of temporaries, which would add to the peak of the
     next step. Elsewhere this does nothing.
     """
-    global _malloc_trim
-    if _malloc_trim is None:
-        try:
-            _malloc_trim = ctypes.CDLL("libc.so.6").malloc_trim
-        except (OSError, AttributeError):
-            _malloc_trim = False
-    if _malloc_trim:
-        _malloc_trim(0)
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
-_malloc_trim = None
+@cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
 
 
 def _offsets_of(lengths: npt.ArrayLike) -> IntArray:

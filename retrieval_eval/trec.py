@@ -32,7 +32,7 @@ import numpy.typing as npt
 from attrs import define
 
 from .model import Document, InputFormatError, InputWarning, Judgment
-from .ranking import BoolArray, release_freed_memory, FloatArray, IntArray, QrelsColumns, RunColumns
+from .ranking import BoolArray, FloatArray, IntArray, QrelsColumns, RunColumns, release_freed_memory
 
 Source = Union[str, "os.PathLike[str]", IO[bytes], IO[str]]
 
@@ -155,7 +155,7 @@ class _Tokens:
         index = (self.first_token if rows is None else self.first_token[rows]) + field
         start, length = self.starts[index], self.ends[index] - self.starts[index]
         n_words = -(-int(length.max()) // 8) if len(length) else 1
-        if n_words * len(start) > 1 << 25:  # a pathological id length: copy field by field instead
+        if n_words > 32 or n_words * len(start) > 1 << 25:  # very long ids: copy them one by one instead
             return np.array([self.block[a:b] for a, b in zip(start, start + length)], dtype=f"S{8 * n_words}")
         at = self._words_at()
         out = np.empty((len(start), max(n_words, 1)), dtype=">u8")
