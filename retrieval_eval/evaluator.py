@@ -16,7 +16,7 @@ import numpy as np
 from .measures import AP, RR, Bpref, IPrec, Measure, P, R, Rprec, UnknownMeasureError, compute, nDCG, parse
 from .measures.base import geometric_mean
 from .measures.catalog import P_CUTOFFS, RECALL_POINTS
-from .model import FIELD_SEPARATORS, Document, InputFormatError, InputTypeError, Judgment, id_problem
+from .model import FIELD_SEPARATORS, Document, InputFormatError, InputTypeError, Judgment, check_id, id_problem
 from .ranking import (
     Duplicates,
     FloatArray,
@@ -54,9 +54,7 @@ def _check_ids(ids: Iterable[object], what: str) -> None:
     if joined is not None and not _BAD_ID.search(joined) and joined.count("\0") == len(ids) - 1:
         return
     for value in ids:  # error path: find the first offender
-        problem = id_problem(value)
-        if problem is not None:
-            raise (InputTypeError if not isinstance(value, str) else InputFormatError)(f"{what} {problem}")
+        check_id(value, what)
 
 
 def _reject_item(query_id: str, where: str, expected: type, item: object) -> None:
@@ -112,8 +110,9 @@ class RetrievalEvaluator:
     def __init__(
         self, query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], *, rel: int = 1
     ) -> None:
-        if id_problem(query_id) is not None:
-            raise InputFormatError(f"'query_id' {id_problem(query_id)}")
+        problem = id_problem(query_id)
+        if problem is not None:
+            raise InputFormatError(f"'query_id' {problem}")
         if not isinstance(retrieved, (list, tuple)):
             raise InputTypeError(
                 f"'retrieved' must be a list of Document in rank order; got {type(retrieved).__name__}"

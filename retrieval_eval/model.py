@@ -46,11 +46,15 @@ def id_problem(value: object) -> str | None:
 FIELD_SEPARATORS = frozenset(" \t\n\v\f\r")
 
 
-def _check_id(instance: object, attribute: object, value: object) -> None:
+def check_id(value: object, what: str) -> None:
+    """Raise InputTypeError (not a str) or InputFormatError (unusable str) if ``value`` is no id."""
     problem = id_problem(value)
     if problem is not None:
-        error = InputTypeError if not isinstance(value, str) else InputFormatError
-        raise error(f"'{attribute.name}' {problem}")  # type: ignore[attr-defined]
+        raise (InputTypeError if not isinstance(value, str) else InputFormatError)(f"{what} {problem}")
+
+
+def _check_id(instance: object, attribute: object, value: object) -> None:
+    check_id(value, f"'{attribute.name}'")  # type: ignore[attr-defined]
 
 
 def _check_rank(instance: object, attribute: object, value: int | None) -> None:

@@ -424,7 +424,7 @@ def _lookup(vocab: np.ndarray, ids: np.ndarray) -> IntArray:
 
 def _query_blocks(query_code: IntArray) -> IntArray | None:
     """Start of each run of equal query codes, if every query forms a single run; else None."""
-    starts = np.flatnonzero(np.concatenate(([True], query_code[1:] != query_code[:-1])))
+    starts = _run_heads(query_code)
     if len(np.unique(query_code[starts])) != len(starts):
         return None
     return starts

@@ -11,6 +11,7 @@ import io
 import warnings
 from datetime import timedelta
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -40,21 +41,14 @@ def _read(reader, data: bytes):  # noqa: ANN001, ANN202
             return None
 
 
+@pytest.mark.parametrize(("columns_reader", "streaming_reader"),
+                         [(read_qrels_columns, read_qrels), (read_run_columns, read_run)], ids=["qrels", "run"])
 @FUZZ
-@given(ANY_BYTES)
-def test_qrels_reader_parses_or_raises_its_error(data: bytes) -> None:
-    columns = _read(read_qrels_columns, data)
-    streamed = _read(lambda source: list(read_qrels(source)), data)
-    assert (columns is None) == (streamed is None)
-    if columns is not None:
-        assert len(columns.doc_ids) == len(streamed) > 0
-
-
-@FUZZ
-@given(ANY_BYTES)
-def test_run_reader_parses_or_raises_its_error(data: bytes) -> None:
-    columns = _read(read_run_columns, data)
-    streamed = _read(lambda source: list(read_run(source)), data)
+@given(data=ANY_BYTES)
+def test_reader_parses_or_raises_its_error(columns_reader, streaming_reader, data: bytes) -> None:  # noqa: ANN001
+    """The column reader and the streaming reader accept and reject the same inputs."""
+    columns = _read(columns_reader, data)
+    streamed = _read(lambda source: list(streaming_reader(source)), data)
     assert (columns is None) == (streamed is None)
     if columns is not None:
         assert len(columns.doc_ids) == len(streamed) > 0
