@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
-from typing import IO, TypeVar, Union
+from typing import IO, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -41,10 +41,6 @@ _BLOCK = 1 << 22
 #: Threads parsing blocks. NumPy releases the GIL in its loops but not between calls, so one more
 #: thread than the 2 cores of the target machine keeps both busy.
 _THREADS = 3
-#: (source name, number of lines before the block, the block's bytes, whether the file's last line
-#: had no newline: the block then ends with one added by the reader)
-_Block = tuple[str, int, bytes, bool]
-_Parsed = TypeVar("_Parsed")
 #: C's isspace() in the C locale, which is how trec_eval splits fields.
 _IS_SPACE = np.zeros(256, dtype=bool)
 _IS_SPACE[[ord(c) for c in FIELD_SEPARATORS]] = True
@@ -59,8 +55,8 @@ class TrecFormatError(InputFormatError):
 
 
 @contextmanager
-def _open_binary(source: Source) -> Iterator[tuple[Callable[[int], bytes], str]]:
-    """A ``read(n) -> bytes`` function for the source, and the name errors should use."""
+def _open_binary(source: Source) -> Iterator[tuple[Callable[[memoryview], int], str]]:
+    """A ``fill(view) -> bytes written`` function for the source (0 at the end), and its name for errors."""
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         opener = gzip.open if path.endswith(".gz") else open
@@ -69,82 +65,139 @@ def _open_binary(source: Source) -> Iterator[tuple[Callable[[int], bytes], str]]
         except OSError as exc:
             raise TrecFormatError(f"{path}: cannot open: {exc.strerror or exc}") from None
         with handle:
-            yield handle.read, path
+            yield handle.readinto, path
         return
     name = _source_name(source)
     if isinstance(source, io.TextIOBase):
-        yield (lambda n: source.read(n).encode("utf-8")), name  # type: ignore[union-attr]
+        # A character is at most 4 bytes of UTF-8, so a quarter of the view's size always fits.
+        yield _filler(lambda n: source.read(max(n // 4, 1)).encode("utf-8")), name  # type: ignore[union-attr]
+    elif hasattr(source, "readinto"):
+        yield source.readinto, name  # type: ignore[union-attr]
     else:
-        yield source.read, name  # type: ignore[union-attr]
+        yield _filler(source.read), name  # type: ignore[union-attr]
+
+
+def _filler(read: Callable[[int], bytes]) -> Callable[[memoryview], int]:
+    def fill(view: memoryview) -> int:
+        data = read(len(view))
+        view[: len(data)] = data
+        return len(data)
+
+    return fill
+
+
+@define
+class _Block:
+    """Whole lines of a file in a buffer of their own, with zero bytes around them."""
+
+    name: str
+    padded: bytearray  # _FRONT bytes, the lines (each ending in a newline) up to ``end``, then at least _PAD
+    end: int
+    unterminated: bool  # the file's last line had no newline: the reader added the block's last one
+
+    @classmethod
+    def of(cls, data: bytes, name: str = "<block>", unterminated: bool = False) -> _Block:
+        """A block holding ``data`` (whole lines)."""
+        return cls(name, bytearray(_FRONT) + data + bytearray(_PAD), _FRONT + len(data), unterminated)
 
 
 def _blocks(source: Source) -> Iterator[_Block]:
-    """Blocks of whole lines, each ending in a newline: see :data:`_Block`."""
-    with _open_binary(source) as (read, name):
-        lines_before, rest, first = 0, b"", True
+    """The source's data in blocks of whole lines, each read straight into its own padded buffer.
+
+    Raises :class:`_Unreadable` when compressed data is corrupt (the caller knows how many lines
+    were complete before it).
+    """
+    with _open_binary(source) as (fill, name):
+        carry, first = b"", True  # carry: the start of a line the previous block cut off
         while True:
+            padded = bytearray(_FRONT + len(carry) + _BLOCK + _PAD)
+            start = _FRONT + len(carry)
+            padded[_FRONT:start] = carry
             try:
-                data = read(_BLOCK)
+                got = fill(memoryview(padded)[start : start + _BLOCK])
             except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-                complete = lines_before + rest.count(b"\n")
-                raise TrecFormatError(
-                    f"{name}: compressed data is truncated or corrupt after {complete} complete lines "
-                    f"({exc}); expected a complete gzip stream"
-                ) from None
-            if not data:
+                raise _Unreadable(name, str(exc)) from None
+            if not got:
                 break
+            end = start + got
             if first:
-                data = _strip_bom(data, name)
+                end = _strip_bom(padded, end, name)
                 first = False
-            block = rest + data
-            cut = block.rfind(b"\n") + 1
-            if cut == 0:
-                rest = block
-                continue
-            yield name, lines_before, block[:cut], False
-            lines_before += block.count(b"\n", 0, cut)
-            rest = block[cut:]
-        if rest:
-            yield name, lines_before, rest + b"\n", True  # a last line without its newline is still a line
+            cut = padded.rfind(b"\n", _FRONT, end) + 1
+            carry = bytes(padded[max(cut, _FRONT) : end])
+            if cut:
+                yield _Block(name, padded, cut, False)
+        if carry:  # a last line without its newline is still a line
+            yield _Block.of(carry + b"\n", name, unterminated=True)
 
 
-def _strip_bom(data: bytes, name: str) -> bytes:
-    """The data without a leading UTF-8 byte order mark, with a warning (trec_eval would keep it as
-    part of the first query id, which then matches nothing)."""
-    if not data.startswith(b"\xef\xbb\xbf"):
-        return data
-    warnings.warn(f"{name}:1: UTF-8 byte order mark at the start of the file ignored", InputWarning, stacklevel=2)
-    return data[3:]
+class _Unreadable(Exception):
+    def __init__(self, name: str, reason: str) -> None:
+        self.name, self.reason = name, reason
+
+
+def _strip_bom(padded: bytearray, end: int, name: str) -> int:
+    """Remove a leading UTF-8 byte order mark, with a warning (trec_eval would keep it as part of
+    the first query id, which then matches nothing); returns the new end of the data."""
+    if padded[_FRONT : _FRONT + 3] != b"\xef\xbb\xbf":
+        return end
+    warnings.warn(f"{name}:1: UTF-8 byte order mark at the start of the file ignored", InputWarning, stacklevel=3)
+    padded[_FRONT : end - 3] = padded[_FRONT + 3 : end]
+    return end - 3
+
+
+class _BadLine(Exception):
+    """A malformed line found while parsing a block on a worker thread. Its line number is known
+    only once the blocks before it are counted: :func:`_parsed_blocks` turns it into a
+    :class:`TrecFormatError`."""
+
+    def __init__(self, name: str, line_in_block: int, message: str) -> None:
+        self.name, self.line_in_block, self.message = name, line_in_block, message
+
+    def located(self, lines_before: int) -> TrecFormatError:
+        return TrecFormatError(f"{self.name}:{lines_before + self.line_in_block + 1}: {self.message}")
 
 
 @define
 class _Tokens:
-    """The data lines of one block: fields located by byte offsets, nothing copied yet."""
+    """The data lines of one block: fields located by byte offsets in the block's buffer, nothing copied yet.
 
-    buffer: np.ndarray  # the block as uint8, between _FRONT and _PAD zero bytes
-    block: bytes
-    name: str
-    lines_before: int
+    Field ``i`` is the bytes strictly between ``before[i]`` and ``ends[i]`` (offsets in ``padded``).
+    """
+
+    block: _Block
+    buffer: np.ndarray  # the block's padded buffer as uint8 (a view)
     line_index: IntArray  # index (in the block) of every data line
-    first_token: IntArray  # index of each data line's first field in starts/ends
+    first_token: IntArray  # index of each data line's first field in before/ends
     n_tokens: IntArray  # fields on each data line
-    starts: IntArray
-    ends: IntArray
+    before: IntArray  # offset of the separator before each field
+    ends: IntArray  # offset just past each field
     line_ends: IntArray  # offset of every newline in the block
-    unterminated: bool  # the file's last line, in this block, had no newline
+    lines_before: int = 0  # lines of the file before the block: set in file order by _parsed_blocks
+
+    @property
+    def name(self) -> str:
+        return self.block.name
+
+    @property
+    def n_lines(self) -> int:
+        return len(self.line_ends)
 
     def line_number(self, row: int) -> int:
         return self.lines_before + int(self.line_index[row]) + 1
 
     def line_text(self, row: int) -> str:
         i = int(self.line_index[row])
-        start = int(self.line_ends[i - 1]) + 1 if i else 0
-        return _snippet(self.block[start : int(self.line_ends[i])])
+        start = int(self.line_ends[i - 1]) + 1 if i else _FRONT
+        return _snippet(self.block.padded[start : int(self.line_ends[i])])
 
-    def last_field(self, field: int) -> bytes:
-        """Field ``field`` of the last data line (one slice, not a whole column)."""
-        index = int(self.first_token[-1]) + field
-        return self.block[int(self.starts[index]) : int(self.ends[index])]
+    def field(self, row: int, field: int) -> bytes:
+        """Field ``field`` of data line ``row`` (one slice, not a whole column)."""
+        index = int(self.first_token[row]) + field
+        return bytes(self.block.padded[int(self.before[index]) + 1 : int(self.ends[index])])
+
+    def contains(self, byte: bytes) -> bool:
+        return self.block.padded.find(byte, _FRONT, self.block.end) >= 0
 
     def strings(self, field: int, rows: IntArray | None = None) -> np.ndarray:
         """Field ``field`` of every data line as a fixed-width bytes array (no Python object per line).
@@ -153,14 +206,16 @@ class _Tokens:
         which is what interning compares anyway (a trailing NUL does not change a NumPy bytes value).
         """
         index = (self.first_token if rows is None else self.first_token[rows]) + field
-        start, length = self.starts[index], self.ends[index] - self.starts[index]
+        start = self.before[index] + 1
+        length = self.ends[index] - start
         n_words = -(-int(length.max()) // 8) if len(length) else 1
         if n_words > 32 or n_words * len(start) > 1 << 25:  # very long ids: copy them one by one instead
-            return np.array([self.block[a:b] for a, b in zip(start, start + length)], dtype=f"S{8 * n_words}")
+            padded = self.block.padded
+            return np.array([bytes(padded[a:b]) for a, b in zip(start, start + length)], dtype=f"S{8 * n_words}")
         at = self._words_at()
         out = np.empty((len(start), max(n_words, 1)), dtype=">u8")
         for j in range(n_words):  # loop over 8-byte words of the field, not over lines
-            read = np.minimum(start + 8 * j, len(self.block)) + _FRONT
+            read = np.minimum(start + 8 * j, self.block.end)
             out[:, j] = at[read] & _KEEP_BYTES[np.clip(length - 8 * j, 0, 8)]
         return out.view(f"S{8 * max(n_words, 1)}").ravel()
 
@@ -178,11 +233,11 @@ class _Tokens:
         """
         index = self.first_token + field
         end = self.ends[index]
-        length = end - self.starts[index]
+        length = end - self.before[index] - 1
         at = self._words_at()
         halves = []
         for word_end, kept in ((end - 8, np.minimum(length, 8)), (end - 16, np.clip(length - 8, 0, 8))):
-            word = at[word_end + _FRONT].astype(np.uint64)
+            word = at[word_end].astype(np.uint64)
             keep = _KEEP_LOW[kept]
             halves.append((word & keep) | (_ZEROS & ~keep))  # '0' left of the field
         low, high = halves
@@ -219,12 +274,10 @@ class _Tokens:
         """Every byte offset of the buffer read as the big-endian 8 bytes from there (a view, no copy)."""
         return np.ndarray((len(self.buffer) - 7,), dtype=">u8", buffer=self.buffer, strides=(1,))
 
-    def fail(self, row: int, problem: str, expected: str) -> TrecFormatError:
-        if self.unterminated and row == len(self.line_index) - 1:
+    def fail(self, row: int, problem: str, expected: str) -> _BadLine:
+        if self.block.unterminated and row == len(self.line_index) - 1:
             problem += " (the last line, with no newline after it: the file may be truncated)"
-        return TrecFormatError(
-            f"{self.name}:{self.line_number(row)}: {problem}; expected {expected}; got {self.line_text(row)}"
-        )
+        return _BadLine(self.name, int(self.line_index[row]), f"{problem}; expected {expected}; got {self.line_text(row)}")
 
 
 _KEEP_LOW = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)  # the last n bytes
@@ -273,42 +326,43 @@ _FRONT, _PAD = 16, 8
 _KEEP_BYTES = np.array([0] + [(1 << 64) - (1 << (64 - 8 * n)) for n in range(1, 9)], dtype=np.uint64)
 
 
-def _tokenize(name: str, lines_before: int, block: bytes, unterminated: bool = False) -> _Tokens:
-    nul = block.find(b"\0")
+def _tokenize(block: _Block) -> _Tokens:
+    padded, end = block.padded, block.end
+    nul = padded.find(b"\0", _FRONT, end)
     if nul >= 0:  # C tools would cut the line there; we refuse to guess
-        line = block.count(b"\n", 0, nul)
-        start, end = block.rfind(b"\n", 0, nul) + 1, block.find(b"\n", nul)
-        raise TrecFormatError(
-            f"{name}:{lines_before + line + 1}: NUL byte in the line; expected text; got {_snippet(block[start:end])}"
-        )
-    buffer = np.frombuffer(bytes(_FRONT) + block + bytes(_PAD), dtype=np.uint8)
-    text = buffer[_FRONT : _FRONT + len(block)]
-    blank = text <= 32  # whitespace, or a control byte (checked below)
-    seps = np.flatnonzero(blank)
-    sep_bytes = text[seps]
-    # The bytes of _IS_SPACE (32, and 9 to 13), tested arithmetically: a table lookup costs 9x more.
-    if (not blank[0] and bool(np.all((sep_bytes == 32) | (sep_bytes - np.uint8(9) < 5)))
-            and bool(np.all(seps[1:] - seps[:-1] > 1))):
-        # The common layout: fields separated by exactly one space, tab or newline. Then the
-        # separators alone locate every field, and every line has at least one.
-        starts, ends = np.concatenate(([0], seps[:-1] + 1)), seps
+        line_start, line_end = padded.rfind(b"\n", _FRONT, nul) + 1, padded.find(b"\n", nul, end)
+        raise _BadLine(block.name, padded.count(b"\n", _FRONT, nul),
+                       f"NUL byte in the line; expected text; got {_snippet(padded[max(line_start, _FRONT):line_end])}")
+    buffer = np.frombuffer(padded, dtype=np.uint8)
+    # Bytes up to 32 are separators or control bytes (checked below). The zero bytes in front of
+    # the block count too: the last of them is a separator before the block's first field.
+    low = buffer[:end] <= 32
+    seps = np.flatnonzero(low)[_FRONT - 1 :]
+    sep_bytes = buffer[seps[1:]]
+    # The common layout: fields separated by exactly one space, tab or newline. Then the
+    # separators alone locate every field (each lies between two of them), and every line has one.
+    # The bytes of _IS_SPACE (32, and 9 to 13) are tested arithmetically: a table lookup costs 9x more.
+    if (not bool(np.any(low[_FRONT:] & low[_FRONT - 1 : -1]))
+            and bool(np.all((sep_bytes == 32) | (sep_bytes - np.uint8(9) < 5)))):
+        before, ends = seps[:-1], seps[1:]
         last = np.flatnonzero(sep_bytes == 10)  # the field that ends each line
-        line_ends = seps[last]
+        line_ends = ends[last]
         per_line = np.diff(last, prepend=-1)
         first = last - per_line + 1
     else:
+        text = buffer[_FRONT:end]
         space = _IS_SPACE[text].view(np.int8)
         edges = np.diff(space, prepend=np.int8(1), append=np.int8(1))
-        starts, ends = np.flatnonzero(edges == -1), np.flatnonzero(edges == 1)
-        line_ends = np.flatnonzero(text == 10)
-        per_line = np.bincount(np.searchsorted(line_ends, starts), minlength=len(line_ends))
+        before, ends = np.flatnonzero(edges == -1) + (_FRONT - 1), np.flatnonzero(edges == 1) + _FRONT
+        line_ends = np.flatnonzero(text == 10) + _FRONT
+        per_line = np.bincount(np.searchsorted(line_ends, ends), minlength=len(line_ends))
         first = np.concatenate(([0], np.cumsum(per_line)[:-1]))
     data = per_line > 0
-    # A line whose first field starts with '#' is a comment; '#' inside a field is data.
-    data[data] = text[starts[first[data]]] != _HASH
+    if padded.find(b"#", _FRONT, end) >= 0:
+        # A line whose first field starts with '#' is a comment; '#' inside a field is data.
+        data[data] = buffer[before[first[data]] + 1] != _HASH
     lines = np.flatnonzero(data)
-    return _Tokens(buffer, block, name, lines_before, lines, first[lines], per_line[lines], starts, ends, line_ends,
-                   unterminated)
+    return _Tokens(block, buffer, lines, first[lines], per_line[lines], before, ends, line_ends)
 
 
 def _check_field_count(tokens: _Tokens, bad: BoolArray, expected: str) -> None:
@@ -323,7 +377,7 @@ def _numbers(tokens: _Tokens, field: int, dtype: type, problem: str, expected: s
     text = tokens.strings(field, rows)
     rows = np.arange(len(text)) if rows is None else rows
     # NumPy, like Python, reads "1_0" as 10; in a TREC file that is a typo, not a number.
-    if b"_" in tokens.block:
+    if tokens.contains(b"_"):
         underscore = np.char.find(text, b"_") >= 0
         if underscore.any():
             raise tokens.fail(int(rows[np.argmax(underscore)]), problem, expected)
@@ -338,97 +392,116 @@ def _numbers(tokens: _Tokens, field: int, dtype: type, problem: str, expected: s
         raise
 
 
-def _floats(tokens: _Tokens, field: int, problem: str, expected: str) -> tuple[FloatArray, list[str]]:
+def _floats(tokens: _Tokens, field: int, problem: str, expected: str) -> tuple[FloatArray, IntArray]:
     """Field ``field`` as floats (plain decimals vectorised, anything else through NumPy's parser),
-    and warnings about values that overflowed to infinity."""
+    and the rows whose value was written as a number but overflowed to infinity."""
     values, plain = tokens.decimals(field)
     if plain.all():
-        return values, []
+        return values, np.zeros(0, dtype=np.int64)
     other = np.flatnonzero(~plain)
     values[other] = _numbers(tokens, field, np.float64, problem, expected, other)
     infinite = other[np.isinf(values[other])]
     if len(infinite):
         text = np.char.lower(tokens.strings(field, infinite))
-        overflow = infinite[np.char.find(text, b"inf") < 0]  # written as a number, not as "inf"
-        if len(overflow):
-            row = int(overflow[0])
-            return values, [f"{tokens.name}:{tokens.line_number(row)}: score too large for a double, read as "
-                            f"infinity (as trec_eval's atof does); got {tokens.line_text(row)}"
-                            + (f" and {len(overflow) - 1} more such lines nearby" if len(overflow) > 1 else "")]
-    return values, []
+        return values, infinite[np.char.find(text, b"inf") < 0]  # not written as "inf"
+    return values, infinite
 
 
-def _snippet(raw: bytes) -> str:
-    text = raw.rstrip(b"\r\n").decode("utf-8", "backslashreplace")
+def _overflow_warning(tokens: _Tokens, rows: IntArray) -> str:
+    row = int(rows[0])
+    more = f" and {len(rows) - 1} more such lines nearby" if len(rows) > 1 else ""
+    return (f"{tokens.name}:{tokens.line_number(row)}: score too large for a double, read as infinity "
+            f"(as trec_eval's atof does); got {tokens.line_text(row)}{more}")
+
+
+def _snippet(raw: bytes | bytearray) -> str:
+    text = bytes(raw).rstrip(b"\r\n").decode("utf-8", "backslashreplace")
     return repr(text if len(text) <= 120 else text[:117] + "...")
 
 
-def _in_order_on_threads(blocks: Iterator[_Block], parse: Callable[[_Block], _Parsed]) -> Iterator[_Parsed]:
-    """``parse(block)`` for every block, yielded in order, computed on a few threads.
+_Parsed = tuple[_Tokens, dict[str, np.ndarray]]
 
-    NumPy releases the GIL in its array loops, so tokenizing one block overlaps with reading and
-    converting the next. Only a few blocks are in flight at once, so memory stays bounded.
+
+def _parsed_blocks(source: Source, parse: Callable[[_Block], _Parsed]) -> Iterator[_Parsed]:
+    """``parse(block)`` for every block of the source, in file order, computed on a few threads.
+
+    NumPy releases the GIL in its array loops, so parsing one block overlaps with reading and
+    parsing the next. Only a few blocks are in flight at once, so memory stays bounded. Lines are
+    numbered here, in file order, as each block's result is taken: a malformed line is reported
+    with its number, and before any problem further on in the file.
     """
+    lines_before = 0
+
+    def numbered(future: Future[_Parsed]) -> _Parsed:
+        nonlocal lines_before
+        try:
+            tokens, columns = future.result()
+        except _BadLine as bad:
+            raise bad.located(lines_before) from None
+        tokens.lines_before = lines_before
+        lines_before += tokens.n_lines
+        # 32 bits are plenty (2**31 lines would be a file of tens of GB) and halve this column.
+        dtype = np.int32 if lines_before < 2**31 else np.int64
+        columns["lines"] = (tokens.line_index + (tokens.lines_before + 1)).astype(dtype)
+        return tokens, columns
+
     with ThreadPoolExecutor(max_workers=_THREADS) as pool:
         pending: deque[Future[_Parsed]] = deque()
+        blocks = _blocks(source)
         try:
             while True:
                 try:
                     block = next(blocks)
                 except StopIteration:
                     break
-                except TrecFormatError:  # unreadable data: a malformed line before it is reported first
-                    for earlier in pending:
-                        earlier.result()
-                    raise
+                except _Unreadable as unreadable:  # a malformed line before the bad data is reported first
+                    while pending:
+                        numbered(pending.popleft())
+                    raise TrecFormatError(
+                        f"{unreadable.name}: compressed data is truncated or corrupt after {lines_before} complete "
+                        f"lines ({unreadable.reason}); expected a complete gzip stream"
+                    ) from None
                 pending.append(pool.submit(parse, block))
                 if len(pending) > _THREADS:
-                    yield pending.popleft().result()
+                    yield numbered(pending.popleft())
             while pending:
-                yield pending.popleft().result()
+                yield numbered(pending.popleft())
         finally:
             for future in pending:  # stopped early (an error): drop the work not started yet
                 future.cancel()
 
 
-def _parse_qrels_block(block: _Block) -> tuple[_Tokens, dict[str, np.ndarray]]:
-    tokens = _tokenize(*block)
+def _parse_qrels_block(block: _Block) -> _Parsed:
+    tokens = _tokenize(block)
     _check_field_count(tokens, tokens.n_tokens != 4, f"4 fields {QRELS_FORMAT}")
     relevance = _numbers(tokens, 3, np.int64, "relevance must be an integer", QRELS_FORMAT)
-    return tokens, {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "relevance": relevance,
-                    "lines": _line_numbers(tokens)}
+    return tokens, {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "relevance": relevance}
 
 
-def _parse_run_block(block: _Block, with_ranks: bool = False) -> tuple[_Tokens, dict[str, np.ndarray]]:
-    tokens = _tokenize(*block)
+def _parse_run_block(block: _Block, with_ranks: bool = False) -> _Parsed:
+    tokens = _tokenize(block)
     _check_field_count(tokens, tokens.n_tokens < 6, f"at least 6 fields {RUN_FORMAT}")
-    scores, notes = _floats(tokens, 4, "score must be a number", RUN_FORMAT)
+    scores, overflow = _floats(tokens, 4, "score must be a number", RUN_FORMAT)
     nan = np.isnan(scores)
     if nan.any():
         raise tokens.fail(int(np.argmax(nan)), "score must not be NaN (it would make the ranking order "
                           "undefined)", RUN_FORMAT)
-    columns = {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "scores": scores,
-               "lines": _line_numbers(tokens), "warnings": notes}
+    columns = {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "scores": scores, "overflow": overflow}
     if with_ranks:
         columns["ranks"] = _numbers(tokens, 3, np.int64, "rank must be an integer", RUN_FORMAT)
     return tokens, columns
 
 
-def _qrels_blocks(source: Source) -> Iterator[tuple[_Tokens, dict[str, np.ndarray]]]:
-    return _in_order_on_threads(_blocks(source), _parse_qrels_block)
+def _qrels_blocks(source: Source) -> Iterator[_Parsed]:
+    return _parsed_blocks(source, _parse_qrels_block)
 
 
-def _run_blocks(source: Source, with_ranks: bool = False) -> Iterator[tuple[_Tokens, dict[str, np.ndarray]]]:
-    for tokens, columns in _in_order_on_threads(_blocks(source), partial(_parse_run_block, with_ranks=with_ranks)):
-        for note in columns.pop("warnings"):  # issued here, on the caller's thread: warnings are not thread-safe
-            warnings.warn(note, InputWarning, stacklevel=3)
+def _run_blocks(source: Source, with_ranks: bool = False) -> Iterator[_Parsed]:
+    for tokens, columns in _parsed_blocks(source, partial(_parse_run_block, with_ranks=with_ranks)):
+        overflow = columns.pop("overflow")
+        if len(overflow):  # warned here, on the caller's thread: warnings are not thread-safe
+            warnings.warn(_overflow_warning(tokens, overflow), InputWarning, stacklevel=3)
         yield tokens, columns
-
-
-def _line_numbers(tokens: _Tokens) -> IntArray:
-    # 32 bits are plenty (2**31 lines would be a file of tens of GB) and halve this column.
-    dtype = np.int32 if tokens.lines_before + len(tokens.block) < 2**31 else np.int64
-    return (tokens.line_index + (tokens.lines_before + 1)).astype(dtype)
 
 
 def _concatenate(parts: list[dict[str, np.ndarray]], key: str) -> np.ndarray:
@@ -474,7 +547,7 @@ def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
     run_id = b""
     for tokens, columns in _run_blocks(source, with_ranks):
         if len(tokens.line_index):
-            run_id = tokens.last_field(5)
+            run_id = tokens.field(-1, 5)
         parts.append(columns)
     name = _source_name(source)
     if not sum(len(part["lines"]) for part in parts):

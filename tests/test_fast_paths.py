@@ -48,7 +48,7 @@ def _python_float(text: str) -> float | None:
 def test_decimal_scores_are_exactly_floats(texts: list[str]) -> None:
     """Where the vectorised decimal path claims a value, it is float()'s, sign of zero included."""
     block = "".join(f"q Q0 d{i} 1 {text} r\n" for i, text in enumerate(texts)).encode()
-    values, plain = trec._tokenize("x", 0, block).decimals(4)
+    values, plain = trec._tokenize(trec._Block.of(block)).decimals(4)
     for text, value, ok in zip(texts, values.tolist(), plain.tolist()):
         expected = _python_float(text)
         if ok:
@@ -113,6 +113,6 @@ def test_fields_copied_as_words_round_trip() -> None:
     """Ids of every length up to 3 words, at block edges, come back byte for byte."""
     ids = [("x" * n) + str(n) for n in range(0, 25)]
     block = "".join(f"{d} 0 {d} 1\n" for d in ids).encode()
-    tokens = trec._tokenize("x", 0, block)
+    tokens = trec._tokenize(trec._Block.of(block))
     assert tokens.strings(2).tolist() == [d.encode() for d in ids]
     assert tokens.strings(0, np.array([3, 0])).tolist() == [ids[3].encode(), ids[0].encode()]
