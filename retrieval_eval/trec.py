@@ -228,46 +228,54 @@ class _Tokens:
         what ``float()`` gives. Other fields (exponents, ``inf``, long reprs, errors) are left to
         the caller: they are False in the mask.
 
-        The field is read right-aligned into two big-endian 64-bit words and processed with
-        whole-word arithmetic (no per-byte or per-line step).
+        The field is read right-aligned into big-endian 64-bit words (a second one only when some
+        field is longer than 8 bytes; otherwise the high word is the scalar '00000000') and
+        processed with whole-word arithmetic: no per-byte or per-line step, and no division but
+        the last one.
         """
         index = self.first_token + field
         end = self.ends[index]
         length = end - self.before[index] - 1
         at = self._words_at()
-        halves = []
-        for word_end, kept in ((end - 8, np.minimum(length, 8)), (end - 16, np.clip(length - 8, 0, 8))):
-            word = at[word_end].astype(np.uint64)
-            keep = _KEEP_LOW[kept]
-            halves.append((word & keep) | (_ZEROS & ~keep))  # '0' left of the field
-        low, high = halves
-        # A leading sign becomes '0' (the field's first byte is byte length-1 from the right).
-        in_low = length <= 8
-        shift = (np.where(in_low, length - 1, length - 9).clip(0, 7) * 8).astype(np.uint64)
-        first = (np.where(in_low, low, high) >> shift) & np.uint64(0xFF)
-        negative = first == ord("-")
-        signed = negative | (first == ord("+"))
-        to_zero = np.where(signed, np.uint64(ord("0")) - first, np.uint64(0)) << shift
-        low += np.where(in_low, to_zero, np.uint64(0))
-        high += np.where(in_low, np.uint64(0), to_zero)
-        # The point: its byte becomes '0'; its position from the right is the number of decimals.
+        low = _right_aligned(at[end - 8], np.minimum(length, 8))
+        two_words = bool(len(length)) and int(length.max()) > 8
+        high = _right_aligned(at[end - 16], np.clip(length - 8, 0, 8)) if two_words else _ZEROS
+        digits = length
+        negative = None
+        if self.contains(b"-") or self.contains(b"+"):
+            # A leading sign becomes '0' (the field's first byte is byte length-1 from the right).
+            in_low = length <= 8
+            shift = ((np.where(in_low, length, length - 8) - 1).clip(0, 7) * 8).astype(np.uint64)
+            first = (np.where(in_low, low, high) >> shift) & np.uint64(0xFF)
+            negative = first == ord("-")
+            signed = negative | (first == ord("+"))
+            to_zero = np.where(signed, np.uint64(ord("0")) - first, np.uint64(0)) << shift
+            low = low + np.where(in_low, to_zero, np.uint64(0))
+            high = high + np.where(in_low, np.uint64(0), to_zero)
+            digits = length - signed
+        # The point becomes '0' ('.' + 2), so that the digits check covers every byte, then it is
+        # dropped: the bytes left of it move one byte right and a '0' comes in at the top.
         low_point, high_point = _bytes_equal(low, ord(".")), _bytes_equal(high, ord("."))
-        low += low_point >> np.uint64(6)  # '.' + 2 == '0'
-        high += high_point >> np.uint64(6)
-        decimals = np.where(low_point != 0, _byte_index(low_point), 8 + _byte_index(high_point))
+        low = low + (low_point >> np.uint64(6))
+        high = high + (high_point >> np.uint64(6))
         has_point = (low_point | high_point) != 0
-        decimals[~has_point] = 0
-        one_point = ((low_point & (low_point - np.uint64(1))) == 0) & ((high_point & (high_point - np.uint64(1))) == 0)
-        one_point &= (low_point == 0) | (high_point == 0)
-        ok = ((length <= 16) & one_point & (length - has_point - signed > 0)
-              & _all_digits(low) & _all_digits(high))
-        value = _eight_digits(high - _ZEROS) * np.uint64(10**8) + _eight_digits(low - _ZEROS)
-        # The point was read as a 0 digit: value = I * 10**(d+1) + F; drop that digit.
-        fraction = value % _POW10_U[decimals]
-        mantissa = np.where(has_point, (value + np.uint64(9) * fraction) // np.uint64(10), value)
-        ok &= mantissa <= np.uint64(2**53)
-        result = mantissa.astype(np.float64) / _POW10_F[decimals]
-        result[negative] *= -1
+        ok = (length <= 16) & (digits - has_point > 0) & _all_digits(low) & _at_most_one(low_point)
+        if two_words:
+            ok &= _all_digits(high) & _at_most_one(high_point) & ((low_point == 0) | (high_point == 0))
+        # Point position from the right (= number of decimals); 16 when there is none.
+        point = np.where(low_point != 0, _byte_index(low_point), np.where(high_point != 0, 8 + _byte_index(high_point), 16))
+        keep = _KEEP_LOW[np.minimum(point, 8)]  # the bytes of the low word right of the point
+        low = (low & keep) | (((low >> np.uint64(8)) | (high << np.uint64(56))) & ~keep)
+        value = _eight_digits(low - _ZEROS)
+        if two_words:
+            keep = _KEEP_LOW[np.clip(point - 8, 0, 8)]
+            high = (high & keep) | (((high >> np.uint64(8)) | _ZERO_TOP) & ~keep)
+            value += _eight_digits(high - _ZEROS) * np.uint64(10**8)
+            ok &= value <= np.uint64(2**53)
+        result = value.astype(np.float64)
+        result /= _POW10_F[point & 15]
+        if negative is not None:
+            np.negative(result, out=result, where=negative)
         return result, ok
 
     def _words_at(self) -> np.ndarray:
@@ -284,8 +292,19 @@ _KEEP_LOW = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)  #
 _ZEROS = np.uint64(int.from_bytes(b"0" * 8, "big"))
 _HIGH_BITS = np.uint64(0x8080808080808080)
 _LOW_7 = np.uint64(0x7F7F7F7F7F7F7F7F)
-_POW10_U = np.array([10**k for k in range(16)], dtype=np.uint64)
+_ZERO_FILL = _ZEROS & ~_KEEP_LOW  # '0' in all but the last n bytes
+_ZERO_TOP = np.uint64(ord("0") << 56)
 _POW10_F = np.array([10.0**k for k in range(16)])
+
+
+def _right_aligned(words: np.ndarray, length: IntArray) -> npt.NDArray[np.uint64]:
+    """The last ``length`` bytes of each word, with '0' bytes left of them."""
+    return (words & _KEEP_LOW[length]) | _ZERO_FILL[length]
+
+
+def _at_most_one(marks: npt.NDArray[np.uint64]) -> BoolArray:
+    """Whether at most one byte of each word is marked."""
+    return (marks & (marks - np.uint64(1))) == 0
 
 
 def _bytes_equal(words: npt.NDArray[np.uint64], byte: int) -> npt.NDArray[np.uint64]:

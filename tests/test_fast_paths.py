@@ -43,10 +43,29 @@ def _python_float(text: str) -> float | None:
         return None
 
 
+#: Fields of at most 8 bytes, which the decimal path reads as a single word.
+short_score_text = st.builds(
+    lambda sign, whole, point, fraction: (sign + whole + point + fraction)[:8],
+    st.sampled_from(["", "-", "+"]), st.text("0123456789", max_size=4), st.sampled_from(["", "."]),
+    st.text("0123456789", max_size=4),
+) | st.sampled_from(["1e5", "inf", "1.2.3", ".", "-", "-0", "99999999", "0.000001", "+.5", "5."])
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(score_text.filter(lambda t: t != ""), min_size=1, max_size=30))
 def test_decimal_scores_are_exactly_floats(texts: list[str]) -> None:
     """Where the vectorised decimal path claims a value, it is float()'s, sign of zero included."""
+    _check_decimals(texts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(short_score_text.filter(lambda t: t != ""), min_size=1, max_size=30))
+def test_short_decimal_scores_are_exactly_floats(texts: list[str]) -> None:
+    """The same when no field is longer than 8 bytes (only one word is read)."""
+    _check_decimals(texts)
+
+
+def _check_decimals(texts: list[str]) -> None:
     block = "".join(f"q Q0 d{i} 1 {text} r\n" for i, text in enumerate(texts)).encode()
     values, plain = trec._tokenize(trec._Block.of(block)).decimals(4)
     for text, value, ok in zip(texts, values.tolist(), plain.tolist()):
