@@ -202,22 +202,25 @@ class _Tokens:
     def strings(self, field: int, rows: IntArray | None = None) -> np.ndarray:
         """Field ``field`` of every data line as a fixed-width bytes array (no Python object per line).
 
-        The width is a multiple of 8: each field is copied as big-endian 64-bit words, zero-padded,
-        which is what interning compares anyway (a trailing NUL does not change a NumPy bytes value).
+        The width is a multiple of 8: each field is copied as 64-bit words, zero-padded, which is
+        what interning compares anyway (a trailing NUL does not change a NumPy bytes value). The
+        words keep the bytes in memory order, so no byte swapping is needed either way.
         """
         index = (self.first_token if rows is None else self.first_token[rows]) + field
         start = self.before[index] + 1
         length = self.ends[index] - start
-        n_words = -(-int(length.max()) // 8) if len(length) else 1
+        n_words = max(-(-int(length.max()) // 8), 1) if len(length) else 1
         if n_words > 32 or n_words * len(start) > 1 << 25:  # very long ids: copy them one by one instead
             padded = self.block.padded
             return np.array([bytes(padded[a:b]) for a, b in zip(start, start + length)], dtype=f"S{8 * n_words}")
-        at = self._words_at()
-        out = np.empty((len(start), max(n_words, 1)), dtype=">u8")
+        at = self._words_at(np.uint64)
+        if n_words == 1:
+            return (at[start] & _FIRST_BYTES[length]).view("S8")
+        out = np.empty((len(start), n_words), dtype=np.uint64)
         for j in range(n_words):  # loop over 8-byte words of the field, not over lines
             read = np.minimum(start + 8 * j, self.block.end)
-            out[:, j] = at[read] & _KEEP_BYTES[np.clip(length - 8 * j, 0, 8)]
-        return out.view(f"S{8 * max(n_words, 1)}").ravel()
+            out[:, j] = at[read] & _FIRST_BYTES[np.clip(length - 8 * j, 0, 8)]
+        return out.view(f"S{8 * n_words}").ravel()
 
     def decimals(self, field: int) -> tuple[FloatArray, BoolArray]:
         """Field ``field`` of every line read as a plain decimal, and where that worked.
@@ -278,9 +281,10 @@ class _Tokens:
             np.negative(result, out=result, where=negative)
         return result, ok
 
-    def _words_at(self) -> np.ndarray:
-        """Every byte offset of the buffer read as the big-endian 8 bytes from there (a view, no copy)."""
-        return np.ndarray((len(self.buffer) - 7,), dtype=">u8", buffer=self.buffer, strides=(1,))
+    def _words_at(self, dtype: npt.DTypeLike = ">u8") -> np.ndarray:
+        """Every byte offset of the buffer read as the 8 bytes from there (a view, no copy): as a
+        big-endian number by default, to compute with; as ``np.uint64`` to copy bytes in memory order."""
+        return np.ndarray((len(self.buffer) - 7,), dtype=dtype, buffer=self.buffer, strides=(1,))
 
     def fail(self, row: int, problem: str, expected: str) -> _BadLine:
         if self.block.unterminated and row == len(self.line_index) - 1:
@@ -341,8 +345,8 @@ def _eight_digits(words: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
 #: Zero bytes around each block, so that 8-byte reads ending or starting anywhere in it (the
 #: 16 bytes up to a field's end, or the words from its start) stay in bounds.
 _FRONT, _PAD = 16, 8
-#: _KEEP_BYTES[n] keeps the first n bytes of a big-endian 64-bit word and zeroes the rest.
-_KEEP_BYTES = np.array([0] + [(1 << 64) - (1 << (64 - 8 * n)) for n in range(1, 9)], dtype=np.uint64)
+#: _FIRST_BYTES[n] keeps the first n bytes in memory of a 64-bit word and zeroes the rest.
+_FIRST_BYTES = np.frombuffer(b"".join(b"\xff" * n + bytes(8 - n) for n in range(9)), dtype=np.uint64)
 
 
 def _tokenize(block: _Block) -> _Tokens:
