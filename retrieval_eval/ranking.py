@@ -319,13 +319,19 @@ class QuerySetReport:
     dropped_missing: bool = False  #: True when missing queries were left out of the average
 
 
-def _words(ids: np.ndarray) -> npt.NDArray[np.uint64]:
-    """Fixed-width byte strings as rows of big-endian 64-bit words: comparing rows compares bytes."""
+def _words(ids: np.ndarray, dtype: npt.DTypeLike = ">u8") -> npt.NDArray[np.uint64]:
+    """Fixed-width byte strings as rows of 64-bit words, zero-padded.
+
+    Read big-endian (the default), comparing rows compares bytes, as sorting needs; read as
+    ``np.uint64`` the words are a view of the ids in memory order (no copy when the width is a
+    multiple of 8), which is all that comparing for equality and hashing need.
+    """
     width = ids.dtype.itemsize
     padded = -(-width // 8) * 8
     if padded != width:
         ids = ids.astype(f"S{padded}")  # pads with NUL, which sorts below every byte, as in strcmp
-    return np.ascontiguousarray(ids).view(">u8").reshape(len(ids), padded // 8).astype(np.uint64)
+    words = np.ascontiguousarray(ids).view(dtype).reshape(len(ids), padded // 8)
+    return words.astype(np.uint64, copy=False)
 
 
 #: An odd 64-bit multiplier for hashing ids (any odd constant with well-mixed bits would do).
@@ -337,12 +343,12 @@ _CHUNK = 1 << 20
 def _id_hash(ids: np.ndarray) -> npt.NDArray[np.uint64]:
     """A 64-bit hash of each byte-string id: equal ids hash equal whatever the array widths.
 
-    An id of up to 8 bytes is its own hash (exact). Longer ids may collide, so a hash match is
-    only ever a candidate, confirmed by comparing bytes. Trailing zero words add nothing, which is
-    what makes the hash independent of the width of the array holding the id.
+    An id of up to 8 bytes is its own hash (its bytes, exact). Longer ids may collide, so a hash
+    match is only ever a candidate, confirmed by comparing bytes. Trailing zero words add nothing,
+    which is what makes the hash independent of the width of the array holding the id.
     """
-    words = _words(ids)
-    hashed = words[:, 0]  # a view: the words are a fresh array, so it can be accumulated in place
+    words = _words(ids, np.uint64)
+    hashed = words[:, 0].copy()
     power = 1
     for j in range(1, words.shape[1]):  # loop over 8-byte words of the ids, not over ids
         power = power * _MIX % 2**64
@@ -382,7 +388,14 @@ def _run_heads(ids: np.ndarray) -> IntArray:
     """Index of the first id of every run of equal adjacent ids."""
     if len(ids) == 0:
         return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1])))
+    if ids.dtype.kind == "S":  # whole words compare several times faster than strings
+        words = _words(ids, np.uint64)
+        changed = words[1:, 0] != words[:-1, 0]
+        for j in range(1, words.shape[1]):
+            changed |= words[1:, j] != words[:-1, j]
+    else:
+        changed = ids[1:] != ids[:-1]
+    return np.concatenate(([0], np.flatnonzero(changed) + 1))
 
 
 def _table_slot(hashed: npt.NDArray[np.uint64], bits: int) -> IntArray:
@@ -407,7 +420,7 @@ def _lookup(vocab: np.ndarray, ids: np.ndarray) -> IntArray:
         return codes
     # A bit table of the vocabulary's hashes rules most ids out in one gather; only the rest are
     # searched (a run usually retrieves far more documents than were ever judged).
-    bits = min(max(int(len(vocab) * 8).bit_length(), 16), 26)
+    bits = min(max(int(len(vocab) * 32).bit_length(), 16), 26)  # about 1 in 32 absent ids gets through
     table = np.zeros(1 << bits, dtype=bool)
     table[_table_slot(sorted_hash, bits)] = True
     for start in range(0, len(ids), _CHUNK):  # chunks bound the temporary arrays
@@ -422,6 +435,58 @@ def _lookup(vocab: np.ndarray, ids: np.ndarray) -> IntArray:
     return codes
 
 
+@define
+class RowOrder:
+    """A new order of the rows, applied to each column with :meth:`apply`.
+
+    Either any permutation (``rows``), or the cheap form a run file usually needs: its query blocks
+    moved whole (the blocks starting at ``block_starts`` with ``block_lengths``, in their new order),
+    then a few rows within the blocks replaced (``tied`` positions take the rows at ``tied_from``:
+    the re-sorted tie groups). The cheap form costs copies of blocks rather than a gather per row.
+    """
+
+    n: int
+    rows: IntArray | None = None
+    block_starts: IntArray | None = None
+    block_lengths: IntArray | None = None
+    tied: IntArray | None = None
+    tied_from: IntArray | None = None
+
+    def apply(self, column: np.ndarray, ties: bool = True) -> np.ndarray:
+        """The column in the new order. ``ties=False`` skips the tie fix-up, for columns that are
+        equal within every tie group (the query and the score)."""
+        if self.rows is not None:
+            return column[self.rows]
+        out = column if self.block_starts is None else _move_blocks(column, self.block_starts, self.block_lengths)
+        if ties and self.tied is not None:
+            if out is column:
+                out = column.copy()
+            out[self.tied] = out[self.tied_from]
+        return out
+
+    def permutation(self) -> IntArray:
+        """The order as one array of row indices."""
+        return self.apply(np.arange(self.n, dtype=np.int64))
+
+
+def _move_blocks(column: np.ndarray, starts: IntArray, lengths: IntArray) -> np.ndarray:
+    """The blocks of rows ``column[start:start + length]`` for each (start, length), concatenated."""
+    if len(starts) * 64 <= len(column):  # long blocks: one copy each (a loop over queries, not rows)
+        return np.concatenate([column[a:b] for a, b in zip(starts.tolist(), (starts + lengths).tolist())])
+    return column[np.arange(len(column), dtype=np.int64) + np.repeat(starts - _offsets_of(lengths)[:-1], lengths)]
+
+
+def _new_positions(order: RowOrder, rows: IntArray) -> IntArray:
+    """Where ``rows`` are once the blocks of ``order`` have moved."""
+    if order.block_starts is None:
+        return rows
+    by_start = np.argsort(order.block_starts)  # the blocks in their old order
+    old_starts = order.block_starts[by_start]
+    new_starts = _offsets_of(order.block_lengths)[:-1][by_start]
+    block = np.searchsorted(old_starts, rows, side="right") - 1
+    return new_starts[block] + (rows - old_starts[block])
+
+
 def _query_blocks(query_code: IntArray) -> IntArray | None:
     """Start of each run of equal query codes, if every query forms a single run; else None."""
     starts = _run_heads(query_code)
@@ -430,26 +495,27 @@ def _query_blocks(query_code: IntArray) -> IntArray | None:
     return starts
 
 
-def _order_blocks(query_code: IntArray, starts: IntArray) -> IntArray | None:
-    """Row order that sorts contiguous query blocks by query code; None if they already are."""
+def _order_blocks(query_code: IntArray, starts: IntArray) -> RowOrder | None:
+    """The order that sorts contiguous query blocks by query code; None if they already are."""
     block_query = query_code[starts]
     if bool(np.all(block_query[1:] > block_query[:-1])):
         return None
+    by_query = np.argsort(block_query)
     lengths = np.diff(starts, append=len(query_code))
-    return _gather_segments(_offsets_of(lengths), np.argsort(block_query))
+    return RowOrder(len(query_code), block_starts=starts[by_query], block_lengths=lengths[by_query])
 
 
-def grouped_order(query_code: IntArray) -> IntArray | None:
+def grouped_order(query_code: IntArray) -> RowOrder | None:
     """Stable row order by query (each query's rows keep their input order); None if nothing moves."""
     if len(query_code) < 2:
         return None
     starts = _query_blocks(query_code)
     if starts is None:
-        return np.argsort(query_code, kind="stable")
+        return RowOrder(len(query_code), rows=np.argsort(query_code, kind="stable"))
     return _order_blocks(query_code, starts)
 
 
-def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray) -> IntArray | None:
+def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray) -> RowOrder | None:
     """Row order: query, then score descending, then doc_id descending (trec_eval's tie rule).
 
     ``doc_ids`` are bytes, compared like C's ``strcmp``. Each (query, doc) pair must occur once.
@@ -461,9 +527,9 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
     starts = _query_blocks(query_code)
     same_query = query_code[1:] == query_code[:-1]
     if starts is not None and bool(np.all(~same_query | (score[1:] <= score[:-1]))):
-        # Run files usually hold each query in one block, by score already. Then only the tie
-        # groups and the blocks need ordering, at a cost linear in the rows.
-        order = None
+        # Run files usually hold each query in one block, by score already. Then the blocks move
+        # whole and only the rows of tie groups are sorted, at a cost linear in the rows.
+        order = _order_blocks(query_code, starts) or RowOrder(n)
         tied_to_previous = np.concatenate(([False], same_query & (score[1:] == score[:-1])))
         del same_query
         in_tie = tied_to_previous.copy()
@@ -473,21 +539,21 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
             group = np.cumsum(~tied_to_previous[rows])
             vocab, codes = intern(doc_ids[rows])
             moved = rows[np.argsort(group * len(vocab) + (len(vocab) - 1 - codes), kind="stable")]
-            if bool(np.any(moved != rows)):
-                order = np.arange(n, dtype=np.int64)
-                order[rows] = moved
-        blocks = _order_blocks(query_code, starts)
-        if blocks is None:
-            return order
-        return blocks if order is None else order[blocks]
+            changed = moved != rows
+            if bool(np.any(changed)):
+                # Positions after the blocks move: where each tied row lands, and where the row it
+                # takes is then (tie groups never span blocks, so both shift alike).
+                order.tied = _new_positions(order, rows[changed])
+                order.tied_from = _new_positions(order, moved[changed])
+        return None if order.block_starts is None and order.tied is None else order
     vocab, doc_code = intern(doc_ids)
     n_docs = len(vocab)
     distinct, inverse = np.unique(score, return_inverse=True)
     n_groups = len(distinct) * (int(query_code.max()) + 1)
     if n_groups * n_docs >= 2**62:  # the key would overflow: sort on the three columns instead
-        return np.lexsort((-doc_code, -score, query_code))
+        return RowOrder(n, rows=np.lexsort((-doc_code, -score, query_code)))
     group = query_code * len(distinct) + (len(distinct) - 1 - inverse.ravel())
-    return np.argsort(group * n_docs + (n_docs - 1 - doc_code), kind="stable")
+    return RowOrder(n, rows=np.argsort(group * n_docs + (n_docs - 1 - doc_code), kind="stable"))
 
 
 def _as_bytes(values: npt.ArrayLike) -> np.ndarray:
@@ -617,7 +683,7 @@ def build_batch(
     ranks = _take(r_rows, np.asarray(run.ranks))[0] if order == "rank" else None
     n_q = len(query_vocab)
     in_run = np.zeros(n_q, dtype=bool)
-    in_run[rq] = True
+    in_run[renumber[r_head_code[judged_head]]] = True
     keep_r = _check_duplicates(rq, rd, r_lines, run.origin, run.unit, "document", query_vocab, duplicates)
     if not keep_r.all():
         rq, rd, scores = rq[keep_r], rd[keep_r], scores[keep_r]
@@ -625,14 +691,14 @@ def build_batch(
     del r_lines, keep_r
 
     if order == "score":
-        perm = canonical_order(rq, scores, rd)
+        reorder = canonical_order(rq, scores, rd)
     elif order == "given":
-        perm = grouped_order(rq)
+        reorder = grouped_order(rq)
     else:
-        perm = np.lexsort((ranks, rq))
-    if perm is not None:
-        rq, rd, scores = rq[perm], rd[perm], scores[perm]
-    del perm
+        reorder = RowOrder(len(rq), rows=np.lexsort((ranks, rq)))
+    if reorder is not None:  # tied rows share their query and score: only the ids need the fix-up
+        rq, rd, scores = reorder.apply(rq, ties=False), reorder.apply(rd), reorder.apply(scores, ties=False)
+    del reorder
     if max_depth is not None:
         rank = np.arange(len(rq)) - _offsets_of(np.bincount(rq, minlength=n_q))[rq]
         depth_ok = rank < max_depth
@@ -656,7 +722,7 @@ def build_batch(
     query_ids = [_display(q) for q in query_vocab]
     batch = RankedBatch(
         query_ids=query_ids,
-        offsets=_offsets_of(np.bincount(rq, minlength=n_q)),
+        offsets=np.searchsorted(rq, np.arange(n_q + 1)),  # rq is in query order now
         labels=labels,
         doc_ids=rd,
         scores=scores,

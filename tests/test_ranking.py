@@ -44,7 +44,9 @@ def test_canonical_order_is_the_three_key_sort(rows: list[tuple[int, float]], la
     expected = sorted(range(len(rows)), key=lambda i: (query[i], -score[i], [-b for b in ids[i]] + [1]))
     doc_ids = np.array(ids, dtype="S24") if ids else np.zeros(0, dtype="S1")
     order = canonical_order(query, score, doc_ids)
-    assert (list(range(len(rows))) if order is None else order.tolist()) == expected
+    assert (list(range(len(rows))) if order is None else order.permutation().tolist()) == expected
+    if order is not None:  # applying the order to a column is indexing it with the permutation
+        assert order.apply(doc_ids).tolist() == doc_ids[order.permutation()].tolist()
 
 
 @settings(max_examples=200, deadline=None)
@@ -60,9 +62,10 @@ def test_lookup_finds_exactly_the_ids_in_the_vocabulary(vocab: list[bytes], need
 
 
 def _colliding_ids() -> list[bytes]:
-    """Two different ids with the same 64-bit hash: a 9-byte id and the 8 bytes of its hash."""
+    """Two different ids with the same 64-bit hash: a 9-byte id and the 8 bytes of its hash (an id
+    of up to 8 bytes hashes to its own bytes, in memory order)."""
     long_id = b"AAAAAAAAB"
-    short_id = int(_id_hash(np.array([long_id]))[0]).to_bytes(8, "big")
+    short_id = _id_hash(np.array([long_id]))[:1].tobytes()
     assert short_id != long_id and not short_id.endswith(b"\0")
     return [short_id, long_id]
 
@@ -93,3 +96,18 @@ def test_duplicate_check_keeps_first_occurrences(rows: list[tuple[int, bytes]]) 
         expected.append(row not in seen)
         seen.add(row)
     assert keep.tolist() == expected
+
+
+def test_canonical_order_moves_long_blocks_and_sorts_their_ties() -> None:
+    """Query blocks long enough to be copied whole (not gathered row by row), out of query order,
+    with tie groups inside: the result is still the three-key sort."""
+    rng = np.random.default_rng(7)
+    query = np.repeat([2, 0, 1], 200)
+    score = np.concatenate([np.sort(rng.integers(0, 20, 200))[::-1] for _ in range(3)]).astype(np.float64)
+    ids = [b"d%d" % i for i in rng.permutation(600)]
+    doc_ids = np.array(ids, dtype="S8")
+    order = canonical_order(query, score, doc_ids)
+    assert order is not None and order.rows is None and order.tied is not None  # the cheap form
+    expected = sorted(range(600), key=lambda i: (query[i], -score[i], [-b for b in ids[i]] + [1]))
+    assert order.permutation().tolist() == expected
+    assert order.apply(query, ties=False).tolist() == query[expected].tolist()
