@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from attrs import frozen
 
-from ..ranking import FloatArray, IntArray, RankedBatch, range_max, safe_div, segment_sum
+from ..ranking import FloatArray, Hits, IntArray, RankedBatch, range_max, safe_div, segment_sum
 from .base import Param
 
 
@@ -108,6 +108,25 @@ def level_gains(labels: IntArray, gains: Gains | None) -> FloatArray:
 def ranked_gains(b: RankedBatch, gains: Gains | None) -> FloatArray:
     """Gain of every ranked row, (n_ranked,)."""
     return b._cached(("gains", gains), lambda: level_gains(b.labels, gains))
+
+
+def gain_hits(b: RankedBatch, gains: Gains | None) -> tuple[Hits, FloatArray]:
+    """The ranked rows with a non-zero gain, and their gains (every other row gains 0).
+
+    Only judged rows can gain anything, and with level 0 gaining 0 (unless a custom gain says
+    otherwise) only the rows judged >= 1: far fewer than the ranked rows.
+    """
+
+    def compute() -> tuple[Hits, FloatArray]:
+        level0 = (gains or {}).get(0, 0)
+        hits = b.hits(0 if level0 != 0 else 1)
+        gain = level_gains(b.labels[hits.row], gains)
+        keep = gain != 0
+        if not keep.all():
+            hits, gain = hits.where(keep), gain[keep]
+        return hits, gain
+
+    return b._cached(("gain-hits", gains), compute)
 
 
 @frozen
