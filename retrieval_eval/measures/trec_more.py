@@ -58,8 +58,23 @@ INFAP_EPSILON = 0.00001
 
 
 def _powers(p: float, size: int) -> FloatArray:
-    """[1, p, p^2, ..., p^size], each by one more multiplication (as trec_eval's running product)."""
-    return np.cumprod(np.concatenate(([1.0], np.full(size, p))))
+    """[1, p, p^2, ..., p^size], each by one more multiplication (as trec_eval's running product).
+
+    Computed in growing chunks until the product stops changing: p^i underflows to a subnormal
+    fixed point (0.9^i stays at 2.5e-323), and multiplying subnormals is slow, so for a ranking a
+    million deep the rest is filled with that value instead.
+    """
+    out = np.empty(size + 1)
+    out[0] = 1.0
+    done, chunk = 0, 1024
+    while done < size:
+        end = min(done + chunk, size)
+        out[done:end + 1] = np.cumprod(np.concatenate(([out[done]], np.full(end - done, p))))
+        if out[end] == out[end - 1]:  # every further product is this one
+            out[end + 1:] = out[end]
+            break
+        done, chunk = end, chunk * 2
+    return out
 
 
 # -------------------------------------------------------------------------------- judged-only AP
