@@ -20,7 +20,7 @@ from typing import Literal, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
-from attrs import define, field
+from attrs import define, field, frozen
 
 from .model import InputFormatError
 
@@ -105,6 +105,13 @@ def segment_count(mask: BoolArray, segment: IntArray, n: int) -> IntArray:
     return np.bincount(segment[mask], minlength=n).astype(np.int64)
 
 
+def segment_heads(offsets: IntArray, k: int) -> IntArray:
+    """Row indices of the first min(k, length) rows of every segment, in row order."""
+    lengths = np.minimum(np.diff(offsets), k)
+    starts = np.concatenate(([0], np.cumsum(lengths)))
+    return np.arange(starts[-1], dtype=np.int64) + np.repeat(offsets[:-1] - starts[:-1], lengths)
+
+
 def range_max(values: FloatArray, starts: IntArray, ends: IntArray, empty: float = 0.0) -> FloatArray:
     """``max(values[starts[i]:ends[i]])`` for every i; ``empty`` where the range is empty."""
     out = np.full(len(starts), empty, dtype=np.float64)
@@ -124,6 +131,58 @@ def safe_div(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
     den = np.asarray(den, dtype=np.float64)
     num, den = np.broadcast_arrays(num, den)
     return np.divide(num, den, out=np.zeros(num.shape), where=den != 0)
+
+
+@frozen(eq=False)
+class Hits:
+    """Some of a batch's ranked rows (the relevant ones, the judged ones...), in row order.
+
+    Kernels work on these rather than on every ranked row: a query typically retrieves 1000
+    documents of which a handful are judged, so work proportional to the hits is far cheaper than
+    a pass over the whole ranking. Within a query, hits are in rank order.
+
+    ``row`` (h,) indexes the batch's ranked rows (increasing), ``query`` (h,) and ``rank`` (h,) give
+    each hit's query index and 1-based rank, ``position`` (h,) its 1-based index among its query's
+    hits, and ``offsets`` (n_queries + 1,) the bounds of each query's hits.
+    """
+
+    row: IntArray
+    query: IntArray
+    rank: IntArray
+    position: IntArray
+    offsets: IntArray
+
+    @classmethod
+    def of_rows(cls, rows: IntArray, offsets: IntArray) -> Hits:
+        """The hits at ``rows`` (increasing ranked-row indices) of segments ``offsets``."""
+        # A query's hits start after every hit row that lies before the query's first row.
+        hit_offsets = np.searchsorted(rows, offsets).astype(np.int64)
+        query = segment_ids(hit_offsets)
+        start = offsets[:-1][query]
+        return cls(rows, query, rows - start + 1, np.arange(1, len(rows) + 1) - hit_offsets[:-1][query],
+                   hit_offsets)
+
+    @property
+    def count(self) -> IntArray:
+        """Number of hits per query."""
+        return np.diff(self.offsets)
+
+    def where(self, keep: BoolArray) -> Hits:
+        """The hits where ``keep`` (h,) is true; positions are renumbered within the subset."""
+        kept = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
+        offsets = kept[self.offsets]
+        query = self.query[keep]
+        position = kept[1:][keep] - offsets[:-1][query]
+        return Hits(self.row[keep], query, self.rank[keep], position, offsets)
+
+    def upto(self, k: int | IntArray) -> IntArray:
+        """Number of hits at ranks 1..k per query (``k`` a number, or one per query)."""
+        limit = k if np.isscalar(k) else np.asarray(k)[self.query]
+        return np.bincount(self.query[self.rank <= limit], minlength=len(self.offsets) - 1).astype(np.int64)
+
+    def above(self, rows: IntArray, query: IntArray) -> IntArray:
+        """For each ranked row ``rows[i]`` of query ``query[i]``, the number of these hits ranked above it."""
+        return np.searchsorted(self.row, rows) - self.offsets[query]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -185,7 +244,7 @@ class RankedBatch:
     @cached_property
     def rank(self) -> IntArray:
         """1-based rank of every ranked row within its query."""
-        return np.arange(len(self.labels), dtype=np.int64) - self.offsets[self.segment] + 1
+        return np.arange(1, len(self.labels) + 1, dtype=np.int64) - np.repeat(self.offsets[:-1], self.num_ret)
 
     @cached_property
     def judged_segment(self) -> IntArray:
@@ -221,9 +280,31 @@ class RankedBatch:
         )
 
     def n_relevant_retrieved(self, rel: int) -> IntArray:
-        return self._cached(
-            ("nrr", rel), lambda: segment_count(self.relevant(rel), self.segment, self.n_queries)
-        )
+        """Number of relevant ranked rows per query."""
+        return self.hits(rel).count
+
+    def hits(self, rel: int) -> Hits:
+        """The ranked rows judged >= ``rel`` (and >= 0): with rel <= 0, every judged row.
+
+        One pass over the labels finds the judged rows; every threshold is then a subset of them.
+        """
+
+        def compute() -> Hits:
+            if rel <= 0:
+                return Hits.of_rows(np.flatnonzero(self.labels >= 0), self.offsets)
+            judged = self.hits(0)
+            return judged.where(self.labels[judged.row] >= rel)
+
+        return self._cached(("hits", max(rel, 0)), compute)
+
+    def nonrelevant_hits(self, rel: int) -> Hits:
+        """The ranked rows judged non-relevant: 0 <= value < ``rel``."""
+
+        def compute() -> Hits:
+            judged = self.hits(0)
+            return judged.where(self.labels[judged.row] < rel)
+
+        return self._cached(("nonrel-hits", rel), compute)
 
     def cum_relevant(self, rel: int) -> IntArray:
         """Number of relevant rows at ranks 1..rank of the row's query, for every ranked row."""
@@ -234,20 +315,12 @@ class RankedBatch:
 
     def relevant_at(self, k: int, rel: int) -> IntArray:
         """rel@k per query: relevant documents in ranks 1..k (missing ranks are non-relevant)."""
-        return self._cached(
-            ("rel@", k, rel),
-            lambda: segment_count(self.relevant(rel) & (self.rank <= k), self.segment, self.n_queries),
-        )
+        return self._cached(("rel@", k, rel), lambda: self.hits(rel).upto(k))
 
     def relevant_hits(self, rel: int) -> tuple[IntArray, IntArray, IntArray]:
         """The relevant ranked rows only: (query index, rank, hit offsets (n_queries + 1,))."""
-
-        def compute() -> tuple[IntArray, IntArray, IntArray]:
-            mask = self.relevant(rel)
-            counts = self.n_relevant_retrieved(rel)
-            return self.segment[mask], self.rank[mask], np.concatenate(([0], np.cumsum(counts)))
-
-        return self._cached(("hits", rel), compute)
+        hits = self.hits(rel)
+        return hits.query, hits.rank, hits.offsets
 
     # ---- slicing
     def select(self, indices: npt.ArrayLike) -> RankedBatch:

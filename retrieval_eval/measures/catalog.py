@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ranking import FloatArray, IntArray, RankedBatch, range_max, safe_div, segment_cumcount, segment_sum
+from ..ranking import FloatArray, IntArray, RankedBatch, range_max, safe_div, segment_sum
 from .base import REL, Param, TrecName, measure
-from .gains import DCG_STYLE, GAINS_PARAM, Gains, ideal_list, ranked_gains, styled
+from .gains import DCG_STYLE, GAINS_PARAM, Gains, gain_hits, ideal_list, styled
 from .trec_syntax import TrecGainPairs
 
 #: trec_eval's default cutoffs for P, recall, map_cut, ndcg_cut and relative_P.
@@ -89,13 +89,13 @@ def num_rel_ret(b: RankedBatch, *, rel: int) -> FloatArray:
 
 
 def _average_precision(b: RankedBatch, rel: int, k: int | None, norm: str = "R") -> FloatArray:
-    hit = b.relevant(rel)
+    hits = b.hits(rel)
     if k is not None:
-        hit = hit & (b.rank <= k)
-    precision_at_hits = b.cum_relevant(rel)[hit] / b.rank[hit]
-    total = segment_sum(precision_at_hits, b.segment[hit], b.n_queries)
+        hits = hits.where(hits.rank <= k)
+    # The m-th relevant document is the hit at position m: precision m / r_m, summed in rank order.
+    total = segment_sum(hits.position / hits.rank, hits.query, b.n_queries)
     if norm == "retrieved":  # FLAGR: divide by the relevant documents found within the cutoff
-        return safe_div(total, np.bincount(b.segment[hit], minlength=b.n_queries))
+        return safe_div(total, hits.count)
     return safe_div(total, b.n_relevant(rel))
 
 
@@ -141,8 +141,7 @@ def r_precision(b: RankedBatch, *, rel: int) -> FloatArray:
     Ranks beyond the end of the ranking count as non-relevant. R = 0 gives 0.
     """
     R = b.n_relevant(rel)
-    hit = b.relevant(rel) & (b.rank <= R[b.segment])
-    return safe_div(np.bincount(b.segment[hit], minlength=b.n_queries), R)
+    return safe_div(b.hits(rel).upto(R), R)
 
 
 @measure("Bpref", params={"rel": REL}, aliases=("BPref",), trec=(TrecName("bpref"),))
@@ -157,9 +156,9 @@ def bpref(b: RankedBatch, *, rel: int) -> FloatArray:
     Reference: Buckley & Voorhees, "Retrieval evaluation with incomplete information", SIGIR 2004.
     """
     R, NR = b.n_relevant(rel), b.n_nonrelevant(rel)
-    hit = b.relevant(rel)
-    nonrel_above = segment_cumcount(b.judged_nonrelevant(rel), b.offsets, b.segment)[hit]
-    seg = b.segment[hit]
+    hits = b.hits(rel)
+    nonrel_above = b.nonrelevant_hits(rel).above(hits.row, hits.query)
+    seg = hits.query
     penalty = safe_div(np.minimum(nonrel_above, R[seg]), np.minimum(NR, R)[seg])
     return safe_div(segment_sum(1.0 - penalty, seg, b.n_queries), R)
 
@@ -170,10 +169,10 @@ def reciprocal_rank(b: RankedBatch, *, k: int | None, rel: int) -> FloatArray:
 
     0 when no relevant document is retrieved (within the top k, with a cutoff).
     """
-    _, hit_rank, hit_offsets = b.relevant_hits(rel)
-    has_hit = np.diff(hit_offsets) > 0
+    hits = b.hits(rel)
+    has_hit = hits.count > 0
     first_rank = np.zeros(b.n_queries, dtype=np.float64)
-    first_rank[has_hit] = hit_rank[hit_offsets[:-1][has_hit]]
+    first_rank[has_hit] = hits.rank[hits.offsets[:-1][has_hit]]
     if k is not None:
         first_rank[first_rank > k] = 0
     return safe_div(1.0, first_rank)
@@ -191,13 +190,11 @@ def interpolated_precision(b: RankedBatch, *, recall: float, rel: int) -> FloatA
     ceil-like rules, so small R can differ). c = 0 takes the best precision anywhere; c > relevant
     retrieved gives 0. An empty ranking gives 0 (trec_eval prints -nan there).
     """
-    _, hit_rank, hit_offsets = b.relevant_hits(rel)
-    m = np.arange(len(hit_rank)) - np.repeat(hit_offsets[:-1], np.diff(hit_offsets)) + 1
-    precision = m / hit_rank
+    hits = b.hits(rel)
+    precision = hits.position / hits.rank
     c = _lround(recall * b.n_relevant(rel).astype(np.float64))
-    retrieved = np.diff(hit_offsets)
-    best = range_max(precision, hit_offsets[:-1] + np.maximum(c - 1, 0), hit_offsets[1:])
-    best[c > retrieved] = 0.0
+    best = range_max(precision, hits.offsets[:-1] + np.maximum(c - 1, 0), hits.offsets[1:])
+    best[c > hits.count] = 0.0
     return best
 
 
@@ -229,32 +226,12 @@ def recall(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
 # ----------------------------------------------------------------------------- gain-based measures
 
 
-def _gain(labels: IntArray, dcg: str) -> FloatArray:
-    """Gain of each label: the value itself (trec_eval) or 2^value - 1 (exp-log2); 0 for value <= 0."""
-    positive = np.maximum(labels, 0).astype(np.float64)
-    return positive if dcg == "log2" else np.exp2(positive) - 1.0
-
-
-def _discounted(b_segment: IntArray, rank: IntArray, gain: FloatArray, n: int, k: int | None) -> FloatArray:
+def _discounted(query: IntArray, rank: IntArray, gain: FloatArray, n: int, k: int | None) -> FloatArray:
+    """Per query, the sum of gain / log2(rank + 1) over the entries with a non-zero gain (ranks <= k)."""
     keep = gain != 0
     if k is not None:
         keep &= rank <= k
-    return segment_sum(gain[keep] / np.log2(rank[keep] + 1.0), b_segment[keep], n)
-
-
-def _ideal_ranking(b: RankedBatch) -> tuple[IntArray, IntArray, IntArray]:
-    """Positive judgments sorted by value descending per query: (query index, ideal rank, value)."""
-
-    def compute() -> tuple[IntArray, IntArray, IntArray]:
-        positive = b.judged_relevance > 0
-        seg, value = b.judged_segment[positive], b.judged_relevance[positive]
-        order = np.lexsort((-value, seg))
-        seg, value = seg[order], value[order]
-        counts = np.bincount(seg, minlength=b.n_queries)
-        starts = np.concatenate(([0], np.cumsum(counts)))[:-1]
-        return seg, np.arange(len(seg)) - starts[seg] + 1, value
-
-    return b._cached(("ideal",), compute)
+    return segment_sum(gain[keep] / np.log2(rank[keep] + 1.0), query[keep], n)
 
 
 @measure(
@@ -280,18 +257,11 @@ def ndcg(b: RankedBatch, *, k: int | None, dcg: str, gains: Gains | None) -> Flo
 
     Reference: Järvelin & Kekäläinen, "Cumulated gain-based evaluation of IR techniques", TOIS 2002.
     """
-    if gains is None:
-        gained = _discounted(b.segment, b.rank, _gain(b.labels, dcg), b.n_queries, k)
-        ideal_seg, ideal_rank, ideal_value = _ideal_ranking(b)
-        ideal = _discounted(ideal_seg, ideal_rank, _gain(ideal_value, dcg), b.n_queries, k)
-        return safe_div(gained, ideal)
-    gain = ranked_gains(b, gains)
-    ideal_list_ = ideal_list(b, gains)
-    ideal_gain = ideal_list_.gain
-    gain, ideal_gain = styled(gain, dcg), styled(ideal_gain, dcg)
-    gained = _discounted(b.segment, b.rank, gain, b.n_queries, k)
-    ideal = _discounted(ideal_list_.segment, ideal_list_.position, ideal_gain, b.n_queries, k)
-    return safe_div(gained, ideal)
+    hits, gain = gain_hits(b, gains)  # the other ranked rows gain 0
+    ideal = ideal_list(b, gains)
+    gained = _discounted(hits.query, hits.rank, styled(gain, dcg), b.n_queries, k)
+    best = _discounted(ideal.segment, ideal.position, styled(ideal.gain, dcg), b.n_queries, k)
+    return safe_div(gained, best)
 
 
 # ------------------------------------------------------------------------------- set-based measures

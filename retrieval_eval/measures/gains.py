@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from attrs import frozen
 
-from ..ranking import FloatArray, IntArray, RankedBatch, range_max, safe_div, segment_sum
+from ..ranking import FloatArray, Hits, IntArray, RankedBatch, range_max, safe_div, segment_sum
 from .base import Param
 
 
@@ -105,9 +105,23 @@ def level_gains(labels: IntArray, gains: Gains | None) -> FloatArray:
     return out
 
 
-def ranked_gains(b: RankedBatch, gains: Gains | None) -> FloatArray:
-    """Gain of every ranked row, (n_ranked,)."""
-    return b._cached(("gains", gains), lambda: level_gains(b.labels, gains))
+def gain_hits(b: RankedBatch, gains: Gains | None) -> tuple[Hits, FloatArray]:
+    """The ranked rows with a non-zero gain, and their gains (every other row gains 0).
+
+    Only judged rows can gain anything, and with level 0 gaining 0 (unless a custom gain says
+    otherwise) only the rows judged >= 1: far fewer than the ranked rows.
+    """
+
+    def compute() -> tuple[Hits, FloatArray]:
+        level0 = (gains or {}).get(0, 0)
+        hits = b.hits(0 if level0 != 0 else 1)
+        gain = level_gains(b.labels[hits.row], gains)
+        keep = gain != 0
+        if not keep.all():
+            hits, gain = hits.where(keep), gain[keep]
+        return hits, gain
+
+    return b._cached(("gain-hits", gains), compute)
 
 
 @frozen
@@ -171,16 +185,30 @@ def discount(rank: IntArray) -> FloatArray:
 
 
 def discounted_cumulative(b: RankedBatch, gains: Gains | None) -> tuple[FloatArray, FloatArray]:
-    """(running DCG at every ranked row, final DCG per query) for ``gains``."""
+    """(running DCG at every gain hit (see :func:`gain_hits`), final DCG per query) for ``gains``.
+
+    Rows without gain add exactly 0.0, so the running DCG only changes at the gain hits.
+    """
 
     def compute() -> tuple[FloatArray, FloatArray]:
-        gain = ranked_gains(b, gains)
-        step = np.where(gain != 0, gain / discount(b.rank), 0.0)
-        running = segment_cumsum(step, b.offsets, b.segment)
-        keep = gain != 0
-        return running, segment_sum(step[keep], b.segment[keep], b.n_queries)
+        hits, gain = gain_hits(b, gains)
+        step = gain / discount(hits.rank)
+        running = segment_cumsum(step, hits.offsets, hits.query)
+        return running, segment_sum(step, hits.query, b.n_queries)
 
     return b._cached(("dcg-running", gains), compute)
+
+
+def dcg_upto(b: RankedBatch, gains: Gains | None, query: IntArray, upto: IntArray) -> FloatArray:
+    """The running DCG of query ``query[i]`` at rank ``upto[i]`` (0.0 when no gain is at ranks 1..upto)."""
+    hits, _ = gain_hits(b, gains)
+    running, _ = discounted_cumulative(b, gains)
+    # The last gain hit at a row before offsets[query] + upto, if it belongs to the query.
+    last = np.searchsorted(hits.row, b.offsets[query] + upto) - 1
+    has = last >= hits.offsets[query]
+    out = np.zeros(len(upto))
+    out[has] = running[last[has]]
+    return out
 
 
 def ideal_cumulative(b: RankedBatch, gains: Gains | None) -> tuple[FloatArray, FloatArray]:
@@ -226,19 +254,19 @@ def level_range(b: RankedBatch, gains: Gains | None) -> tuple[FloatArray, FloatA
     return lo, hi
 
 
-def unit_gains(b: RankedBatch, gains: Gains | None) -> FloatArray:
-    """Ranked gains rescaled per query to [0, 1] when any table gain is < 0 or > 1 (trec_eval rbp).
+def unit_gains(b: RankedBatch, gains: Gains | None) -> tuple[Hits, FloatArray]:
+    """Gains of the judged rows rescaled per query to [0, 1] when any table gain is < 0 or > 1 (trec_eval rbp).
 
-    (g - min) / (max - min) over the query's gain table; unjudged documents keep gain 0. A
-    degenerate table (max == min) gives 0.
+    (g - min) / (max - min) over the query's gain table; a degenerate table (max == min) gives 0.
+    Returns the judged rows and their gains: unjudged documents gain 0.
     """
     lo, hi = level_range(b, gains)
-    gain = ranked_gains(b, gains)
+    hits = b.hits(0)
+    gain = level_gains(b.labels[hits.row], gains)
     rescale = (lo < 0) | (hi > 1)
-    seg = b.segment
+    seg = hits.query
     scaled = safe_div(gain - lo[seg], (hi - lo)[seg])
-    out = np.where(rescale[seg], scaled, gain)
-    return np.where(b.labels >= 0, out, 0.0)
+    return hits, np.where(rescale[seg], scaled, gain)
 
 
 #: The ``gains`` parameter shared by the gain-based measures (trec_eval ``-m ndcg.1=3,2=9``).

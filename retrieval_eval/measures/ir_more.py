@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ranking import FloatArray, RankedBatch, safe_div, segment_count, segment_sum
+from ..ranking import FloatArray, RankedBatch, safe_div, segment_sum
 from .base import REL, Param, measure
 from .catalog import CUTOFF
 
@@ -53,19 +53,19 @@ def expected_reciprocal_rank(b: RankedBatch, *, k: int | None, max_rel: int) -> 
     Reference: Chapelle, Metzler, Zhang & Grinspan, "Expected reciprocal rank for graded
     relevance", CIKM 2009; gdeval.pl (TREC Web track) as shipped with ir_measures.
     """
-    grade = np.clip(b.labels, 0, max_rel)
-    hit = grade > 0
+    # Only documents with R_i > 0 (graded >= 1) add to the sum or shrink the decay, so the product
+    # runs over them.
+    hits = b.hits(1)
     if k is not None:
-        hit &= b.rank <= k
-    # Only documents with R_i > 0 add to the sum or shrink the decay, so the product runs over them.
-    stop = (np.exp2(grade[hit].astype(np.float64)) - 1.0) / 2.0**max_rel
-    seg, rank = b.segment[hit], b.rank[hit]
+        hits = hits.where(hits.rank <= k)
+    grade = np.minimum(b.labels[hits.row], max_rel)
+    stop = (np.exp2(grade.astype(np.float64)) - 1.0) / 2.0**max_rel
+    seg, rank = hits.query, hits.rank
     # prod_{j<i} (1 - R_j) per segment, as exp of an exclusive running sum of log1p(-R_j).
     log_keep = np.log1p(-stop)
     running = np.cumsum(log_keep)
     exclusive = running - log_keep
-    counts = np.bincount(seg, minlength=b.n_queries)
-    first = np.concatenate(([0], np.cumsum(counts)))[:-1]
+    first = hits.offsets[:-1]
     decay = np.exp(exclusive - exclusive[first[seg]]) if len(seg) else np.zeros(0)
     return segment_sum(stop / rank * decay, seg, b.n_queries)
 
@@ -86,11 +86,10 @@ def judged_at(b: RankedBatch, *, k: int | None) -> FloatArray:
 
     Reference: ir_measures ``Judged`` (judged_provider, after OpenNIR's judged@k).
     """
-    judged = b.labels >= 0
-    if k is not None:
-        judged &= b.rank <= k
+    judged = b.hits(0)
+    count = judged.count if k is None else judged.upto(k)
     depth = b.num_ret if k is None else np.minimum(b.num_ret, k)
-    return safe_div(segment_count(judged, b.segment, b.n_queries), depth)
+    return safe_div(count, depth)
 
 
 @measure("F1", params={"k": CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True)

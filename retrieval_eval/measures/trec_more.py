@@ -24,11 +24,11 @@ from ..ranking import (
     NONPOOL,
     UNJUDGED,
     FloatArray,
-    IntArray,
+    Hits,
     RankedBatch,
     safe_div,
     segment_count,
-    segment_cumcount,
+    segment_heads,
     segment_sum,
 )
 from .base import REL, Param, TrecName, measure
@@ -37,11 +37,12 @@ from .gains import (
     DCG_STYLE,
     GAINS_PARAM,
     Gains,
+    dcg_upto,
     discount,
     discounted_cumulative,
+    gain_hits,
     ideal_cumulative,
     ideal_list,
-    ranked_gains,
     segment_cumsum,
     unit_gains,
     styled,
@@ -57,15 +58,22 @@ INFAP_EPSILON = 0.00001
 
 
 def _powers(p: float, size: int) -> FloatArray:
-    """[1, p, p^2, ..., p^size], each by one more multiplication (as trec_eval's running product)."""
-    return np.cumprod(np.concatenate(([1.0], np.full(size, p))))
+    """[1, p, p^2, ..., p^size], each by one more multiplication (as trec_eval's running product).
 
-
-def _prefix_at(running: FloatArray, offsets: IntArray, query: IntArray, upto: IntArray) -> FloatArray:
-    """Per-row running values read at 1-based position ``upto`` of segment ``query`` (0 gives 0.0)."""
-    out = np.zeros(len(upto))
-    has = upto > 0
-    out[has] = running[offsets[query[has]] + upto[has] - 1]
+    Computed in growing chunks until the product stops changing: p^i underflows to a subnormal
+    fixed point (0.9^i stays at 2.5e-323), and multiplying subnormals is slow, so for a ranking a
+    million deep the rest is filled with that value instead.
+    """
+    out = np.empty(size + 1)
+    out[0] = 1.0
+    done, chunk = 0, 1024
+    while done < size:
+        end = min(done + chunk, size)
+        out[done:end + 1] = np.cumprod(np.concatenate(([out[done]], np.full(end - done, p))))
+        if out[end] == out[end - 1]:  # every further product is this one
+            out[end + 1:] = out[end]
+            break
+        done, chunk = end, chunk * 2
     return out
 
 
@@ -88,18 +96,18 @@ def inferred_ap(b: RankedBatch, *, rel: int) -> FloatArray:
     Reference: Yilmaz & Aslam, "Estimating average precision with incomplete and imperfect
     judgments", CIKM 2006; trec_eval ``infAP``.
     """
-    hit = b.relevant(rel)
-    before = b.cum_relevant(rel)[hit] - 1.0  # s - 1
-    nonrel = segment_cumcount(b.judged_nonrelevant(rel), b.offsets, b.segment)[hit]
-    unjudged = segment_cumcount(b.labels == UNJUDGED, b.offsets, b.segment)[hit]
-    j = (b.rank[hit] - 1).astype(np.float64)
+    hits = b.hits(rel)
+    before = hits.position - 1.0  # s - 1
+    nonrel = b.nonrelevant_hits(rel).above(hits.row, hits.query)
+    unjudged = Hits.of_rows(np.flatnonzero(b.labels == UNJUDGED), b.offsets).above(hits.row, hits.query)
+    j = (hits.rank - 1).astype(np.float64)
     first = j == 0
     jj = np.where(first, 1.0, j)  # any non-zero value: the j = 0 rows are replaced below
     term = 1.0 / (jj + 1.0) + (jj / (jj + 1.0)) * ((before + nonrel + unjudged) / jj) * (
         (before + INFAP_EPSILON) / ((before + nonrel) + 2 * INFAP_EPSILON)
     )
     term = np.where(first, 1.0, term)
-    return safe_div(segment_sum(term, b.segment[hit], b.n_queries), b.n_relevant(rel))
+    return safe_div(segment_sum(term, hits.query, b.n_queries), b.n_relevant(rel))
 
 
 @measure("GMBpref", params={"rel": REL}, trec=(TrecName("gm_bpref"),), aggregate="gmean", summary_only=True)
@@ -133,8 +141,7 @@ def r_precision_multiple(b: RankedBatch, *, mult: float, rel: int) -> FloatArray
     Reference: trec_eval ``Rprec_mult``.
     """
     c = np.floor(mult * b.n_relevant(rel).astype(np.float64) + 0.9).astype(np.int64)
-    hit = b.relevant(rel) & (b.rank <= c[b.segment])
-    return safe_div(segment_count(hit, b.segment, b.n_queries), c)
+    return safe_div(b.hits(rel).upto(c), c)
 
 
 @measure(
@@ -163,8 +170,9 @@ def unjudged_at(b: RankedBatch, *, k: int) -> FloatArray:
 
     Reference: trec_eval ``unj``.
     """
-    unjudged = (b.labels < 0) & (b.rank <= k)
-    return segment_count(unjudged, b.segment, b.n_queries) / float(k)
+    # Every rank 1..min(k, n) that is not judged.
+    unjudged = np.minimum(b.num_ret, k) - b.hits(0).upto(k)
+    return unjudged / float(k)
 
 
 def _recall_points(value: Any) -> tuple[float, ...]:
@@ -213,11 +221,9 @@ def binary_g(b: RankedBatch, *, rel: int) -> FloatArray:
 
     Reference: trec_eval ``binG`` (G with binary gains and unit costs).
     """
-    hit = b.relevant(rel)
-    rank = b.rank[hit]
-    k = b.cum_relevant(rel)[hit]
-    term = 1.0 / np.log2((rank + 2 - k).astype(np.float64))
-    return safe_div(segment_sum(term, b.segment[hit], b.n_queries), b.n_relevant(rel))
+    hits = b.hits(rel)
+    term = 1.0 / np.log2((hits.rank + 2 - hits.position).astype(np.float64))
+    return safe_div(segment_sum(term, hits.query, b.n_queries), b.n_relevant(rel))
 
 
 @measure("G", params={"gains": GAINS_PARAM}, trec=(TrecName("G", syntax=TrecGainPairs()),))
@@ -233,16 +239,15 @@ def g_measure(b: RankedBatch, *, gains: Gains | None) -> FloatArray:
 
     Reference: trec_eval ``G``.
     """
-    gain = ranked_gains(b, gains)
+    hits, gain = gain_hits(b, gains)  # only these terms are non-zero; other rows add 0 to S_i
     ideal = ideal_list(b, gains)
-    within = np.minimum(b.rank, ideal.length[b.segment])
+    within = np.minimum(hits.rank, ideal.length[hits.query])
     ideal_cost = segment_cumsum(np.maximum(ideal.gain, 1.0), ideal.offsets, ideal.segment)
-    cost = ideal.prefix(ideal_cost, within, b.segment) + (b.rank - within)
-    gained = segment_cumsum(gain, b.offsets, b.segment)
-    keep = gain != 0
-    term = gain[keep] / np.log2(2.0 + cost[keep] - gained[keep])
+    cost = ideal.prefix(ideal_cost, within, hits.query) + (hits.rank - within)
+    gained = segment_cumsum(gain, hits.offsets, hits.query)
+    term = gain / np.log2(2.0 + cost - gained)
     total_ideal = segment_sum(ideal.gain, ideal.segment, b.n_queries)
-    return safe_div(segment_sum(term, b.segment[keep], b.n_queries), total_ideal)
+    return safe_div(segment_sum(term, hits.query, b.n_queries), total_ideal)
 
 
 @measure(
@@ -258,11 +263,12 @@ def dcg(b: RankedBatch, *, k: int | None, dcg: str, gains: Gains | None) -> Floa
 
     Reference: Järvelin & Kekäläinen, TOIS 2002; trec_eval ``dcg`` (explicit -m only).
     """
-    gain = styled(ranked_gains(b, gains), dcg)
+    hits, gain = gain_hits(b, gains)
+    gain = styled(gain, dcg)
     keep = gain != 0
     if k is not None:
-        keep &= b.rank <= k
-    return segment_sum(gain[keep] / discount(b.rank[keep]), b.segment[keep], b.n_queries)
+        keep &= hits.rank <= k
+    return segment_sum(gain[keep] / discount(hits.rank[keep]), hits.query[keep], b.n_queries)
 
 
 @measure(
@@ -295,15 +301,15 @@ def ndcg_rel(b: RankedBatch, *, gains: Gains | None) -> FloatArray:
 
     Reference: trec_eval ``ndcg_rel``.
     """
-    gain = ranked_gains(b, gains)
+    hits, gain = gain_hits(b, gains)
     ideal = ideal_list(b, gains)
-    running, final = discounted_cumulative(b, gains)
+    running, final = discounted_cumulative(b, gains)  # at each of ``hits``
     ideal_running, ideal_total = ideal_cumulative(b, gains)
     hit = gain > 0
-    seg = b.segment[hit]
-    at = np.minimum(b.rank[hit], ideal.length[seg])
+    seg = hits.query[hit]
+    at = np.minimum(hits.rank[hit], ideal.length[seg])
     term = running[hit] / ideal.prefix(ideal_running, at, seg)
-    found = segment_count(hit, b.segment, b.n_queries)
+    found = np.bincount(seg, minlength=b.n_queries)
     total = segment_sum(term, seg, b.n_queries) + safe_div((ideal.length - found) * final, ideal_total)
     return np.where(total > 0, safe_div(total, ideal.length), 0.0)
 
@@ -328,13 +334,13 @@ def r_ndcg(b: RankedBatch, *, gains: Gains | None, rel: int) -> FloatArray:
     """
     ideal = ideal_list(b, gains)
     n_ret = b.num_ret
-    running, final = discounted_cumulative(b, gains)
+    _, final = discounted_cumulative(b, gains)
     ideal_running, ideal_total = ideal_cumulative(b, gains)
     change = ideal.position == ideal.length[ideal.segment]  # the last entry of each list
     change[:-1] |= ideal.gain[1:] != ideal.gain[:-1]  # (the next entry is in the same list otherwise)
     seg, c = ideal.segment[change], ideal.position[change]
     upto = np.minimum(c, n_ret[seg])
-    dcg_at = np.where(upto == n_ret[seg], final[seg], _prefix_at(running, b.offsets, seg, upto))
+    dcg_at = np.where(upto == n_ret[seg], final[seg], dcg_upto(b, gains, seg, upto))
     total = segment_sum(dcg_at / ideal_running[change], seg, b.n_queries)
     count = segment_count(change, ideal.segment, b.n_queries)
     tail = (ideal.length > 0) & (n_ret >= ideal.length + 2)
@@ -365,10 +371,10 @@ def rbp(b: RankedBatch, *, p: float, gains: Gains | None) -> FloatArray:
     Reference: Moffat & Zobel, "Rank-biased precision for measurement of retrieval effectiveness",
     TOIS 2008.
     """
-    gain = unit_gains(b, gains)
+    hits, gain = unit_gains(b, gains)  # the judged rows: unjudged ones gain 0
     keep = gain != 0
     powers = _powers(p, int(b.num_ret.max(initial=0)))
-    total = segment_sum(gain[keep] * powers[b.rank[keep] - 1], b.segment[keep], b.n_queries)
+    total = segment_sum(gain[keep] * powers[hits.rank[keep] - 1], hits.query[keep], b.n_queries)
     return (1.0 - p) * total
 
 
@@ -386,10 +392,14 @@ def rbp_residual(b: RankedBatch, *, p: float) -> FloatArray:
 
     Reference: Moffat & Zobel, TOIS 2008; trec_eval ``rbp_resid`` (fixed p = 0.9, no parameters).
     """
-    unjudged = b.labels < 0
     powers = _powers(p, int(b.num_ret.max(initial=0)))
-    total = segment_sum(powers[b.rank[unjudged] - 1], b.segment[unjudged], b.n_queries)
-    has = segment_count(unjudged, b.segment, b.n_queries) > 0
+    # Every row's weight, with the judged rows' weight set to 0.0 rather than masked out: adding an
+    # exact 0.0 changes no sum, and unjudged rows are usually nearly all the rows.
+    weight = powers[b.rank - 1]
+    judged = b.hits(0)
+    weight[judged.row] = 0.0
+    total = np.bincount(b.segment, weights=weight, minlength=b.n_queries)
+    has = b.num_ret > judged.count
     return np.where(has, powers[b.num_ret] + (1 - p) * total, 0.0)
 
 
@@ -406,8 +416,8 @@ def yaap(b: RankedBatch, *, rel: int) -> FloatArray:
 
     Reference: Robertson, "On smoothing average precision", ECIR 2012; trec_eval ``yaap``.
     """
-    hit = b.relevant(rel)
-    s = segment_sum(b.cum_relevant(rel)[hit] / b.rank[hit], b.segment[hit], b.n_queries)
+    hits = b.hits(rel)
+    s = segment_sum(hits.position / hits.rank, hits.query, b.n_queries)
     return np.log((1.0 + s) / (1.0 + b.n_relevant(rel) - s))
 
 
@@ -520,7 +530,7 @@ def num_nonrel_judged_ret(b: RankedBatch, *, rel: int) -> FloatArray:
 
     Unjudged documents are not counted. Reference: trec_eval ``num_nonrel_judged_ret``.
     """
-    return segment_count(b.judged_nonrelevant(rel), b.segment, b.n_queries).astype(np.float64)
+    return b.nonrelevant_hits(rel).count.astype(np.float64)
 
 
 # ----------------------------------------------------------------------------------- text measure
@@ -549,7 +559,7 @@ def relstring(b: RankedBatch, *, length: int) -> list[str]:
 
     Reference: trec_eval ``relstring``.
     """
-    shown = b.rank <= length
+    shown = segment_heads(b.offsets, length)
     labels = b.labels[shown]
     codes = np.full(len(labels), ord("<"), dtype=np.uint8)  # any other negative value (never built)
     codes[labels == NONPOOL] = ord("-")
@@ -557,5 +567,5 @@ def relstring(b: RankedBatch, *, length: int) -> list[str]:
     judged = labels >= 0
     codes[judged] = np.where(labels[judged] > 9, ord(">"), _CODES[np.minimum(labels[judged], 9)])
     text = codes.tobytes().decode("ascii")
-    ends = np.cumsum(np.bincount(b.segment[shown], minlength=b.n_queries)).tolist()
+    ends = np.cumsum(np.minimum(b.num_ret, length)).tolist()
     return [text[start:end] for start, end in zip([0, *ends[:-1]], ends)]
