@@ -350,12 +350,16 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         complete: bool = True,
     ) -> SetEvaluator:
         """Build from columnar judgments and results (what the TREC readers produce)."""
-        batch, report = build_batch(
-            qrels, run, order=order, max_depth=max_depth, judged_only=judged_only,
-            duplicates=duplicates, complete=complete,
-        )
+        return cls._built(qrels, run, rel=rel, order=order, max_depth=max_depth, judged_only=judged_only,
+                          duplicates=duplicates, complete=complete)
+
+    @classmethod
+    def _built(cls, qrels: QrelsColumns, run: RunColumns, *, rel: int, consume_run: bool = False,
+               **options: Any) -> SetEvaluator:
+        run_id = run.run_id
+        batch, report = build_batch(qrels, run, consume_run=consume_run, **options)
         evaluator = cls.__new__(cls)
-        evaluator._init(batch, report, rel, run.run_id)
+        evaluator._init(batch, report, rel, run_id)
         return evaluator
 
     @classmethod
@@ -395,10 +399,11 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         orders = {"score": "score", "file": "given", "rank": "rank"}
         if order not in orders:
             raise ValueError(f"'order' must be one of {list(orders)}; got {order!r}")
-        return cls.from_columns(
+        # The columns are ours: the build may free them as it goes, which lowers peak memory.
+        return cls._built(
             read_qrels_columns(qrels), read_run_columns(run, with_ranks=order == "rank"), rel=rel,
             max_depth=max_depth, judged_only=judged_only, duplicates=duplicates, complete=complete,
-            order=orders[order],  # type: ignore[arg-type]
+            order=orders[order], consume_run=True,
         )
 
     @classmethod

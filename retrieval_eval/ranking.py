@@ -478,24 +478,26 @@ def _table_slot(hashed: npt.NDArray[np.uint64], bits: int) -> IntArray:
     return slot.view(np.int64)
 
 
-def _lookup(vocab: np.ndarray, ids: np.ndarray) -> IntArray:
-    """Index of each of ``ids`` in ``vocab`` (distinct, byte-ordered bytes ids), or -1 where absent."""
-    codes = np.full(len(ids), -1, dtype=np.int64)
+def _lookup(vocab: np.ndarray, ids: np.ndarray) -> tuple[IntArray, IntArray]:
+    """The ``ids`` found in ``vocab`` (distinct, byte-ordered bytes ids): their positions in
+    ``ids`` (ascending) and their indices in ``vocab``. Absent ids cost no memory: a run usually
+    retrieves far more documents than were ever judged."""
+    none = np.zeros(0, dtype=np.int64)
     if len(vocab) == 0 or len(ids) == 0:
-        return codes
+        return none, none
     vocab_hash = _id_hash(vocab)
     by_hash = np.argsort(vocab_hash)
     sorted_hash = vocab_hash[by_hash]
     if bool(np.any(sorted_hash[1:] == sorted_hash[:-1])):  # two long ids collide: compare bytes instead
         pos = np.minimum(np.searchsorted(vocab, ids), len(vocab) - 1)
-        found = vocab[pos] == ids
-        codes[found] = pos[found]
-        return codes
+        found = np.flatnonzero(vocab[pos] == ids)
+        return found, pos[found]
     # A bit table of the vocabulary's hashes rules most ids out in one gather; only the rest are
-    # searched (a run usually retrieves far more documents than were ever judged).
+    # searched.
     bits = min(max(int(len(vocab) * 32).bit_length(), 16), 26)  # about 1 in 32 absent ids gets through
     table = np.zeros(1 << bits, dtype=bool)
     table[_table_slot(sorted_hash, bits)] = True
+    rows, codes = [], []
     for start in range(0, len(ids), _CHUNK):  # chunks bound the temporary arrays
         chunk = ids[start : start + _CHUNK]
         ids_hash = _id_hash(chunk)
@@ -504,8 +506,9 @@ def _lookup(vocab: np.ndarray, ids: np.ndarray) -> IntArray:
         match = sorted_hash[pos] == ids_hash[maybe]
         candidates, code = maybe[match], by_hash[pos[match]]
         exact = vocab[code] == chunk[candidates]  # confirm every hash match byte for byte
-        codes[start + candidates[exact]] = code[exact]
-    return codes
+        rows.append(start + candidates[exact])
+        codes.append(code[exact])
+    return np.concatenate(rows), np.concatenate(codes)
 
 
 @define
@@ -685,6 +688,12 @@ def _take(rows: IntArray | None, *columns: np.ndarray) -> list[np.ndarray]:
     return list(columns) if rows is None else [column[rows] for column in columns]
 
 
+def _release(run: RunColumns, consume: bool, *names: str) -> None:
+    if consume:
+        for name in names:
+            setattr(run, name, None)
+
+
 def build_batch(
     qrels: QrelsColumns,
     run: RunColumns,
@@ -695,6 +704,7 @@ def build_batch(
     duplicates: Duplicates = "error",
     complete: bool = True,
     queries: npt.ArrayLike | None = None,
+    consume_run: bool = False,
 ) -> tuple[RankedBatch, QuerySetReport]:
     """Join a run with its judgments into a :class:`RankedBatch`.
 
@@ -715,6 +725,9 @@ def build_batch(
         are left out of the batch (and of every mean).
     queries : array of ids, optional
         Queries to evaluate besides those with judgments (a query without any judgment scores 0).
+    consume_run : bool
+        Set each of the run's columns to None once it is used up, so that its memory goes back
+        while the batch is built, instead of after (for callers that made ``run`` themselves).
     """
     if max_depth is not None and max_depth < 0:
         raise InputFormatError(f"'max_depth' must be >= 0 or None; got {max_depth}")
@@ -731,6 +744,8 @@ def build_batch(
     r_heads = _run_heads(r_qids)
     r_run_lengths = np.diff(r_heads, append=len(r_qids))
     all_qids, all_query_code = intern(np.concatenate((q_qids, extra, r_qids[r_heads])))
+    del r_qids
+    _release(run, consume_run, "query_ids")
     evaluated = np.zeros(len(all_qids), dtype=bool)
     evaluated[all_query_code[: len(q_qids) + len(extra)]] = True
     query_vocab = all_qids[evaluated]
@@ -754,6 +769,8 @@ def build_batch(
     rq, rd, scores, r_lines = _take(r_rows, np.repeat(renumber[r_head_code], r_run_lengths), r_docs,
                                     np.asarray(run.scores, dtype=np.float64), np.asarray(run.lines))
     ranks = _take(r_rows, np.asarray(run.ranks))[0] if order == "rank" else None
+    del r_docs
+    _release(run, consume_run, "doc_ids", "scores", "ranks")
     n_q = len(query_vocab)
     in_run = np.zeros(n_q, dtype=bool)
     in_run[renumber[r_head_code[judged_head]]] = True
@@ -762,6 +779,7 @@ def build_batch(
         rq, rd, scores = rq[keep_r], rd[keep_r], scores[keep_r]
         ranks = None if ranks is None else ranks[keep_r]
     del r_lines, keep_r
+    _release(run, consume_run, "lines")
 
     if order == "score":
         reorder = canonical_order(rq, scores, rd)
@@ -769,8 +787,10 @@ def build_batch(
         reorder = grouped_order(rq)
     else:
         reorder = RowOrder(len(rq), rows=np.lexsort((ranks, rq)))
-    if reorder is not None:  # tied rows share their query and score: only the ids need the fix-up
-        rq, rd, scores = reorder.apply(rq, ties=False), reorder.apply(rd), reorder.apply(scores, ties=False)
+    if reorder is not None:  # one column at a time, so that each old one is freed before the next copy
+        rq = reorder.apply(rq, ties=False)  # tied rows share their query and score: only ids need the fix-up
+        rd = reorder.apply(rd)
+        scores = reorder.apply(scores, ties=False)
     del reorder
     if max_depth is not None:
         rank = np.arange(len(rq)) - _offsets_of(np.bincount(rq, minlength=n_q))[rq]
@@ -779,11 +799,10 @@ def build_batch(
 
     # The qrels join: a ranked document's judged code, then its (query, doc) pair among the judged.
     labels = np.full(len(rq), NONPOOL, dtype=np.int64)
-    doc_code = _lookup(doc_vocab, rd)
-    candidates = np.flatnonzero(doc_code >= 0)
+    candidates, doc_code = _lookup(doc_vocab, rd)
     if len(candidates):
         judged_key = j_query * len(doc_vocab) + j_doc  # ascending: the judged rows are sorted so
-        ranked_key = rq[candidates] * len(doc_vocab) + doc_code[candidates]
+        ranked_key = rq[candidates] * len(doc_vocab) + doc_code
         pos = np.minimum(np.searchsorted(judged_key, ranked_key), len(judged_key) - 1)
         hit = judged_key[pos] == ranked_key
         value = j_rel[pos[hit]]

@@ -527,12 +527,53 @@ def _run_blocks(source: Source, with_ranks: bool = False) -> Iterator[_Parsed]:
         yield tokens, columns
 
 
-def _concatenate(parts: list[dict[str, np.ndarray]], key: str) -> np.ndarray:
-    """One column from the blocks' parts, dropping each part's copy as it goes (bounds peak memory)."""
-    column = np.concatenate([part[key] for part in parts])
-    for part in parts:
-        del part[key]
-    return column
+class _Columns:
+    """The columns of a file, filled block by block in file order.
+
+    Each column is one array sized for the whole file from the first block's bytes per line, so
+    every block's part is copied in and freed as soon as it is parsed: nothing is held for a final
+    concatenation, and the heap does not fill with parts. An array grows (by copying) if the
+    estimate falls short, or widens if a longer id turns up; what is never written is never
+    touched, so an estimate that is too high costs address space, not memory.
+    """
+
+    def __init__(self, source: Source) -> None:
+        self.size_on_disk = _plain_file_size(source)
+        self.arrays: dict[str, np.ndarray] = {}
+        self.rows = 0
+
+    def add(self, tokens: _Tokens, part: dict[str, np.ndarray]) -> None:
+        end = self.rows + len(tokens.line_index)
+        for key, values in part.items():
+            array = self.arrays.get(key)
+            if array is None:
+                array = np.empty(max(self._estimate(tokens), end), dtype=values.dtype)
+            elif end > len(array) or not np.can_cast(values.dtype, array.dtype):
+                grown = np.empty(max(end, len(array) * 3 // 2), dtype=np.promote_types(array.dtype, values.dtype))
+                grown[: self.rows] = array[: self.rows]
+                array = grown
+            array[self.rows : end] = values
+            self.arrays[key] = array
+        self.rows = end
+
+    def _estimate(self, tokens: _Tokens) -> int:
+        """Data lines the whole file probably holds, judging by its first block (a little more)."""
+        lines = max(len(tokens.line_index), 1)
+        if self.size_on_disk is None:  # compressed or a stream: start with room for 64 such blocks
+            return 64 * lines
+        return int(self.size_on_disk * 1.05 * lines / (tokens.block.end - _FRONT)) + 64
+
+    def pop(self, key: str) -> np.ndarray:
+        return self.arrays.pop(key)[: self.rows]
+
+
+def _plain_file_size(source: Source) -> int | None:
+    if isinstance(source, (str, os.PathLike)) and not os.fspath(source).endswith(".gz"):
+        try:
+            return os.path.getsize(source)
+        except OSError:
+            return None
+    return None
 
 
 def read_qrels_columns(source: Source) -> QrelsColumns:
@@ -543,16 +584,17 @@ def read_qrels_columns(source: Source) -> QrelsColumns:
     TrecFormatError
         On a malformed line (with ``path:line``) or when the file holds no judgment.
     """
-    parts = [columns for _, columns in _qrels_blocks(source)]
-    name = _source_name(source)
-    if not sum(len(part["lines"]) for part in parts):
+    columns = _Columns(source)
+    for tokens, part in _qrels_blocks(source):
+        columns.add(tokens, part)
+    if not columns.rows:
         raise _nothing_found(source, "judgments", QRELS_FORMAT)
     return QrelsColumns(
-        query_ids=_concatenate(parts, "query_ids"),
-        doc_ids=_concatenate(parts, "doc_ids"),
-        relevance=_concatenate(parts, "relevance"),
-        lines=_concatenate(parts, "lines"),
-        origin=name,
+        query_ids=columns.pop("query_ids"),
+        doc_ids=columns.pop("doc_ids"),
+        relevance=columns.pop("relevance"),
+        lines=columns.pop("lines"),
+        origin=_source_name(source),
     )
 
 
@@ -566,26 +608,25 @@ def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
     TrecFormatError
         On a malformed line (with ``path:line``) or when the file holds no result line.
     """
-    parts = []
+    columns = _Columns(source)
     run_id = b""
-    for tokens, columns in _run_blocks(source, with_ranks):
+    for tokens, part in _run_blocks(source, with_ranks):
         if len(tokens.line_index):
             run_id = tokens.field(-1, 5)
-        parts.append(columns)
-    name = _source_name(source)
-    if not sum(len(part["lines"]) for part in parts):
+        columns.add(tokens, part)
+    if not columns.rows:
         raise _nothing_found(source, "results", RUN_FORMAT)
-    columns = RunColumns(
-        query_ids=_concatenate(parts, "query_ids"),
-        doc_ids=_concatenate(parts, "doc_ids"),
-        scores=_concatenate(parts, "scores"),
-        lines=_concatenate(parts, "lines"),
-        origin=name,
+    result = RunColumns(
+        query_ids=columns.pop("query_ids"),
+        doc_ids=columns.pop("doc_ids"),
+        scores=columns.pop("scores"),
+        lines=columns.pop("lines"),
+        origin=_source_name(source),
         run_id=run_id.decode("utf-8", "backslashreplace"),
-        ranks=_concatenate(parts, "ranks") if with_ranks else None,
+        ranks=columns.pop("ranks") if with_ranks else None,
     )
     release_freed_memory()
-    return columns
+    return result
 
 
 def _nothing_found(source: Source, what: str, expected: str) -> TrecFormatError:

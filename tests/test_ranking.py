@@ -58,7 +58,9 @@ def test_lookup_finds_exactly_the_ids_in_the_vocabulary(vocab: list[bytes], need
     queries = needles * repeat + distinct[:3]
     needles_array = np.array(queries, dtype="S%d" % (8 * repeat + 20)) if queries else np.zeros(0, dtype="S1")
     position = {v: i for i, v in enumerate(distinct)}
-    assert _lookup(vocab_array, needles_array).tolist() == [position.get(v, -1) for v in queries]
+    rows, codes = _lookup(vocab_array, needles_array)
+    found = [(i, position[v]) for i, v in enumerate(queries) if v in position]
+    assert list(zip(rows.tolist(), codes.tolist())) == found
 
 
 def _colliding_ids() -> list[bytes]:
@@ -76,7 +78,8 @@ def test_hash_collisions_are_told_apart_by_their_bytes() -> None:
     assert hashes[0] == hashes[1]  # the collision is real
     vocab = np.array(sorted(ids), dtype="S16")
     needles = np.array([ids[1], b"zzzz", ids[0]], dtype="S9")
-    assert _lookup(vocab, needles).tolist() == [sorted(ids).index(ids[1]), -1, sorted(ids).index(ids[0])]
+    rows, codes = _lookup(vocab, needles)
+    assert rows.tolist() == [0, 2] and codes.tolist() == [sorted(ids).index(ids[1]), sorted(ids).index(ids[0])]
     keep = _check_duplicates(np.zeros(2, dtype=np.int64), np.array(ids), np.arange(1, 3), "<run>", "line",
                              "document", np.array([b"q"]), "error")
     assert keep.tolist() == [True, True]
@@ -111,3 +114,23 @@ def test_canonical_order_moves_long_blocks_and_sorts_their_ties() -> None:
     expected = sorted(range(600), key=lambda i: (query[i], -score[i], [-b for b in ids[i]] + [1]))
     assert order.permutation().tolist() == expected
     assert order.apply(query, ties=False).tolist() == query[expected].tolist()
+
+
+def test_consuming_the_run_builds_the_same_batch() -> None:
+    """consume_run frees the run's columns during the build and changes nothing else."""
+    from retrieval_eval.ranking import QrelsColumns, RunColumns, build_batch
+
+    def columns() -> tuple[QrelsColumns, RunColumns]:
+        qrels = QrelsColumns(np.array([b"q2", b"q1", b"q1"]), np.array([b"a", b"b", b"c"]), np.array([1, 2, 0]),
+                             np.arange(1, 4))
+        run = RunColumns(np.array([b"q2", b"q2", b"q1", b"q1", b"q3"]), np.array([b"a", b"b", b"c", b"b", b"a"]),
+                         np.array([1.0, 1.0, 0.5, 0.7, 2.0]), np.arange(1, 6))
+        return qrels, run
+
+    kept, _ = build_batch(*columns())
+    qrels, run = columns()
+    consumed, _ = build_batch(qrels, run, consume_run=True)
+    assert run.query_ids is None and run.doc_ids is None and run.scores is None and run.lines is None
+    for name in ("query_ids", "offsets", "labels", "doc_ids", "scores", "judged_offsets", "judged_relevance",
+                 "judged_doc_ids", "in_run"):
+        assert np.array_equal(np.asarray(getattr(kept, name)), np.asarray(getattr(consumed, name))), name
