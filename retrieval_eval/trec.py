@@ -38,6 +38,8 @@ Source = Union[str, "os.PathLike[str]", IO[bytes], IO[str]]
 
 #: Bytes parsed at a time: bounds the temporary arrays of the tokenizer whatever the file size.
 _BLOCK = 1 << 22
+#: Bytes of the first block (a small file should not cost a whole block's buffer).
+_FIRST_BLOCK = 1 << 16
 #: Threads parsing blocks. NumPy releases the GIL in its loops but not between calls, so one more
 #: thread than the 2 cores of the target machine keeps both busy.
 _THREADS = 3
@@ -109,12 +111,14 @@ def _blocks(source: Source) -> Iterator[_Block]:
     """
     with _open_binary(source) as (fill, name):
         carry, first = b"", True  # carry: the start of a line the previous block cut off
+        size = min(_FIRST_BLOCK, _BLOCK)  # small files get small buffers; blocks double up to _BLOCK
         while True:
-            padded = bytearray(_FRONT + len(carry) + _BLOCK + _PAD)
+            padded = bytearray(_FRONT + len(carry) + size + _PAD)
             start = _FRONT + len(carry)
             padded[_FRONT:start] = carry
+            size = min(2 * size, _BLOCK)
             try:
-                got = fill(memoryview(padded)[start : start + _BLOCK])
+                got = fill(memoryview(padded)[start : len(padded) - _PAD])
             except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
                 raise _Unreadable(name, str(exc)) from None
             if not got:
