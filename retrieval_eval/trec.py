@@ -545,27 +545,36 @@ class _Columns:
         self.size_on_disk = _plain_file_size(source)
         self.arrays: dict[str, np.ndarray] = {}
         self.rows = 0
+        self.bytes_read = 0
 
     def add(self, tokens: _Tokens, part: dict[str, np.ndarray]) -> None:
         end = self.rows + len(tokens.line_index)
+        self.bytes_read += tokens.block.end - _FRONT
         for key, values in part.items():
             array = self.arrays.get(key)
-            if array is None:
-                array = np.empty(max(self._estimate(tokens), end), dtype=values.dtype)
-            elif end > len(array) or not np.can_cast(values.dtype, array.dtype):
-                grown = np.empty(max(end, len(array) * 3 // 2), dtype=np.promote_types(array.dtype, values.dtype))
-                grown[: self.rows] = array[: self.rows]
+            if array is None or end > len(array) or not np.can_cast(values.dtype, array.dtype):
+                dtype = values.dtype if array is None else np.promote_types(array.dtype, values.dtype)
+                grown = np.empty(self._room(tokens, dtype, end, 0 if array is None else len(array)), dtype=dtype)
+                if array is not None:
+                    grown[: self.rows] = array[: self.rows]
                 array = grown
             array[self.rows : end] = values
             self.arrays[key] = array
         self.rows = end
 
-    def _estimate(self, tokens: _Tokens) -> int:
-        """Data lines the whole file probably holds, judging by its first block (a little more)."""
-        lines = max(len(tokens.line_index), 1)
-        if self.size_on_disk is None:  # compressed or a stream: start with room for 64 such blocks
-            return 64 * lines
-        return int(self.size_on_disk * 1.05 * lines / (tokens.block.end - _FRONT)) + 64
+    def _room(self, tokens: _Tokens, dtype: np.dtype, needed: int, allocated: int) -> int:
+        """Rows to allocate: the whole file's worth, judging by this block's bytes per line (more
+        when that fell short; as many when an id is wider), but never more bytes than twice the
+        input's size (a column of very long ids gets only the rows it needs)."""
+        if needed <= allocated:
+            wanted = allocated
+        elif self.size_on_disk is None:  # compressed or a stream: double as it fills
+            wanted = max(2 * allocated, 64 * len(tokens.line_index))
+        else:
+            whole_file = int(self.size_on_disk * 1.05 * len(tokens.line_index) / (tokens.block.end - _FRONT)) + 64
+            wanted = max(whole_file, allocated * 3 // 2)
+        input_bytes = max(self.size_on_disk or 0, self.bytes_read)
+        return max(needed, min(wanted, 2 * input_bytes // dtype.itemsize))
 
     def pop(self, key: str) -> np.ndarray:
         return self.arrays.pop(key)[: self.rows]

@@ -135,3 +135,20 @@ def test_fields_copied_as_words_round_trip() -> None:
     tokens = trec._tokenize(trec._Block.of(block))
     assert tokens.strings(2).tolist() == [d.encode() for d in ids]
     assert tokens.strings(0, np.array([3, 0])).tolist() == [ids[3].encode(), ids[0].encode()]
+
+
+@pytest.mark.parametrize("source", ["path", "stream"])
+def test_columns_grow_and_widen_across_blocks(tmp_path, monkeypatch, source: str) -> None:  # noqa: ANN001
+    """Columns sized from the first block still come out whole when later lines are longer (more
+    bytes per line than the estimate assumed) and their ids wider than the first block's."""
+    monkeypatch.setattr(trec, "_BLOCK", 256)
+    monkeypatch.setattr(trec, "_FIRST_BLOCK", 64)
+    lines = [(f"q{i // 50}", f"d{i}" if i < 100 else f"long-document-id-{i:06d}", f"{i / 7:.3f}") for i in range(300)]
+    text = "".join(f"{q} Q0 {d} 1 {s} run\n" for q, d, s in lines).encode()
+    path = tmp_path / "run"
+    path.write_bytes(text)
+    columns = read_run_columns(path if source == "path" else _bytes_source(text))
+    assert columns.query_ids.tolist() == [q.encode() for q, _, _ in lines]
+    assert columns.doc_ids.tolist() == [d.encode() for _, d, _ in lines]
+    assert columns.scores.tolist() == [float(s) for _, _, s in lines]
+    assert columns.lines.tolist() == list(range(1, 301))
