@@ -612,9 +612,10 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
         in_tie[:-1] |= tied_to_previous[1:]
         rows = np.flatnonzero(in_tie)
         if len(rows):
+            # One sort of the tied rows: by tie group, then by id bytes descending (words inverted).
             group = np.cumsum(~tied_to_previous[rows])
-            vocab, codes = intern(doc_ids[rows])
-            moved = rows[np.argsort(group * len(vocab) + (len(vocab) - 1 - codes), kind="stable")]
+            words = _words(doc_ids[rows])
+            moved = rows[np.lexsort((*(~words.T[::-1]), group))]
             changed = moved != rows
             if bool(np.any(changed)):
                 # Positions after the blocks move: where each tied row lands, and where the row it
@@ -761,7 +762,10 @@ def build_batch(
                                query_vocab, duplicates)
     doc_vocab, q_doc_code = intern(q_docs)
     q_rows = np.flatnonzero(keep_q)
-    q_rows = q_rows[np.lexsort((q_doc_code[q_rows], q_query_code[q_rows]))]
+    if (len(query_vocab) + 1) * (len(doc_vocab) + 1) < 2**62:  # one sort of one key (each pair is distinct)
+        q_rows = q_rows[np.argsort(q_query_code[q_rows] * len(doc_vocab) + q_doc_code[q_rows])]
+    else:
+        q_rows = q_rows[np.lexsort((q_doc_code[q_rows], q_query_code[q_rows]))]
     j_query, j_doc, j_rel = q_query_code[q_rows], q_doc_code[q_rows], np.asarray(qrels.relevance)[q_rows]
 
     # Ranked rows of the evaluated queries (run rows of unjudged queries are reported and ignored).
