@@ -90,10 +90,10 @@ def _filler(read: Callable[[int], bytes]) -> Callable[[memoryview], int]:
 
 @define
 class _Block:
-    """Whole lines of a file in a buffer of their own, with zero bytes around them."""
+    """Whole lines of a file in a buffer of their own."""
 
     name: str
-    padded: bytearray  # _FRONT bytes, the lines (each ending in a newline) up to ``end``, then at least _PAD
+    padded: bytearray  # _FRONT zero bytes, the lines (each ending in a newline) up to ``end``, then >= _PAD bytes
     end: int
     unterminated: bool  # the file's last line had no newline: the reader added the block's last one
 
@@ -136,6 +136,8 @@ def _blocks(source: Source) -> Iterator[_Block]:
 
 
 class _Unreadable(Exception):
+    """Compressed data that cannot be decompressed (reported once the lines before it are counted)."""
+
     def __init__(self, name: str, reason: str) -> None:
         self.name, self.reason = name, reason
 
@@ -346,8 +348,9 @@ def _eight_digits(words: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
     return (quads >> np.uint64(32)) * np.uint64(10000) + (quads & np.uint64(0xFFFFFFFF))
 
 
-#: Zero bytes around each block, so that 8-byte reads ending or starting anywhere in it (the
-#: 16 bytes up to a field's end, or the words from its start) stay in bounds.
+#: Bytes before and after each block, so that 8-byte reads ending or starting anywhere in it (the
+#: 16 bytes up to a field's end, or the words from its start) stay in bounds. The front ones are
+#: zero: the last of them is the separator before the block's first field.
 _FRONT, _PAD = 16, 8
 #: _FIRST_BYTES[n] keeps the first n bytes in memory of a 64-bit word and zeroes the rest.
 _FIRST_BYTES = np.frombuffer(b"".join(b"\xff" * n + bytes(8 - n) for n in range(9)), dtype=np.uint64)
