@@ -94,12 +94,6 @@ def segment_sum(values: npt.ArrayLike, segment: IntArray, n: int) -> FloatArray:
     return np.bincount(segment, weights=values, minlength=n)
 
 
-def segment_cumcount(mask: BoolArray, offsets: IntArray, segment: IntArray) -> IntArray:
-    """For every row, the number of true rows from its segment's start up to and including it."""
-    total = np.concatenate(([0], np.cumsum(mask, dtype=np.int64)))
-    return total[1:] - total[offsets[:-1]][segment]
-
-
 def segment_count(mask: BoolArray, segment: IntArray, n: int) -> IntArray:
     """Number of true rows per segment."""
     return np.bincount(segment[mask], minlength=n).astype(np.int64)
@@ -306,21 +300,9 @@ class RankedBatch:
 
         return self._cached(("nonrel-hits", rel), compute)
 
-    def cum_relevant(self, rel: int) -> IntArray:
-        """Number of relevant rows at ranks 1..rank of the row's query, for every ranked row."""
-
-        return self._cached(
-            ("cum_rel", rel), lambda: segment_cumcount(self.relevant(rel), self.offsets, self.segment)
-        )
-
     def relevant_at(self, k: int, rel: int) -> IntArray:
         """rel@k per query: relevant documents in ranks 1..k (missing ranks are non-relevant)."""
         return self._cached(("rel@", k, rel), lambda: self.hits(rel).upto(k))
-
-    def relevant_hits(self, rel: int) -> tuple[IntArray, IntArray, IntArray]:
-        """The relevant ranked rows only: (query index, rank, hit offsets (n_queries + 1,))."""
-        hits = self.hits(rel)
-        return hits.query, hits.rank, hits.offsets
 
     # ---- slicing
     def select(self, indices: npt.ArrayLike) -> RankedBatch:
@@ -372,11 +354,12 @@ def _offsets_of(lengths: npt.ArrayLike) -> IntArray:
 def _gather_segments(offsets: IntArray, indices: IntArray) -> IntArray:
     """Row indices of the segments ``indices``, concatenated (no loop over rows)."""
     starts = offsets[indices]
-    lengths = offsets[indices + 1] - starts
-    if lengths.sum() == 0:
-        return np.zeros(0, dtype=np.int64)
-    seg_start = np.repeat(starts - _offsets_of(lengths)[:-1], lengths)
-    return np.arange(lengths.sum(), dtype=np.int64) + seg_start
+    return _block_rows(starts, offsets[indices + 1] - starts)
+
+
+def _block_rows(starts: IntArray, lengths: IntArray) -> IntArray:
+    """Row indices of the blocks of rows ``starts[i]:starts[i] + lengths[i]``, concatenated."""
+    return np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(starts - _offsets_of(lengths)[:-1], lengths)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -549,7 +532,7 @@ def _move_blocks(column: np.ndarray, starts: IntArray, lengths: IntArray) -> np.
     """The blocks of rows ``column[start:start + length]`` for each (start, length), concatenated."""
     if len(starts) * 64 <= len(column):  # long blocks: one copy each (a loop over queries, not rows)
         return np.concatenate([column[a:b] for a, b in zip(starts.tolist(), (starts + lengths).tolist())])
-    return column[np.arange(len(column), dtype=np.int64) + np.repeat(starts - _offsets_of(lengths)[:-1], lengths)]
+    return column[_block_rows(starts, lengths)]
 
 
 def _new_positions(order: RowOrder, rows: IntArray) -> IntArray:
