@@ -61,7 +61,7 @@ def _open_binary(source: Source) -> Iterator[tuple[Callable[[memoryview], int], 
     """A ``fill(view) -> bytes written`` function for the source (0 at the end), and its name for errors."""
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
-        opener = gzip.open if path.endswith(".gz") else open
+        opener = gzip.open if _is_gzip(path) else open
         try:
             handle = opener(path, "rb")
         except OSError as exc:
@@ -583,8 +583,12 @@ class _Columns:
         return self.arrays.pop(key)[: self.rows]
 
 
+def _is_gzip(path: str) -> bool:
+    return path.endswith(".gz")
+
+
 def _plain_file_size(source: Source) -> int | None:
-    if isinstance(source, (str, os.PathLike)) and not os.fspath(source).endswith(".gz"):
+    if isinstance(source, (str, os.PathLike)) and not _is_gzip(os.fspath(source)):
         try:
             return os.path.getsize(source)
         except OSError:
@@ -719,7 +723,7 @@ def _neg_bytes(doc: str) -> tuple[int, ...]:
 @contextmanager
 def _open_write(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
     path = os.fspath(path)
-    if path.endswith(".gz"):
+    if _is_gzip(path):
         with gzip.open(path, "wt", encoding="utf-8") as out:
             yield out
     else:
