@@ -55,5 +55,12 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from .evaluator import RetrievalEvaluator, SetEvaluator
     from .measures import Measure, UnknownMeasureError, parse, parse_all
-    from .model import Document, InputFormatError, InputTypeError, InputWarning, Judgment, RetrievalEvalError
+    from .model import (
+        Document,
+        InputFormatError,
+        InputTypeError,
+        InputWarning,
+        Judgment,
+        RetrievalEvalError,
+    )
     from .trec import TrecFormatError, read_qrels, read_run, write_qrels, write_run

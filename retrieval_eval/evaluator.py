@@ -13,22 +13,37 @@ from typing import Any
 
 import numpy as np
 
-from .measures import AP, RR, Bpref, IPrec, Measure, P, R, Rprec, UnknownMeasureError, compute, nDCG, parse
+from ._segments import segment_count
+from .measures import (
+    AP,
+    RR,
+    Bpref,
+    IPrec,
+    Measure,
+    P,
+    R,
+    Rprec,
+    UnknownMeasureError,
+    compute,
+    nDCG,
+    parse,
+)
 from .measures.base import geometric_mean
-from .measures.catalog import P_CUTOFFS, RECALL_POINTS
-from .model import FIELD_SEPARATORS, Document, InputFormatError, InputTypeError, Judgment, check_id, id_problem
-from .ranking import (
-    Duplicates,
+from .measures.trec_table import P_CUTOFFS, RECALL_POINTS
+from .model import (
+    FIELD_SEPARATORS,
+    Document,
     FloatArray,
-    Order,
+    InputFormatError,
+    InputTypeError,
+    Judgment,
     QrelsColumns,
-    QuerySetReport,
-    RankedBatch,
     RunColumns,
     _display,
-    build_batch,
-    segment_count,
+    check_id,
+    id_problem,
 )
+from .ranking import Duplicates, Order, QuerySetReport, RankedBatch, build_batch
 
 MeasureLike = str | Measure
 

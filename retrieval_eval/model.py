@@ -7,8 +7,17 @@ file format (the readers in :mod:`retrieval_eval.trec` produce them, the model n
 from __future__ import annotations
 
 import math
+from typing import TypeAlias
 
-from attrs import field, frozen
+import numpy as np
+import numpy.typing as npt
+from attrs import define, field, frozen
+
+FloatArray: TypeAlias = npt.NDArray[np.float64]
+
+IntArray: TypeAlias = npt.NDArray[np.int64]
+
+BoolArray: TypeAlias = npt.NDArray[np.bool_]
 
 
 class RetrievalEvalError(ValueError):
@@ -17,6 +26,11 @@ class RetrievalEvalError(ValueError):
 
 class InputFormatError(RetrievalEvalError):
     """A qrels or run line (or an in-memory record) is malformed or inconsistent."""
+
+
+class TrecFormatError(InputFormatError):
+    """A line of a qrels or run file that does not follow the format."""
+
 
 
 class InputTypeError(RetrievalEvalError, TypeError):
@@ -127,3 +141,45 @@ class Judgment:
 
     doc_id: str = field(validator=_check_id)
     relevance: int = field(converter=_to_relevance)
+
+
+# --------------------------------------------------------------------------------------------------
+# Input columns (what readers and in-memory constructors produce)
+
+
+@define
+class QrelsColumns:
+    """Judgments as parallel arrays. ``lines`` number the records 1.. in ``origin`` (for errors):
+    file lines when ``unit == "line"``, else list positions."""
+
+    query_ids: np.ndarray
+    doc_ids: np.ndarray
+    relevance: IntArray
+    lines: IntArray
+    origin: str = "<qrels>"
+    unit: str = "line"
+
+
+@define
+class RunColumns:
+    """Retrieved documents as parallel arrays, in input order."""
+
+    query_ids: np.ndarray
+    doc_ids: np.ndarray
+    scores: FloatArray
+    lines: IntArray
+    origin: str = "<run>"
+    run_id: str = ""
+    unit: str = "line"
+    ranks: IntArray | None = None  #: the file's rank column, read only when ranking by it
+
+
+def _location(origin: str, unit: str, number: int) -> str:
+    """``path:12`` for a file line, ``<origin>, position 3`` for an in-memory record."""
+    return f"{origin}:{number}" if unit == "line" else f"{origin}, {unit} {number}"
+
+
+def _display(value: object) -> str:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "backslashreplace")
+    return str(value)

@@ -13,118 +13,41 @@ input whatever the depth of each query: nothing is ever padded to ``queries x ma
 
 from __future__ import annotations
 
-import ctypes
-from collections.abc import Callable
-from functools import cache, cached_property
-from typing import Literal, TypeAlias
+from functools import cached_property
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 from attrs import define, field, frozen
 
-from .model import InputFormatError
-
-FloatArray: TypeAlias = npt.NDArray[np.float64]
-IntArray: TypeAlias = npt.NDArray[np.int64]
-BoolArray: TypeAlias = npt.NDArray[np.bool_]
+from ._ids import (
+    _CHUNK,
+    Duplicates,
+    _as_bytes,
+    _check_duplicates,
+    _lookup,
+    _run_heads,
+    intern,
+)
+from ._memory import release_freed_memory
+from ._order import RowOrder, canonical_order, grouped_order
+from ._segments import _gather_segments, _offsets_of, segment_count, segment_ids
+from .model import (
+    BoolArray,
+    FloatArray,
+    InputFormatError,
+    IntArray,
+    QrelsColumns,
+    RunColumns,
+    _display,
+)
 
 NONPOOL = -1  #: label of a retrieved document the query's qrels do not mention
+
 UNJUDGED = -2  #: label of a retrieved document whose qrels value is negative
 
 Order = Literal["score", "given", "rank"]
-Duplicates = Literal["error", "first"]
 
-
-# --------------------------------------------------------------------------------------------------
-# Input columns (what readers and in-memory constructors produce)
-
-
-@define
-class QrelsColumns:
-    """Judgments as parallel arrays. ``lines`` number the records 1.. in ``origin`` (for errors):
-    file lines when ``unit == "line"``, else list positions."""
-
-    query_ids: np.ndarray
-    doc_ids: np.ndarray
-    relevance: IntArray
-    lines: IntArray
-    origin: str = "<qrels>"
-    unit: str = "line"
-
-
-@define
-class RunColumns:
-    """Retrieved documents as parallel arrays, in input order."""
-
-    query_ids: np.ndarray
-    doc_ids: np.ndarray
-    scores: FloatArray
-    lines: IntArray
-    origin: str = "<run>"
-    run_id: str = ""
-    unit: str = "line"
-    ranks: IntArray | None = None  #: the file's rank column, read only when ranking by it
-
-
-def _location(origin: str, unit: str, number: int) -> str:
-    """``path:12`` for a file line, ``<origin>, position 3`` for an in-memory record."""
-    return f"{origin}:{number}" if unit == "line" else f"{origin}, {unit} {number}"
-
-
-def _display(value: object) -> str:
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "backslashreplace")
-    return str(value)
-
-
-# --------------------------------------------------------------------------------------------------
-# Segment primitives shared by the kernels
-
-
-def segment_ids(offsets: IntArray) -> IntArray:
-    """Query index of every row, for segments given by ``offsets`` (n+1,) -> (offsets[-1],)."""
-    return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
-
-
-def segment_sum(values: npt.ArrayLike, segment: IntArray, n: int) -> FloatArray:
-    """Sum of ``values`` per segment, accumulated in row order (as trec_eval does); 0.0 when empty."""
-    values = np.asarray(values, dtype=np.float64)
-    if values.size == 0:
-        return np.zeros(n)
-    return np.bincount(segment, weights=values, minlength=n)
-
-
-def segment_count(mask: BoolArray, segment: IntArray, n: int) -> IntArray:
-    """Number of true rows per segment."""
-    return np.bincount(segment[mask], minlength=n).astype(np.int64)
-
-
-def segment_heads(offsets: IntArray, k: int) -> IntArray:
-    """Row indices of the first min(k, length) rows of every segment, in row order."""
-    lengths = np.minimum(np.diff(offsets), k)
-    starts = np.concatenate(([0], np.cumsum(lengths)))
-    return np.arange(starts[-1], dtype=np.int64) + np.repeat(offsets[:-1] - starts[:-1], lengths)
-
-
-def range_max(values: FloatArray, starts: IntArray, ends: IntArray, empty: float = 0.0) -> FloatArray:
-    """``max(values[starts[i]:ends[i]])`` for every i; ``empty`` where the range is empty."""
-    out = np.full(len(starts), empty, dtype=np.float64)
-    nonempty = ends > starts
-    if not nonempty.any():
-        return out
-    # reduceat over interleaved (start, end) pairs; the sentinel lets an end equal len(values).
-    padded = np.append(values, empty)
-    bounds = np.column_stack((starts[nonempty], ends[nonempty])).ravel()
-    out[nonempty] = np.maximum.reduceat(padded, bounds)[::2]
-    return out
-
-
-def safe_div(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
-    """``num / den`` element-wise, with 0.0 wherever ``den == 0`` (never NaN, never a warning)."""
-    num = np.asarray(num, dtype=np.float64)
-    den = np.asarray(den, dtype=np.float64)
-    num, den = np.broadcast_arrays(num, den)
-    return np.divide(num, den, out=np.zeros(num.shape), where=den != 0)
 
 
 @frozen(eq=False)
@@ -327,43 +250,8 @@ class RankedBatch:
         return _display(self.doc_ids[row])
 
 
-def release_freed_memory() -> None:
-    """Hand memory freed by NumPy back to the OS, where the C library is glibc (Linux).
-
-    glibc keeps freed blocks in its heaps (one per thread) for reuse; after reading a large file
-    on several threads that is a few hundred MB of temporaries, which would add to the peak of the
-    next step. Elsewhere this does nothing.
-    """
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-
-
-@cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    try:
-        return ctypes.CDLL("libc.so.6").malloc_trim
-    except (OSError, AttributeError):  # not glibc
-        return None
-
-
-def _offsets_of(lengths: npt.ArrayLike) -> IntArray:
-    return np.concatenate(([0], np.cumsum(lengths, dtype=np.int64)))
-
-
-def _gather_segments(offsets: IntArray, indices: IntArray) -> IntArray:
-    """Row indices of the segments ``indices``, concatenated (no loop over rows)."""
-    starts = offsets[indices]
-    return _block_rows(starts, offsets[indices + 1] - starts)
-
-
-def _block_rows(starts: IntArray, lengths: IntArray) -> IntArray:
-    """Row indices of the blocks of rows ``starts[i]:starts[i] + lengths[i]``, concatenated."""
-    return np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(starts - _offsets_of(lengths)[:-1], lengths)
-
-
 # --------------------------------------------------------------------------------------------------
-# Building a batch: interning, the qrels join, duplicates and the canonical order
+# Building a batch: the qrels join, duplicates and the canonical order
 
 
 @define
@@ -373,298 +261,6 @@ class QuerySetReport:
     missing_from_run: list[str]  #: qrels queries with no run line (scored as empty rankings)
     not_judged: list[str]  #: run queries with no qrels (ignored)
     dropped_missing: bool = False  #: True when missing queries were left out of the average
-
-
-def _words(ids: np.ndarray, dtype: npt.DTypeLike = ">u8") -> npt.NDArray[np.uint64]:
-    """Fixed-width byte strings as rows of 64-bit words, zero-padded.
-
-    Read big-endian (the default), comparing rows compares bytes, as sorting needs; read as
-    ``np.uint64`` the words are a view of the ids in memory order (no copy when the width is a
-    multiple of 8), which is all that comparing for equality and hashing need.
-    """
-    width = ids.dtype.itemsize
-    padded = -(-width // 8) * 8
-    if padded != width:
-        ids = ids.astype(f"S{padded}")  # pads with NUL, which sorts below every byte, as in strcmp
-    words = np.ascontiguousarray(ids).view(dtype).reshape(len(ids), padded // 8)
-    return words.astype(np.uint64, copy=False)
-
-
-#: An odd 64-bit multiplier for hashing ids (any odd constant with well-mixed bits would do).
-_MIX = 0x9E3779B97F4A7C15
-#: Rows per chunk in linear passes whose temporaries need not span the whole run.
-_CHUNK = 1 << 20
-
-
-def _id_hash(ids: np.ndarray) -> npt.NDArray[np.uint64]:
-    """A 64-bit hash of each byte-string id: equal ids hash equal whatever the array widths.
-
-    An id of up to 8 bytes is its own hash (its bytes, exact). Longer ids may collide, so a hash
-    match is only ever a candidate, confirmed by comparing bytes. Trailing zero words add nothing,
-    which is what makes the hash independent of the width of the array holding the id.
-    """
-    words = _words(ids, np.uint64)
-    hashed = words[:, 0].copy()
-    power = 1
-    for j in range(1, words.shape[1]):  # loop over 8-byte words of the ids, not over ids
-        power = power * _MIX % 2**64
-        hashed += words[:, j] * np.uint64(power)  # wraps modulo 2**64
-    return hashed
-
-
-def _intern_words(ids: np.ndarray, words: npt.NDArray[np.uint64]) -> tuple[np.ndarray, IntArray]:
-    if words.shape[1] == 1:
-        keys, codes = np.unique(words[:, 0], return_inverse=True)
-        return keys.astype(">u8").view("S8"), codes.ravel().astype(np.int64)
-    order = np.lexsort(words.T[::-1])  # lexsort's last key is the primary one: the first word
-    ordered = words[order]
-    new = np.concatenate(([True], np.any(ordered[1:] != ordered[:-1], axis=1)))
-    codes = np.empty(len(ids), dtype=np.int64)
-    codes[order] = np.cumsum(new) - 1
-    return ids[order[new]], codes
-
-
-def intern(ids: np.ndarray) -> tuple[np.ndarray, IntArray]:
-    """Distinct ids in byte order and the code of each id (``np.unique(ids, return_inverse=True)``).
-
-    Byte strings are compared as 64-bit words rather than as strings, which is several times faster;
-    ids that come in runs (a run file's query column) are interned one run at a time.
-    """
-    if ids.dtype.kind != "S" or len(ids) == 0:
-        vocab, codes = np.unique(ids, return_inverse=True)
-        return vocab, codes.ravel().astype(np.int64)
-    heads = _run_heads(ids)
-    if len(heads) >= len(ids) // 2:
-        return _intern_words(ids, _words(ids))
-    vocab, head_codes = _intern_words(ids[heads], _words(ids[heads]))
-    return vocab, np.repeat(head_codes, np.diff(heads, append=len(ids)))
-
-
-def _run_heads(ids: np.ndarray) -> IntArray:
-    """Index of the first id of every run of equal adjacent ids."""
-    if len(ids) == 0:
-        return np.zeros(0, dtype=np.int64)
-    if ids.dtype.kind == "S":  # whole words compare several times faster than strings
-        words = _words(ids, np.uint64)
-        changed = words[1:, 0] != words[:-1, 0]
-        for j in range(1, words.shape[1]):
-            changed |= words[1:, j] != words[:-1, j]
-    else:
-        changed = ids[1:] != ids[:-1]
-    return np.concatenate(([0], np.flatnonzero(changed) + 1))
-
-
-def _table_slot(hashed: npt.NDArray[np.uint64], bits: int) -> IntArray:
-    """A ``bits``-bit slot for each hash; multiplying first spreads ids that differ only in low bytes."""
-    slot = hashed * np.uint64(_MIX)
-    slot >>= np.uint64(64 - bits)
-    return slot.view(np.int64)
-
-
-def _lookup(vocab: np.ndarray, ids: np.ndarray) -> tuple[IntArray, IntArray]:
-    """The ``ids`` found in ``vocab`` (distinct, byte-ordered bytes ids): their positions in
-    ``ids`` (ascending) and their indices in ``vocab``. Absent ids cost no memory: a run usually
-    retrieves far more documents than were ever judged."""
-    none = np.zeros(0, dtype=np.int64)
-    if len(vocab) == 0 or len(ids) == 0:
-        return none, none
-    vocab_hash = _id_hash(vocab)
-    by_hash = np.argsort(vocab_hash)
-    sorted_hash = vocab_hash[by_hash]
-    if bool(np.any(sorted_hash[1:] == sorted_hash[:-1])):  # two long ids collide: compare bytes instead
-        pos = np.minimum(np.searchsorted(vocab, ids), len(vocab) - 1)
-        found = np.flatnonzero(vocab[pos] == ids)
-        return found, pos[found]
-    # A bit table of the vocabulary's hashes rules most ids out in one gather; only the rest are
-    # searched.
-    bits = min(max(int(len(vocab) * 32).bit_length(), 16), 26)  # about 1 in 32 absent ids gets through
-    table = np.zeros(1 << bits, dtype=bool)
-    table[_table_slot(sorted_hash, bits)] = True
-    rows, codes = [], []
-    for start in range(0, len(ids), _CHUNK):  # chunks bound the temporary arrays
-        chunk = ids[start : start + _CHUNK]
-        ids_hash = _id_hash(chunk)
-        maybe = np.flatnonzero(table[_table_slot(ids_hash, bits)])
-        pos = np.minimum(np.searchsorted(sorted_hash, ids_hash[maybe]), len(vocab) - 1)
-        match = sorted_hash[pos] == ids_hash[maybe]
-        candidates, code = maybe[match], by_hash[pos[match]]
-        exact = vocab[code] == chunk[candidates]  # confirm every hash match byte for byte
-        rows.append(start + candidates[exact])
-        codes.append(code[exact])
-    return np.concatenate(rows), np.concatenate(codes)
-
-
-@define
-class RowOrder:
-    """A new order of the rows, applied to each column with :meth:`apply`.
-
-    Either any permutation (``rows``), or the cheap form a run file usually needs: its query blocks
-    moved whole (the blocks starting at ``block_starts`` with ``block_lengths``, in their new order),
-    then a few rows within the blocks replaced (``tied`` positions take the rows at ``tied_from``:
-    the re-sorted tie groups). The cheap form costs copies of blocks rather than a gather per row.
-    """
-
-    n: int
-    rows: IntArray | None = None
-    block_starts: IntArray | None = None
-    block_lengths: IntArray | None = None
-    tied: IntArray | None = None
-    tied_from: IntArray | None = None
-
-    def apply(self, column: np.ndarray, ties: bool = True) -> np.ndarray:
-        """The column in the new order. ``ties=False`` skips the tie fix-up, for columns that are
-        equal within every tie group (the query and the score)."""
-        if self.rows is not None:
-            return column[self.rows]
-        out = column if self.block_starts is None else _move_blocks(column, self.block_starts, self.block_lengths)
-        if ties and self.tied is not None:
-            if out is column:
-                out = column.copy()
-            out[self.tied] = out[self.tied_from]
-        return out
-
-    def permutation(self) -> IntArray:
-        """The order as one array of row indices."""
-        return self.apply(np.arange(self.n, dtype=np.int64))
-
-
-def _move_blocks(column: np.ndarray, starts: IntArray, lengths: IntArray) -> np.ndarray:
-    """The blocks of rows ``column[start:start + length]`` for each (start, length), concatenated."""
-    if len(starts) * 64 <= len(column):  # long blocks: one copy each (a loop over queries, not rows)
-        return np.concatenate([column[a:b] for a, b in zip(starts.tolist(), (starts + lengths).tolist())])
-    return column[_block_rows(starts, lengths)]
-
-
-def _new_positions(order: RowOrder, rows: IntArray) -> IntArray:
-    """Where ``rows`` are once the blocks of ``order`` have moved."""
-    if order.block_starts is None:
-        return rows
-    by_start = np.argsort(order.block_starts)  # the blocks in their old order
-    old_starts = order.block_starts[by_start]
-    new_starts = _offsets_of(order.block_lengths)[:-1][by_start]
-    block = np.searchsorted(old_starts, rows, side="right") - 1
-    return new_starts[block] + (rows - old_starts[block])
-
-
-def _query_blocks(query_code: IntArray) -> IntArray | None:
-    """Start of each run of equal query codes, if every query forms a single run; else None."""
-    starts = _run_heads(query_code)
-    if len(np.unique(query_code[starts])) != len(starts):
-        return None
-    return starts
-
-
-def _order_blocks(query_code: IntArray, starts: IntArray) -> RowOrder | None:
-    """The order that sorts contiguous query blocks by query code; None if they already are."""
-    block_query = query_code[starts]
-    if bool(np.all(block_query[1:] > block_query[:-1])):
-        return None
-    by_query = np.argsort(block_query)
-    lengths = np.diff(starts, append=len(query_code))
-    return RowOrder(len(query_code), block_starts=starts[by_query], block_lengths=lengths[by_query])
-
-
-def grouped_order(query_code: IntArray) -> RowOrder | None:
-    """Stable row order by query (each query's rows keep their input order); None if nothing moves."""
-    if len(query_code) < 2:
-        return None
-    starts = _query_blocks(query_code)
-    if starts is None:
-        return RowOrder(len(query_code), rows=np.argsort(query_code, kind="stable"))
-    return _order_blocks(query_code, starts)
-
-
-def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray) -> RowOrder | None:
-    """Row order: query, then score descending, then doc_id descending (trec_eval's tie rule).
-
-    ``doc_ids`` are bytes, compared like C's ``strcmp``. Each (query, doc) pair must occur once.
-    Returns None when the rows are in that order already.
-    """
-    n = len(query_code)
-    if n < 2:
-        return None
-    starts = _query_blocks(query_code)
-    same_query = query_code[1:] == query_code[:-1]
-    if starts is not None and bool(np.all(~same_query | (score[1:] <= score[:-1]))):
-        # Run files usually hold each query in one block, by score already. Then the blocks move
-        # whole and only the rows of tie groups are sorted, at a cost linear in the rows.
-        order = _order_blocks(query_code, starts) or RowOrder(n)
-        tied_to_previous = np.concatenate(([False], same_query & (score[1:] == score[:-1])))
-        del same_query
-        in_tie = tied_to_previous.copy()
-        in_tie[:-1] |= tied_to_previous[1:]
-        rows = np.flatnonzero(in_tie)
-        if len(rows):
-            # One sort of the tied rows: by tie group, then by id bytes descending (words inverted).
-            group = np.cumsum(~tied_to_previous[rows])
-            words = _words(doc_ids[rows])
-            moved = rows[np.lexsort((*(~words.T[::-1]), group))]
-            changed = moved != rows
-            if bool(np.any(changed)):
-                # Positions after the blocks move: where each tied row lands, and where the row it
-                # takes is then (tie groups never span blocks, so both shift alike).
-                order.tied = _new_positions(order, rows[changed])
-                order.tied_from = _new_positions(order, moved[changed])
-        return None if order.block_starts is None and order.tied is None else order
-    vocab, doc_code = intern(doc_ids)
-    n_docs = len(vocab)
-    distinct, inverse = np.unique(score, return_inverse=True)
-    n_groups = len(distinct) * (int(query_code.max()) + 1)
-    if n_groups * n_docs >= 2**62:  # the key would overflow: sort on the three columns instead
-        return RowOrder(n, rows=np.lexsort((-doc_code, -score, query_code)))
-    group = query_code * len(distinct) + (len(distinct) - 1 - inverse.ravel())
-    return RowOrder(n, rows=np.argsort(group * n_docs + (n_docs - 1 - doc_code), kind="stable"))
-
-
-def _as_bytes(values: npt.ArrayLike) -> np.ndarray:
-    """Ids as a bytes array (UTF-8), since byte order is the tie rule and hashing works on bytes."""
-    arr = np.asarray(values)
-    if arr.dtype.kind == "S":
-        return arr
-    if arr.size == 0:
-        return np.zeros(0, dtype="S1")
-    return np.char.encode(arr.astype(str), "utf-8")
-
-
-def _check_duplicates(
-    query_code: IntArray, ids: np.ndarray, lines: IntArray, origin: str, unit: str, what: str,
-    query_ids: np.ndarray, policy: Duplicates,
-) -> BoolArray:
-    """Mask of rows to keep; raises on a repeated (query, id) unless ``policy == 'first'``."""
-    keep = np.ones(len(query_code), dtype=bool)
-    if len(query_code) < 2:
-        return keep
-    # Fast certificate: when no two rows share a hash of (query, id), no row repeats. (The id hash
-    # is multiplied before the query code goes into its low bits, so that "doc8" in query 1 and
-    # "doc9" in query 0 do not collide; everything in place, to add one array only.)
-    hashed = np.ascontiguousarray(_id_hash(ids))
-    hashed *= np.uint64(_MIX)
-    hashed ^= np.ascontiguousarray(query_code, dtype=np.int64).view(np.uint64)
-    hashed.sort()
-    if not bool(np.any(hashed[1:] == hashed[:-1])):
-        return keep
-    del hashed
-    # Some row may repeat: find out exactly, on interned ids.
-    vocab, doc_code = intern(ids)
-    n_docs = len(vocab)
-    # Rows arrive in line order, so a stable sort on (query, doc) puts the first occurrence first.
-    if (int(query_code.max()) + 1) * n_docs < 2**62:
-        order = np.argsort(query_code * n_docs + doc_code, kind="stable")
-    else:
-        order = np.lexsort((lines, doc_code, query_code))
-    q, d = query_code[order], doc_code[order]
-    repeat = np.flatnonzero((q[1:] == q[:-1]) & (d[1:] == d[:-1])) + 1
-    if repeat.size == 0:
-        return keep
-    if policy == "error":
-        second, first = order[repeat[0]], order[repeat[0] - 1]
-        raise InputFormatError(
-            f"{_location(origin, unit, int(lines[second]))}: duplicate {what} for query "
-            f"{_display(query_ids[query_code[second]])!r}, document {_display(ids[second])!r} "
-            f"(first at {unit} {int(lines[first])}); expected each document at most once per query"
-        )
-    keep[order[repeat]] = False
-    return keep
 
 
 def _take(rows: IntArray | None, *columns: np.ndarray) -> list[np.ndarray]:

@@ -16,489 +16,46 @@ what was found. Sources can be a path (``.gz`` is decompressed), or an open bina
 from __future__ import annotations
 
 import gzip
-import io
 import os
 import warnings
-import zlib
-from collections import deque
-from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
-from typing import IO, Union
+from typing import IO
 
 import numpy as np
-import numpy.typing as npt
-from attrs import define
 
-from .model import FIELD_SEPARATORS, Document, InputFormatError, InputWarning, Judgment
-from .ranking import BoolArray, FloatArray, IntArray, QrelsColumns, RunColumns, release_freed_memory
+from ._memory import release_freed_memory
+from ._tokenize import (
+    Source,
+    _Block,
+    _check_field_count,
+    _Columns,
+    _floats,
+    _is_gzip,
+    _numbers,
+    _overflow_warning,
+    _Parsed,
+    _parsed_blocks,
+    _source_name,
+    _tokenize,
+)
+from .model import (
+    Document,
+    InputWarning,
+    Judgment,
+    QrelsColumns,
+    RunColumns,
+    TrecFormatError,
+)
 
-Source = Union[str, "os.PathLike[str]", IO[bytes], IO[str]]
-
-#: Bytes parsed at a time: bounds the temporary arrays of the tokenizer whatever the file size.
-_BLOCK = 1 << 22
-#: Bytes of the first block (a small file should not cost a whole block's buffer).
-_FIRST_BLOCK = 1 << 16
-#: Threads parsing blocks. NumPy releases the GIL in its loops but not between calls, so one more
-#: thread than the 2 cores of the target machine keeps both busy.
-_THREADS = 3
-#: C's isspace() in the C locale, which is how trec_eval splits fields.
-_IS_SPACE = np.zeros(256, dtype=bool)
-_IS_SPACE[[ord(c) for c in FIELD_SEPARATORS]] = True
-_HASH = ord("#")
+__all__ = [
+    "QRELS_FORMAT", "RUN_FORMAT", "Source", "TrecFormatError", "read_qrels", "read_qrels_columns", "read_run",
+    "read_run_columns", "write_qrels", "write_run",
+]
 
 QRELS_FORMAT = "'query_id iteration doc_id relevance'"
 RUN_FORMAT = "'query_id Q0 doc_id rank score run_id'"
-
-
-class TrecFormatError(InputFormatError):
-    """A line of a qrels or run file that does not follow the format."""
-
-
-@contextmanager
-def _open_binary(source: Source) -> Iterator[tuple[Callable[[memoryview], int], str]]:
-    """A ``fill(view) -> bytes written`` function for the source (0 at the end), and its name for errors."""
-    if isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
-        opener = gzip.open if _is_gzip(path) else open
-        try:
-            handle = opener(path, "rb")
-        except OSError as exc:
-            raise TrecFormatError(f"{path}: cannot open: {exc.strerror or exc}") from None
-        with handle:
-            yield handle.readinto, path
-        return
-    name = _source_name(source)
-    if isinstance(source, io.TextIOBase):
-        # A character is at most 4 bytes of UTF-8, so a quarter of the view's size always fits.
-        yield _filler(lambda n: source.read(max(n // 4, 1)).encode("utf-8")), name  # type: ignore[union-attr]
-    elif hasattr(source, "readinto"):
-        yield source.readinto, name  # type: ignore[union-attr]
-    else:
-        yield _filler(source.read), name  # type: ignore[union-attr]
-
-
-def _filler(read: Callable[[int], bytes]) -> Callable[[memoryview], int]:
-    def fill(view: memoryview) -> int:
-        data = read(len(view))
-        view[: len(data)] = data
-        return len(data)
-
-    return fill
-
-
-@define
-class _Block:
-    """Whole lines of a file in a buffer of their own."""
-
-    name: str
-    padded: bytearray  # _FRONT zero bytes, the lines (each ending in a newline) up to ``end``, then >= _PAD bytes
-    end: int
-    unterminated: bool  # the file's last line had no newline: the reader added the block's last one
-
-    @classmethod
-    def of(cls, data: bytes, name: str = "<block>", unterminated: bool = False) -> _Block:
-        """A block holding ``data`` (whole lines)."""
-        return cls(name, bytearray(_FRONT) + data + bytearray(_PAD), _FRONT + len(data), unterminated)
-
-
-def _blocks(source: Source) -> Iterator[_Block]:
-    """The source's data in blocks of whole lines, each read straight into its own padded buffer.
-
-    Raises :class:`_Unreadable` when compressed data is corrupt (the caller knows how many lines
-    were complete before it).
-    """
-    with _open_binary(source) as (fill, name):
-        carry, first = b"", True  # carry: the start of a line the previous block cut off
-        size = min(_FIRST_BLOCK, _BLOCK)  # small files get small buffers; blocks double up to _BLOCK
-        while True:
-            padded = bytearray(_FRONT + len(carry) + size + _PAD)
-            start = _FRONT + len(carry)
-            padded[_FRONT:start] = carry
-            size = min(2 * size, _BLOCK)
-            try:
-                got = fill(memoryview(padded)[start : len(padded) - _PAD])
-            except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-                raise _Unreadable(name, str(exc)) from None
-            if not got:
-                break
-            end = start + got
-            if first:
-                end = _strip_bom(padded, end, name)
-                first = False
-            cut = padded.rfind(b"\n", _FRONT, end) + 1
-            carry = bytes(padded[max(cut, _FRONT) : end])
-            if cut:
-                yield _Block(name, padded, cut, False)
-        if carry:  # a last line without its newline is still a line
-            yield _Block.of(carry + b"\n", name, unterminated=True)
-
-
-class _Unreadable(Exception):
-    """Compressed data that cannot be decompressed (reported once the lines before it are counted)."""
-
-    def __init__(self, name: str, reason: str) -> None:
-        self.name, self.reason = name, reason
-
-
-def _strip_bom(padded: bytearray, end: int, name: str) -> int:
-    """Remove a leading UTF-8 byte order mark, with a warning (trec_eval would keep it as part of
-    the first query id, which then matches nothing); returns the new end of the data."""
-    if padded[_FRONT : _FRONT + 3] != b"\xef\xbb\xbf":
-        return end
-    warnings.warn(f"{name}:1: UTF-8 byte order mark at the start of the file ignored", InputWarning, stacklevel=3)
-    padded[_FRONT : end - 3] = padded[_FRONT + 3 : end]
-    return end - 3
-
-
-class _BadLine(Exception):
-    """A malformed line found while parsing a block on a worker thread. Its line number is known
-    only once the blocks before it are counted: :func:`_parsed_blocks` turns it into a
-    :class:`TrecFormatError`."""
-
-    def __init__(self, name: str, line_in_block: int, message: str) -> None:
-        self.name, self.line_in_block, self.message = name, line_in_block, message
-
-    def located(self, lines_before: int) -> TrecFormatError:
-        return TrecFormatError(f"{self.name}:{lines_before + self.line_in_block + 1}: {self.message}")
-
-
-@define
-class _Tokens:
-    """The data lines of one block: fields located by byte offsets in the block's buffer, nothing copied yet.
-
-    Field ``i`` is the bytes strictly between ``before[i]`` and ``ends[i]`` (offsets in ``padded``).
-    """
-
-    block: _Block
-    buffer: np.ndarray  # the block's padded buffer as uint8 (a view)
-    line_index: IntArray  # index (in the block) of every data line
-    first_token: IntArray  # index of each data line's first field in before/ends
-    n_tokens: IntArray  # fields on each data line
-    before: IntArray  # offset of the separator before each field
-    ends: IntArray  # offset just past each field
-    line_ends: IntArray  # offset of every newline in the block
-    lines_before: int = 0  # lines of the file before the block: set in file order by _parsed_blocks
-
-    @property
-    def name(self) -> str:
-        return self.block.name
-
-    @property
-    def n_lines(self) -> int:
-        return len(self.line_ends)
-
-    def line_number(self, row: int) -> int:
-        return self.lines_before + int(self.line_index[row]) + 1
-
-    def line_text(self, row: int) -> str:
-        i = int(self.line_index[row])
-        start = int(self.line_ends[i - 1]) + 1 if i else _FRONT
-        return _snippet(self.block.padded[start : int(self.line_ends[i])])
-
-    def field(self, row: int, field: int) -> bytes:
-        """Field ``field`` of data line ``row`` (one slice, not a whole column)."""
-        index = int(self.first_token[row]) + field
-        return bytes(self.block.padded[int(self.before[index]) + 1 : int(self.ends[index])])
-
-    def contains(self, byte: bytes) -> bool:
-        return self.block.padded.find(byte, _FRONT, self.block.end) >= 0
-
-    def strings(self, field: int, rows: IntArray | None = None) -> np.ndarray:
-        """Field ``field`` of every data line as a fixed-width bytes array (no Python object per line).
-
-        The width is a multiple of 8: each field is copied as 64-bit words, zero-padded, which is
-        what interning compares anyway (a trailing NUL does not change a NumPy bytes value). The
-        words keep the bytes in memory order, so no byte swapping is needed either way.
-        """
-        index = (self.first_token if rows is None else self.first_token[rows]) + field
-        start = self.before[index] + 1
-        length = self.ends[index] - start
-        n_words = max(-(-int(length.max()) // 8), 1) if len(length) else 1
-        if n_words > 32 or n_words * len(start) > 1 << 25:  # very long ids: copy them one by one instead
-            padded = self.block.padded
-            return np.array([bytes(padded[a:b]) for a, b in zip(start, start + length)], dtype=f"S{8 * n_words}")
-        at = self._words_at(np.uint64)
-        if n_words == 1:
-            return (at[start] & _FIRST_BYTES[length]).view("S8")
-        out = np.empty((len(start), n_words), dtype=np.uint64)
-        for j in range(n_words):  # loop over 8-byte words of the field, not over lines
-            read = np.minimum(start + 8 * j, self.block.end)
-            out[:, j] = at[read] & _FIRST_BYTES[np.clip(length - 8 * j, 0, 8)]
-        return out.view(f"S{8 * n_words}").ravel()
-
-    def decimals(self, field: int) -> tuple[FloatArray, BoolArray]:
-        """Field ``field`` of every line read as a plain decimal, and where that worked.
-
-        Handles ``[+-]digits[.digits]`` of at most 16 bytes whose digits, without the point, are a
-        number up to 2**53 (nearly every score written with a fixed number of decimals). Then
-        ``digits / 10**decimals`` is one correctly rounded IEEE division, so the value is exactly
-        what ``float()`` gives. Other fields (exponents, ``inf``, long reprs, errors) are left to
-        the caller: they are False in the mask.
-
-        The field is read right-aligned into big-endian 64-bit words (a second one only when some
-        field is longer than 8 bytes; otherwise the high word is the scalar '00000000') and
-        processed with whole-word arithmetic: no per-byte or per-line step, and no division but
-        the last one.
-        """
-        index = self.first_token + field
-        end = self.ends[index]
-        length = end - self.before[index] - 1
-        at = self._words_at()
-        low = _right_aligned(at[end - 8], np.minimum(length, 8))
-        two_words = bool(len(length)) and int(length.max()) > 8
-        high = _right_aligned(at[end - 16], np.clip(length - 8, 0, 8)) if two_words else _ZEROS
-        digits = length
-        negative = None
-        if self.contains(b"-") or self.contains(b"+"):
-            # A leading sign becomes '0' (the field's first byte is byte length-1 from the right).
-            in_low = length <= 8
-            shift = ((np.where(in_low, length, length - 8) - 1).clip(0, 7) * 8).astype(np.uint64)
-            first = (np.where(in_low, low, high) >> shift) & np.uint64(0xFF)
-            negative = first == ord("-")
-            signed = negative | (first == ord("+"))
-            to_zero = np.where(signed, np.uint64(ord("0")) - first, np.uint64(0)) << shift
-            low = low + np.where(in_low, to_zero, np.uint64(0))
-            high = high + np.where(in_low, np.uint64(0), to_zero)
-            digits = length - signed
-        # The point becomes '0' ('.' + 2), so that the digits check covers every byte, then it is
-        # dropped: the bytes left of it move one byte right and a '0' comes in at the top.
-        low_point, high_point = _bytes_equal(low, ord(".")), _bytes_equal(high, ord("."))
-        low = low + (low_point >> np.uint64(6))
-        high = high + (high_point >> np.uint64(6))
-        has_point = (low_point | high_point) != 0
-        ok = (length <= 16) & (digits - has_point > 0) & _all_digits(low) & _at_most_one(low_point)
-        if two_words:
-            ok &= _all_digits(high) & _at_most_one(high_point) & ((low_point == 0) | (high_point == 0))
-        # Point position from the right (= number of decimals); 16 when there is none.
-        point = np.where(low_point != 0, _byte_index(low_point), np.where(high_point != 0, 8 + _byte_index(high_point), 16))
-        keep = _KEEP_LOW[np.minimum(point, 8)]  # the bytes of the low word right of the point
-        low = (low & keep) | (((low >> np.uint64(8)) | (high << np.uint64(56))) & ~keep)
-        value = _eight_digits(low - _ZEROS)
-        if two_words:
-            keep = _KEEP_LOW[np.clip(point - 8, 0, 8)]
-            high = (high & keep) | (((high >> np.uint64(8)) | _ZERO_TOP) & ~keep)
-            value += _eight_digits(high - _ZEROS) * np.uint64(10**8)
-            ok &= value <= np.uint64(2**53)
-        result = value.astype(np.float64)
-        result /= _POW10_F[point & 15]
-        if negative is not None:
-            np.negative(result, out=result, where=negative)
-        return result, ok
-
-    def _words_at(self, dtype: npt.DTypeLike = ">u8") -> np.ndarray:
-        """Every byte offset of the buffer read as the 8 bytes from there (a view, no copy): as a
-        big-endian number by default, to compute with; as ``np.uint64`` to copy bytes in memory order."""
-        return np.ndarray((len(self.buffer) - 7,), dtype=dtype, buffer=self.buffer, strides=(1,))
-
-    def fail(self, row: int, problem: str, expected: str) -> _BadLine:
-        if self.block.unterminated and row == len(self.line_index) - 1:
-            problem += " (the last line, with no newline after it: the file may be truncated)"
-        return _BadLine(self.name, int(self.line_index[row]), f"{problem}; expected {expected}; got {self.line_text(row)}")
-
-
-_KEEP_LOW = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)  # the last n bytes
-_ZEROS = np.uint64(int.from_bytes(b"0" * 8, "big"))
-_HIGH_BITS = np.uint64(0x8080808080808080)
-_LOW_7 = np.uint64(0x7F7F7F7F7F7F7F7F)
-_ZERO_FILL = _ZEROS & ~_KEEP_LOW  # '0' in all but the last n bytes
-_ZERO_TOP = np.uint64(ord("0") << 56)
-_POW10_F = np.array([10.0**k for k in range(16)])
-
-
-def _right_aligned(words: np.ndarray, length: IntArray) -> npt.NDArray[np.uint64]:
-    """The last ``length`` bytes of each word, with '0' bytes left of them."""
-    return (words & _KEEP_LOW[length]) | _ZERO_FILL[length]
-
-
-def _at_most_one(marks: npt.NDArray[np.uint64]) -> BoolArray:
-    """Whether at most one byte of each word is marked."""
-    return (marks & (marks - np.uint64(1))) == 0
-
-
-def _bytes_equal(words: npt.NDArray[np.uint64], byte: int) -> npt.NDArray[np.uint64]:
-    """0x80 in every byte of ``words`` equal to ``byte``, 0 elsewhere (exact, no borrow between bytes)."""
-    x = words ^ np.uint64(byte * 0x0101010101010101)
-    return ~(((x & _LOW_7) + _LOW_7) | x) & _HIGH_BITS
-
-
-def _byte_index(marks: npt.NDArray[np.uint64]) -> IntArray:
-    """Index from the right (0 = last byte) of the single marked byte of each word (0x80 bits)."""
-    exponent = np.frexp(marks.astype(np.float64))[1]  # marks == 2**(exponent - 1), exactly
-    return ((exponent - 8) // 8).astype(np.int64)
-
-
-def _all_digits(words: npt.NDArray[np.uint64]) -> BoolArray:
-    """Whether every byte of each word is an ASCII digit."""
-    # A byte is a digit when it is ASCII, not below '0' (subtracting borrows) and not above '9'
-    # (adding 0x46 reaches 0x80). A borrow may spoil the byte above, but that byte is then moot.
-    bad = words | (words - _ZEROS) | (words + np.uint64(0x4646464646464646))
-    return (bad & _HIGH_BITS) == 0
-
-
-def _eight_digits(words: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
-    """The number written by 8 decimal digits (byte values 0-9, big-endian in a 64-bit word).
-
-    Adjacent lanes are combined in three steps (pairs, quads, halves) with plain integer arithmetic
-    on the whole word: no lane ever overflows into its neighbour.
-    """
-    pairs = ((words >> np.uint64(8)) * np.uint64(10) + words) & np.uint64(0x00FF00FF00FF00FF)
-    quads = ((pairs >> np.uint64(16)) * np.uint64(100) + pairs) & np.uint64(0x0000FFFF0000FFFF)
-    return (quads >> np.uint64(32)) * np.uint64(10000) + (quads & np.uint64(0xFFFFFFFF))
-
-
-#: Bytes before and after each block, so that 8-byte reads ending or starting anywhere in it (the
-#: 16 bytes up to a field's end, or the words from its start) stay in bounds. The front ones are
-#: zero: the last of them is the separator before the block's first field.
-_FRONT, _PAD = 16, 8
-#: _FIRST_BYTES[n] keeps the first n bytes in memory of a 64-bit word and zeroes the rest.
-_FIRST_BYTES = np.frombuffer(b"".join(b"\xff" * n + bytes(8 - n) for n in range(9)), dtype=np.uint64)
-
-
-def _tokenize(block: _Block) -> _Tokens:
-    padded, end = block.padded, block.end
-    nul = padded.find(b"\0", _FRONT, end)
-    if nul >= 0:  # C tools would cut the line there; we refuse to guess
-        line_start, line_end = padded.rfind(b"\n", _FRONT, nul) + 1, padded.find(b"\n", nul, end)
-        raise _BadLine(block.name, padded.count(b"\n", _FRONT, nul),
-                       f"NUL byte in the line; expected text; got {_snippet(padded[max(line_start, _FRONT):line_end])}")
-    buffer = np.frombuffer(padded, dtype=np.uint8)
-    # Bytes up to 32 are separators or control bytes (checked below). The zero bytes in front of
-    # the block count too: the last of them is a separator before the block's first field.
-    low = buffer[:end] <= 32
-    seps = np.flatnonzero(low)[_FRONT - 1 :]
-    sep_bytes = buffer[seps[1:]]
-    # The common layout: fields separated by exactly one space, tab or newline. Then the
-    # separators alone locate every field (each lies between two of them), and every line has one.
-    # The bytes of _IS_SPACE (32, and 9 to 13) are tested arithmetically: a table lookup costs 9x more.
-    if (not bool(np.any(low[_FRONT:] & low[_FRONT - 1 : -1]))
-            and bool(np.all((sep_bytes == 32) | (sep_bytes - np.uint8(9) < 5)))):
-        before, ends = seps[:-1], seps[1:]
-        last = np.flatnonzero(sep_bytes == 10)  # the field that ends each line
-        line_ends = ends[last]
-        per_line = np.diff(last, prepend=-1)
-        first = last - per_line + 1
-    else:
-        text = buffer[_FRONT:end]
-        space = _IS_SPACE[text].view(np.int8)
-        edges = np.diff(space, prepend=np.int8(1), append=np.int8(1))
-        before, ends = np.flatnonzero(edges == -1) + (_FRONT - 1), np.flatnonzero(edges == 1) + _FRONT
-        line_ends = np.flatnonzero(text == 10) + _FRONT
-        per_line = np.bincount(np.searchsorted(line_ends, ends), minlength=len(line_ends))
-        first = np.concatenate(([0], np.cumsum(per_line)[:-1]))
-    data = per_line > 0
-    if padded.find(b"#", _FRONT, end) >= 0:
-        # A line whose first field starts with '#' is a comment; '#' inside a field is data.
-        data[data] = buffer[before[first[data]] + 1] != _HASH
-    lines = np.flatnonzero(data)
-    return _Tokens(block, buffer, lines, first[lines], per_line[lines], before, ends, line_ends)
-
-
-def _check_field_count(tokens: _Tokens, bad: BoolArray, expected: str) -> None:
-    if bad.any():
-        row = int(np.argmax(bad))
-        raise tokens.fail(row, f"{int(tokens.n_tokens[row])} fields", expected)
-
-
-def _numbers(tokens: _Tokens, field: int, dtype: type, problem: str, expected: str,
-             rows: IntArray | None = None) -> np.ndarray:
-    """Field ``field`` converted to ``dtype`` (of the data lines ``rows``, default all of them)."""
-    text = tokens.strings(field, rows)
-    rows = np.arange(len(text)) if rows is None else rows
-    # NumPy, like Python, reads "1_0" as 10; in a TREC file that is a typo, not a number.
-    if tokens.contains(b"_"):
-        underscore = np.char.find(text, b"_") >= 0
-        if underscore.any():
-            raise tokens.fail(int(rows[np.argmax(underscore)]), problem, expected)
-    try:
-        return text.astype(dtype)
-    except (ValueError, OverflowError):
-        for row, item in zip(rows, text):  # error path only: find the offending line
-            try:
-                np.asarray(item).astype(dtype)
-            except (ValueError, OverflowError):
-                raise tokens.fail(int(row), problem, expected) from None
-        raise
-
-
-def _floats(tokens: _Tokens, field: int, problem: str, expected: str) -> tuple[FloatArray, IntArray]:
-    """Field ``field`` as floats (plain decimals vectorised, anything else through NumPy's parser),
-    and the rows whose value was written as a number but overflowed to infinity."""
-    values, plain = tokens.decimals(field)
-    if plain.all():
-        return values, np.zeros(0, dtype=np.int64)
-    other = np.flatnonzero(~plain)
-    values[other] = _numbers(tokens, field, np.float64, problem, expected, other)
-    infinite = other[np.isinf(values[other])]
-    if len(infinite):
-        text = np.char.lower(tokens.strings(field, infinite))
-        return values, infinite[np.char.find(text, b"inf") < 0]  # not written as "inf"
-    return values, infinite
-
-
-def _overflow_warning(tokens: _Tokens, rows: IntArray) -> str:
-    row = int(rows[0])
-    more = f" and {len(rows) - 1} more such lines nearby" if len(rows) > 1 else ""
-    return (f"{tokens.name}:{tokens.line_number(row)}: score too large for a double, read as infinity "
-            f"(as trec_eval's atof does); got {tokens.line_text(row)}{more}")
-
-
-def _snippet(raw: bytes | bytearray) -> str:
-    text = bytes(raw).rstrip(b"\r\n").decode("utf-8", "backslashreplace")
-    return repr(text if len(text) <= 120 else text[:117] + "...")
-
-
-_Parsed = tuple[_Tokens, dict[str, np.ndarray]]
-
-
-def _parsed_blocks(source: Source, parse: Callable[[_Block], _Parsed]) -> Iterator[_Parsed]:
-    """``parse(block)`` for every block of the source, in file order, computed on a few threads.
-
-    NumPy releases the GIL in its array loops, so parsing one block overlaps with reading and
-    parsing the next. Only a few blocks are in flight at once, so memory stays bounded. Lines are
-    numbered here, in file order, as each block's result is taken: a malformed line is reported
-    with its number, and before any problem further on in the file.
-    """
-    lines_before = 0
-
-    def numbered(future: Future[_Parsed]) -> _Parsed:
-        nonlocal lines_before
-        try:
-            tokens, columns = future.result()
-        except _BadLine as bad:
-            raise bad.located(lines_before) from None
-        tokens.lines_before = lines_before
-        lines_before += tokens.n_lines
-        # 32 bits are plenty (2**31 lines would be a file of tens of GB) and halve this column.
-        dtype = np.int32 if lines_before < 2**31 else np.int64
-        columns["lines"] = (tokens.line_index + (tokens.lines_before + 1)).astype(dtype)
-        return tokens, columns
-
-    with ThreadPoolExecutor(max_workers=_THREADS) as pool:
-        pending: deque[Future[_Parsed]] = deque()
-        blocks = _blocks(source)
-        try:
-            while True:
-                try:
-                    block = next(blocks)
-                except StopIteration:
-                    break
-                except _Unreadable as unreadable:  # a malformed line before the bad data is reported first
-                    while pending:
-                        numbered(pending.popleft())
-                    raise TrecFormatError(
-                        f"{unreadable.name}: compressed data is truncated or corrupt after {lines_before} complete "
-                        f"lines ({unreadable.reason}); expected a complete gzip stream"
-                    ) from None
-                pending.append(pool.submit(parse, block))
-                if len(pending) > _THREADS:
-                    yield numbered(pending.popleft())
-            while pending:
-                yield numbered(pending.popleft())
-        finally:
-            for future in pending:  # stopped early (an error): drop the work not started yet
-                future.cancel()
 
 
 def _parse_qrels_block(block: _Block) -> _Parsed:
@@ -533,67 +90,6 @@ def _run_blocks(source: Source, with_ranks: bool = False) -> Iterator[_Parsed]:
             warnings.warn(_overflow_warning(tokens, overflow), InputWarning, stacklevel=3)
         yield tokens, columns
 
-
-class _Columns:
-    """The columns of a file, filled block by block in file order.
-
-    Each column is one array sized for the whole file from the first block's bytes per line, so
-    every block's part is copied in and freed as soon as it is parsed: nothing is held for a final
-    concatenation, and the heap does not fill with parts. An array grows (by copying) if the
-    estimate falls short, or widens if a longer id turns up; what is never written is never
-    touched, so an estimate that is too high costs address space, not memory.
-    """
-
-    def __init__(self, source: Source) -> None:
-        self.size_on_disk = _plain_file_size(source)
-        self.arrays: dict[str, np.ndarray] = {}
-        self.rows = 0
-        self.bytes_read = 0
-
-    def add(self, tokens: _Tokens, part: dict[str, np.ndarray]) -> None:
-        end = self.rows + len(tokens.line_index)
-        self.bytes_read += tokens.block.end - _FRONT
-        for key, values in part.items():
-            array = self.arrays.get(key)
-            if array is None or end > len(array) or not np.can_cast(values.dtype, array.dtype):
-                dtype = values.dtype if array is None else np.promote_types(array.dtype, values.dtype)
-                grown = np.empty(self._room(tokens, dtype, end, 0 if array is None else len(array)), dtype=dtype)
-                if array is not None:
-                    grown[: self.rows] = array[: self.rows]
-                array = grown
-            array[self.rows : end] = values
-            self.arrays[key] = array
-        self.rows = end
-
-    def _room(self, tokens: _Tokens, dtype: np.dtype, needed: int, allocated: int) -> int:
-        """Rows to allocate: the whole file's worth, judging by this block's bytes per line (more
-        when that fell short; as many when an id is wider), but never more bytes than twice the
-        input's size (a column of very long ids gets only the rows it needs)."""
-        if needed <= allocated:
-            wanted = allocated
-        elif self.size_on_disk is None:  # compressed or a stream: double as it fills
-            wanted = max(2 * allocated, 64 * len(tokens.line_index))
-        else:
-            whole_file = int(self.size_on_disk * 1.05 * len(tokens.line_index) / (tokens.block.end - _FRONT)) + 64
-            wanted = max(whole_file, allocated * 3 // 2)
-        input_bytes = max(self.size_on_disk or 0, self.bytes_read)
-        return max(needed, min(wanted, 2 * input_bytes // dtype.itemsize))
-
-    def pop(self, key: str) -> np.ndarray:
-        return self.arrays.pop(key)[: self.rows]
-
-
-def _is_gzip(path: str) -> bool:
-    return path.endswith(".gz")
-
-
-def _plain_file_size(source: Source) -> int | None:
-    if isinstance(source, (str, os.PathLike)) and not _is_gzip(os.fspath(source)):
-        try:
-            return os.path.getsize(source)
-        except OSError:
-            return None
-    return None
 
 
 def read_qrels_columns(source: Source) -> QrelsColumns:
@@ -652,11 +148,6 @@ def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
 def _nothing_found(source: Source, what: str, expected: str) -> TrecFormatError:
     return TrecFormatError(f"{_source_name(source)}: no {what} found; expected lines {expected}; got no data lines")
 
-
-def _source_name(source: Source) -> str:
-    if isinstance(source, (str, os.PathLike)):
-        return os.fspath(source)
-    return str(getattr(source, "name", "<stream>"))
 
 
 def _text(value: bytes) -> str:

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import retrieval_eval.trec as trec
+import retrieval_eval._tokenize as tokenize
 from retrieval_eval import TrecFormatError
 from retrieval_eval.trec import read_run_columns
 
@@ -67,7 +67,7 @@ def test_short_decimal_scores_are_exactly_floats(texts: list[str]) -> None:
 
 def _check_decimals(texts: list[str]) -> None:
     block = "".join(f"q Q0 d{i} 1 {text} r\n" for i, text in enumerate(texts)).encode()
-    values, plain = trec._tokenize(trec._Block.of(block)).decimals(4)
+    values, plain = tokenize._tokenize(tokenize._Block.of(block)).decimals(4)
     for text, value, ok in zip(texts, values.tolist(), plain.tolist()):
         expected = _python_float(text)
         if ok:
@@ -116,7 +116,7 @@ def test_every_layout_reads_the_same(layout: str) -> None:
 
 def test_earlier_malformed_line_is_reported_before_a_truncated_stream(tmp_path, monkeypatch) -> None:  # noqa: ANN001
     """Blocks are parsed ahead on threads, yet the first problem in the file is the one reported."""
-    monkeypatch.setattr(trec, "_BLOCK", 64)
+    monkeypatch.setattr(tokenize, "_BLOCK", 64)
     good = "".join(f"q1 Q0 d{i} 1 {i} r\n" for i in range(200))
     data = gzip.compress(("q1 Q0 bad 1 notanumber r\n" + good).encode())
     path = tmp_path / "run.gz"
@@ -132,7 +132,7 @@ def test_fields_copied_as_words_round_trip() -> None:
     """Ids of every length up to 3 words, at block edges, come back byte for byte."""
     ids = [("x" * n) + str(n) for n in range(0, 25)]
     block = "".join(f"{d} 0 {d} 1\n" for d in ids).encode()
-    tokens = trec._tokenize(trec._Block.of(block))
+    tokens = tokenize._tokenize(tokenize._Block.of(block))
     assert tokens.strings(2).tolist() == [d.encode() for d in ids]
     assert tokens.strings(0, np.array([3, 0])).tolist() == [ids[3].encode(), ids[0].encode()]
 
@@ -141,8 +141,8 @@ def test_fields_copied_as_words_round_trip() -> None:
 def test_columns_grow_and_widen_across_blocks(tmp_path, monkeypatch, source: str) -> None:  # noqa: ANN001
     """Columns sized from the first block still come out whole when later lines are longer (more
     bytes per line than the estimate assumed) and their ids wider than the first block's."""
-    monkeypatch.setattr(trec, "_BLOCK", 256)
-    monkeypatch.setattr(trec, "_FIRST_BLOCK", 64)
+    monkeypatch.setattr(tokenize, "_BLOCK", 256)
+    monkeypatch.setattr(tokenize, "_FIRST_BLOCK", 64)
     lines = [(f"q{i // 50}", f"d{i}" if i < 100 else f"long-document-id-{i:06d}", f"{i / 7:.3f}") for i in range(300)]
     text = "".join(f"{q} Q0 {d} 1 {s} run\n" for q, d, s in lines).encode()
     path = tmp_path / "run"

@@ -7,14 +7,13 @@
 
 from __future__ import annotations
 
-from . import catalog, trec_more
-from . import ir_more  # after the trec_eval measures: registration order is print order
+# Registration order is the order of the measures page and, after trec_eval's own, the print order.
+from . import counts, precision, average_precision, graded, sets, judged  # noqa: F401, I001  (in this order)
 from .base import (
     ALIAS_PARAMS,
     ALIASES,
     REGISTRY,
     TREC_NAMES,
-    TREC_ORDER,
     Measure,
     MeasureDef,
     Param,
@@ -25,7 +24,8 @@ from .base import (
     print_order,
 )
 from .gains import Gains
-from .parse import ALL_TREC, GROUPS, OFFICIAL, parse, parse_all, parse_labelled, parse_trec_options
+from .parse import parse, parse_all, parse_labelled, parse_trec_options
+from .trec_table import ALL_TREC, GROUPS, OFFICIAL, TREC_ORDER
 
 # The registered definitions under their canonical names, for ``AP @ 10`` style use.
 NumQ = REGISTRY["NumQ"]
@@ -73,7 +73,7 @@ __all__ = [
     "Gains", "IDCG", "IPrec", "IPrecAvg", "Measure", "MeasureDef", "NumNonRelJudgedRet", "NumQ", "NumRel",
     "NumRelRet", "NumRet", "OFFICIAL", "P", "Param", "R", "RBP", "RBPResid", "REGISTRY", "RR", "RelP",
     "RelString", "RnDCG", "Rprec", "RprecMult", "SetAP", "SetF", "SetP", "SetR", "Success", "TREC_NAMES",
-    "TREC_ORDER", "TrecName", "UnknownMeasureError", "Unj", "Utility", "YAAP", "catalog", "compute",
+    "TREC_ORDER", "TrecName", "UnknownMeasureError", "Unj", "Utility", "YAAP", "compute",
     "infAP", "measure", "nDCG", "nDCGRel", "parse", "parse_all", "parse_labelled", "parse_trec_options",
-    "ir_more", "print_order", "trec_more",
+    "print_order",
 ]

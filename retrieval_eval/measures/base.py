@@ -18,8 +18,9 @@ from typing import Any, Literal, Protocol
 import numpy as np
 from attrs import field, frozen
 
-from ..model import RetrievalEvalError
-from ..ranking import FloatArray, RankedBatch
+from ..model import FloatArray, RetrievalEvalError
+from ..ranking import RankedBatch
+from .trec_table import TREC_ORDER
 
 Aggregate = Literal["mean", "sum", "gmean"]
 
@@ -76,6 +77,8 @@ class Param:
 
 #: The relevance threshold shared by every binary-relevance measure (trec_eval ``-l``).
 REL = Param(int, 1, "relevance threshold: a judgment >= rel is relevant", minimum=0)
+#: The rank cutoff shared by the measures written ``Name@k``.
+CUTOFF = Param(int, None, "rank cutoff k: only the top k ranks count", minimum=1)
 
 
 class TrecSyntax(Protocol):
@@ -344,16 +347,6 @@ def compute(batch: RankedBatch, measure: Measure) -> FloatArray:
         out[:] = list(values)
         return out
     return np.asarray(values, dtype=np.float64)
-
-
-#: trec_eval's fixed print order (its measure table), whatever the order of ``-m`` flags.
-TREC_ORDER = (
-    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
-    "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
-    "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
-    "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid", "unj",
-)
 
 
 def print_order(measure: Measure) -> tuple[int, int, float]:

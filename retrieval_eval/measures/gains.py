@@ -18,7 +18,9 @@ from typing import Any
 import numpy as np
 from attrs import frozen
 
-from ..ranking import FloatArray, Hits, IntArray, RankedBatch, range_max, safe_div, segment_sum
+from .._segments import range_max, safe_div, segment_sum
+from ..model import FloatArray, IntArray
+from ..ranking import Hits, RankedBatch
 from .base import Param
 
 

@@ -10,27 +10,15 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .base import ALIAS_PARAMS, ALIASES, REGISTRY, TREC_NAMES, Measure, UnknownMeasureError
-
-#: trec_eval's default measure set (``runid`` is printed around it by the CLI).
-OFFICIAL = (
-    "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
-    "iprec_at_recall", "P",
+from .base import (
+    ALIAS_PARAMS,
+    ALIASES,
+    REGISTRY,
+    TREC_NAMES,
+    Measure,
+    UnknownMeasureError,
 )
-#: trec_eval's ``-m all_trec`` set.
-ALL_TREC = (
-    "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
-    "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility",
-    "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P",
-    "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret",
-    "rbp", "rbp_resid", "unj",
-)
-#: trec_eval's ``-m set`` group: the measures of an unranked set of documents.
-SET = (
-    "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall", "set_relative_P",
-    "set_map", "set_F",
-)
-GROUPS = {"official": OFFICIAL, "all_trec": ALL_TREC, "set": SET}
+from .trec_table import GROUPS
 
 #: A measure with the name it is printed under.
 Labelled = tuple[Measure, str]

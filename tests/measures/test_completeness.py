@@ -2,9 +2,10 @@
 
 Adding a measure without all three fails here. The sources of evidence:
 - documentation: its docstring and its section of docs/measures.md (generated from the registry);
-- hand-computed cases: the case tables of test_evaluator, test_trec_measures, test_ir_more, test_flagr;
-- oracles: trec_eval's expected outputs (test_conformance), ir_measures (test_ir_measures), and the
-  slow per-query loops of test_ir_more and test_oracles.
+- hand-computed cases: the case tables of test_evaluator, test_all_trec_hand_computed, test_err_judged_f1,
+  test_flagr_example;
+- oracles: trec_eval's expected outputs (test_conformance), ir_measures (test_vs_ir_measures), and
+  the slow per-query loops of test_err_judged_f1 and test_oracles.
 """
 
 from __future__ import annotations
@@ -13,15 +14,15 @@ from pathlib import Path
 
 import pytest
 import test_evaluator
-import test_ir_measures
-import test_ir_more
+import test_err_judged_f1
+import test_vs_ir_measures
 import test_oracles
-import test_trec_measures
+import test_all_trec_hand_computed
 from conftest import TESTDATA
 
 from retrieval_eval.measures import REGISTRY, parse
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: The expected outputs test_conformance compares with, all of them in full.
 CONFORMANCE_FILES = ("out.test", "out.test.a", "out.test.aq", "out.test.aqc", "out.test.aqcM", "out.test.aql",
                      "out.test.meas_params", "out.comment.test")
@@ -32,15 +33,15 @@ def _names(texts: list[str]) -> set[str]:
 
 
 def hand_computed() -> set[str]:
-    trec_more = [case.values[2] for case in test_trec_measures.CASES] + ["RelString(length=3)"]
-    ir_more = [case[0] for case in (*test_ir_more.ERR_CASES, *test_ir_more.JUDGED_CASES, *test_ir_more.F1_CASES)]
-    flagr = ["P@1", "R@1", "F1@1", "DCG@1", "IDCG@1", "nDCG@1", "AP@1"]  # test_flagr's worked table
-    return set(test_evaluator.HAND_COMPUTED) | _names(trec_more) | _names(ir_more) | _names(flagr)
+    all_trec = [case.values[2] for case in test_all_trec_hand_computed.CASES] + ["RelString(length=3)"]
+    beyond = [case[0] for case in (*test_err_judged_f1.ERR_CASES, *test_err_judged_f1.JUDGED_CASES, *test_err_judged_f1.F1_CASES)]
+    flagr = ["P@1", "R@1", "F1@1", "DCG@1", "IDCG@1", "nDCG@1", "AP@1"]  # test_flagr_example's worked table
+    return set(test_evaluator.HAND_COMPUTED) | _names(all_trec) | _names(beyond) | _names(flagr)
 
 
 def oracle_compared() -> set[str]:
-    names = _names([text for texts in test_ir_measures.CASES.values() for text in texts])
-    names |= {"ERR", "Judged", "F1"}  # test_ir_more.test_batch_matches_per_query_oracle
+    names = _names([text for texts in test_vs_ir_measures.CASES.values() for text in texts])
+    names |= {"ERR", "Judged", "F1"}  # test_err_judged_f1.test_batch_matches_per_query_oracle
     names |= test_oracles.ORACLE_CHECKED
     if (TESTDATA / "MANIFEST.md").is_file():
         for expected in CONFORMANCE_FILES:

@@ -6,7 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.ranking import _check_duplicates, _id_hash, _lookup, canonical_order, intern
+from retrieval_eval._ids import _check_duplicates, _id_hash, _lookup, intern
+from retrieval_eval._order import canonical_order
 
 ids = st.lists(st.binary(min_size=1, max_size=20).filter(lambda b: b"\0" not in b), min_size=0, max_size=60)
 

@@ -1,0 +1,187 @@
+"""Document and query ids as fixed-width bytes: hashing, interning, lookup and the duplicate check.
+
+Ids stay bytes, compared as 64-bit words rather than as strings, so that byte order (trec_eval's
+``strcmp``) is kept and nothing creates a Python object per id.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from .model import BoolArray, InputFormatError, IntArray, _display, _location
+
+Duplicates = Literal["error", "first"]
+
+
+def _words(ids: np.ndarray, dtype: npt.DTypeLike = ">u8") -> npt.NDArray[np.uint64]:
+    """Fixed-width byte strings as rows of 64-bit words, zero-padded.
+
+    Read big-endian (the default), comparing rows compares bytes, as sorting needs; read as
+    ``np.uint64`` the words are a view of the ids in memory order (no copy when the width is a
+    multiple of 8), which is all that comparing for equality and hashing need.
+    """
+    width = ids.dtype.itemsize
+    padded = -(-width // 8) * 8
+    if padded != width:
+        ids = ids.astype(f"S{padded}")  # pads with NUL, which sorts below every byte, as in strcmp
+    words = np.ascontiguousarray(ids).view(dtype).reshape(len(ids), padded // 8)
+    return words.astype(np.uint64, copy=False)
+
+
+#: An odd 64-bit multiplier for hashing ids (any odd constant with well-mixed bits would do).
+_MIX = 0x9E3779B97F4A7C15
+
+#: Rows per chunk in linear passes whose temporaries need not span the whole run.
+_CHUNK = 1 << 20
+
+
+def _id_hash(ids: np.ndarray) -> npt.NDArray[np.uint64]:
+    """A 64-bit hash of each byte-string id: equal ids hash equal whatever the array widths.
+
+    An id of up to 8 bytes is its own hash (its bytes, exact). Longer ids may collide, so a hash
+    match is only ever a candidate, confirmed by comparing bytes. Trailing zero words add nothing,
+    which is what makes the hash independent of the width of the array holding the id.
+    """
+    words = _words(ids, np.uint64)
+    hashed = words[:, 0].copy()
+    power = 1
+    for j in range(1, words.shape[1]):  # loop over 8-byte words of the ids, not over ids
+        power = power * _MIX % 2**64
+        hashed += words[:, j] * np.uint64(power)  # wraps modulo 2**64
+    return hashed
+
+
+def _intern_words(ids: np.ndarray, words: npt.NDArray[np.uint64]) -> tuple[np.ndarray, IntArray]:
+    if words.shape[1] == 1:
+        keys, codes = np.unique(words[:, 0], return_inverse=True)
+        return keys.astype(">u8").view("S8"), codes.ravel().astype(np.int64)
+    order = np.lexsort(words.T[::-1])  # lexsort's last key is the primary one: the first word
+    ordered = words[order]
+    new = np.concatenate(([True], np.any(ordered[1:] != ordered[:-1], axis=1)))
+    codes = np.empty(len(ids), dtype=np.int64)
+    codes[order] = np.cumsum(new) - 1
+    return ids[order[new]], codes
+
+
+def intern(ids: np.ndarray) -> tuple[np.ndarray, IntArray]:
+    """Distinct ids in byte order and the code of each id (``np.unique(ids, return_inverse=True)``).
+
+    Byte strings are compared as 64-bit words rather than as strings, which is several times faster;
+    ids that come in runs (a run file's query column) are interned one run at a time.
+    """
+    if ids.dtype.kind != "S" or len(ids) == 0:
+        vocab, codes = np.unique(ids, return_inverse=True)
+        return vocab, codes.ravel().astype(np.int64)
+    heads = _run_heads(ids)
+    if len(heads) >= len(ids) // 2:
+        return _intern_words(ids, _words(ids))
+    vocab, head_codes = _intern_words(ids[heads], _words(ids[heads]))
+    return vocab, np.repeat(head_codes, np.diff(heads, append=len(ids)))
+
+
+def _run_heads(ids: np.ndarray) -> IntArray:
+    """Index of the first id of every run of equal adjacent ids."""
+    if len(ids) == 0:
+        return np.zeros(0, dtype=np.int64)
+    if ids.dtype.kind == "S":  # whole words compare several times faster than strings
+        words = _words(ids, np.uint64)
+        changed = words[1:, 0] != words[:-1, 0]
+        for j in range(1, words.shape[1]):
+            changed |= words[1:, j] != words[:-1, j]
+    else:
+        changed = ids[1:] != ids[:-1]
+    return np.concatenate(([0], np.flatnonzero(changed) + 1))
+
+
+def _table_slot(hashed: npt.NDArray[np.uint64], bits: int) -> IntArray:
+    """A ``bits``-bit slot for each hash; multiplying first spreads ids that differ only in low bytes."""
+    slot = hashed * np.uint64(_MIX)
+    slot >>= np.uint64(64 - bits)
+    return slot.view(np.int64)
+
+
+def _lookup(vocab: np.ndarray, ids: np.ndarray) -> tuple[IntArray, IntArray]:
+    """The ``ids`` found in ``vocab`` (distinct, byte-ordered bytes ids): their positions in
+    ``ids`` (ascending) and their indices in ``vocab``. Absent ids cost no memory: a run usually
+    retrieves far more documents than were ever judged."""
+    none = np.zeros(0, dtype=np.int64)
+    if len(vocab) == 0 or len(ids) == 0:
+        return none, none
+    vocab_hash = _id_hash(vocab)
+    by_hash = np.argsort(vocab_hash)
+    sorted_hash = vocab_hash[by_hash]
+    if bool(np.any(sorted_hash[1:] == sorted_hash[:-1])):  # two long ids collide: compare bytes instead
+        pos = np.minimum(np.searchsorted(vocab, ids), len(vocab) - 1)
+        found = np.flatnonzero(vocab[pos] == ids)
+        return found, pos[found]
+    # A bit table of the vocabulary's hashes rules most ids out in one gather; only the rest are
+    # searched.
+    bits = min(max(int(len(vocab) * 32).bit_length(), 16), 26)  # about 1 in 32 absent ids gets through
+    table = np.zeros(1 << bits, dtype=bool)
+    table[_table_slot(sorted_hash, bits)] = True
+    rows, codes = [], []
+    for start in range(0, len(ids), _CHUNK):  # chunks bound the temporary arrays
+        chunk = ids[start : start + _CHUNK]
+        ids_hash = _id_hash(chunk)
+        maybe = np.flatnonzero(table[_table_slot(ids_hash, bits)])
+        pos = np.minimum(np.searchsorted(sorted_hash, ids_hash[maybe]), len(vocab) - 1)
+        match = sorted_hash[pos] == ids_hash[maybe]
+        candidates, code = maybe[match], by_hash[pos[match]]
+        exact = vocab[code] == chunk[candidates]  # confirm every hash match byte for byte
+        rows.append(start + candidates[exact])
+        codes.append(code[exact])
+    return np.concatenate(rows), np.concatenate(codes)
+
+
+def _as_bytes(values: npt.ArrayLike) -> np.ndarray:
+    """Ids as a bytes array (UTF-8), since byte order is the tie rule and hashing works on bytes."""
+    arr = np.asarray(values)
+    if arr.dtype.kind == "S":
+        return arr
+    if arr.size == 0:
+        return np.zeros(0, dtype="S1")
+    return np.char.encode(arr.astype(str), "utf-8")
+
+
+def _check_duplicates(
+    query_code: IntArray, ids: np.ndarray, lines: IntArray, origin: str, unit: str, what: str,
+    query_ids: np.ndarray, policy: Duplicates,
+) -> BoolArray:
+    """Mask of rows to keep; raises on a repeated (query, id) unless ``policy == 'first'``."""
+    keep = np.ones(len(query_code), dtype=bool)
+    if len(query_code) < 2:
+        return keep
+    # Fast certificate: when no two rows share a hash of (query, id), no row repeats. (The id hash
+    # is multiplied before the query code goes into its low bits, so that "doc8" in query 1 and
+    # "doc9" in query 0 do not collide; everything in place, to add one array only.)
+    hashed = np.ascontiguousarray(_id_hash(ids))
+    hashed *= np.uint64(_MIX)
+    hashed ^= np.ascontiguousarray(query_code, dtype=np.int64).view(np.uint64)
+    hashed.sort()
+    if not bool(np.any(hashed[1:] == hashed[:-1])):
+        return keep
+    del hashed
+    # Some row may repeat: find out exactly, on interned ids.
+    vocab, doc_code = intern(ids)
+    n_docs = len(vocab)
+    # Rows arrive in line order, so a stable sort on (query, doc) puts the first occurrence first.
+    if (int(query_code.max()) + 1) * n_docs < 2**62:
+        order = np.argsort(query_code * n_docs + doc_code, kind="stable")
+    else:
+        order = np.lexsort((lines, doc_code, query_code))
+    q, d = query_code[order], doc_code[order]
+    repeat = np.flatnonzero((q[1:] == q[:-1]) & (d[1:] == d[:-1])) + 1
+    if repeat.size == 0:
+        return keep
+    if policy == "error":
+        second, first = order[repeat[0]], order[repeat[0] - 1]
+        raise InputFormatError(
+            f"{_location(origin, unit, int(lines[second]))}: duplicate {what} for query "
+            f"{_display(query_ids[query_code[second]])!r}, document {_display(ids[second])!r} "
+            f"(first at {unit} {int(lines[first])}); expected each document at most once per query"
+        )
+    keep[order[repeat]] = False
+    return keep

@@ -1,0 +1,135 @@
+"""trec_eval's ranking order (score descending, ties by doc_id descending) and row reordering.
+
+:class:`RowOrder` is a new order of a batch's rows that the build applies to each column in turn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from attrs import define
+
+from ._ids import _run_heads, _words, intern
+from ._segments import _block_rows, _offsets_of
+from .model import FloatArray, IntArray
+
+
+@define
+class RowOrder:
+    """A new order of the rows, applied to each column with :meth:`apply`.
+
+    Either any permutation (``rows``), or the cheap form a run file usually needs: its query blocks
+    moved whole (the blocks starting at ``block_starts`` with ``block_lengths``, in their new order),
+    then a few rows within the blocks replaced (``tied`` positions take the rows at ``tied_from``:
+    the re-sorted tie groups). The cheap form costs copies of blocks rather than a gather per row.
+    """
+
+    n: int
+    rows: IntArray | None = None
+    block_starts: IntArray | None = None
+    block_lengths: IntArray | None = None
+    tied: IntArray | None = None
+    tied_from: IntArray | None = None
+
+    def apply(self, column: np.ndarray, ties: bool = True) -> np.ndarray:
+        """The column in the new order. ``ties=False`` skips the tie fix-up, for columns that are
+        equal within every tie group (the query and the score)."""
+        if self.rows is not None:
+            return column[self.rows]
+        out = column if self.block_starts is None else _move_blocks(column, self.block_starts, self.block_lengths)
+        if ties and self.tied is not None:
+            if out is column:
+                out = column.copy()
+            out[self.tied] = out[self.tied_from]
+        return out
+
+    def permutation(self) -> IntArray:
+        """The order as one array of row indices."""
+        return self.apply(np.arange(self.n, dtype=np.int64))
+
+
+def _move_blocks(column: np.ndarray, starts: IntArray, lengths: IntArray) -> np.ndarray:
+    """The blocks of rows ``column[start:start + length]`` for each (start, length), concatenated."""
+    if len(starts) * 64 <= len(column):  # long blocks: one copy each (a loop over queries, not rows)
+        return np.concatenate([column[a:b] for a, b in zip(starts.tolist(), (starts + lengths).tolist())])
+    return column[_block_rows(starts, lengths)]
+
+
+def _new_positions(order: RowOrder, rows: IntArray) -> IntArray:
+    """Where ``rows`` are once the blocks of ``order`` have moved."""
+    if order.block_starts is None:
+        return rows
+    by_start = np.argsort(order.block_starts)  # the blocks in their old order
+    old_starts = order.block_starts[by_start]
+    new_starts = _offsets_of(order.block_lengths)[:-1][by_start]
+    block = np.searchsorted(old_starts, rows, side="right") - 1
+    return new_starts[block] + (rows - old_starts[block])
+
+
+def _query_blocks(query_code: IntArray) -> IntArray | None:
+    """Start of each run of equal query codes, if every query forms a single run; else None."""
+    starts = _run_heads(query_code)
+    if len(np.unique(query_code[starts])) != len(starts):
+        return None
+    return starts
+
+
+def _order_blocks(query_code: IntArray, starts: IntArray) -> RowOrder | None:
+    """The order that sorts contiguous query blocks by query code; None if they already are."""
+    block_query = query_code[starts]
+    if bool(np.all(block_query[1:] > block_query[:-1])):
+        return None
+    by_query = np.argsort(block_query)
+    lengths = np.diff(starts, append=len(query_code))
+    return RowOrder(len(query_code), block_starts=starts[by_query], block_lengths=lengths[by_query])
+
+
+def grouped_order(query_code: IntArray) -> RowOrder | None:
+    """Stable row order by query (each query's rows keep their input order); None if nothing moves."""
+    if len(query_code) < 2:
+        return None
+    starts = _query_blocks(query_code)
+    if starts is None:
+        return RowOrder(len(query_code), rows=np.argsort(query_code, kind="stable"))
+    return _order_blocks(query_code, starts)
+
+
+def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray) -> RowOrder | None:
+    """Row order: query, then score descending, then doc_id descending (trec_eval's tie rule).
+
+    ``doc_ids`` are bytes, compared like C's ``strcmp``. Each (query, doc) pair must occur once.
+    Returns None when the rows are in that order already.
+    """
+    n = len(query_code)
+    if n < 2:
+        return None
+    starts = _query_blocks(query_code)
+    same_query = query_code[1:] == query_code[:-1]
+    if starts is not None and bool(np.all(~same_query | (score[1:] <= score[:-1]))):
+        # Run files usually hold each query in one block, by score already. Then the blocks move
+        # whole and only the rows of tie groups are sorted, at a cost linear in the rows.
+        order = _order_blocks(query_code, starts) or RowOrder(n)
+        tied_to_previous = np.concatenate(([False], same_query & (score[1:] == score[:-1])))
+        del same_query
+        in_tie = tied_to_previous.copy()
+        in_tie[:-1] |= tied_to_previous[1:]
+        rows = np.flatnonzero(in_tie)
+        if len(rows):
+            # One sort of the tied rows: by tie group, then by id bytes descending (words inverted).
+            group = np.cumsum(~tied_to_previous[rows])
+            words = _words(doc_ids[rows])
+            moved = rows[np.lexsort((*(~words.T[::-1]), group))]
+            changed = moved != rows
+            if bool(np.any(changed)):
+                # Positions after the blocks move: where each tied row lands, and where the row it
+                # takes is then (tie groups never span blocks, so both shift alike).
+                order.tied = _new_positions(order, rows[changed])
+                order.tied_from = _new_positions(order, moved[changed])
+        return None if order.block_starts is None and order.tied is None else order
+    vocab, doc_code = intern(doc_ids)
+    n_docs = len(vocab)
+    distinct, inverse = np.unique(score, return_inverse=True)
+    n_groups = len(distinct) * (int(query_code.max()) + 1)
+    if n_groups * n_docs >= 2**62:  # the key would overflow: sort on the three columns instead
+        return RowOrder(n, rows=np.lexsort((-doc_code, -score, query_code)))
+    group = query_code * len(distinct) + (len(distinct) - 1 - inverse.ravel())
+    return RowOrder(n, rows=np.argsort(group * n_docs + (n_docs - 1 - doc_code), kind="stable"))

@@ -1,0 +1,73 @@
+"""Segment arithmetic: per-query sums, counts and maxima over flat arrays cut by ``offsets``.
+
+A segment is one query's rows; ``offsets`` (n + 1,) bounds them. Everything here is vectorised over
+all segments at once, with no loop over rows or queries.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from .model import BoolArray, FloatArray, IntArray
+
+
+def segment_ids(offsets: IntArray) -> IntArray:
+    """Query index of every row, for segments given by ``offsets`` (n+1,) -> (offsets[-1],)."""
+    return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+
+
+def segment_sum(values: npt.ArrayLike, segment: IntArray, n: int) -> FloatArray:
+    """Sum of ``values`` per segment, accumulated in row order (as trec_eval does); 0.0 when empty."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 0:
+        return np.zeros(n)
+    return np.bincount(segment, weights=values, minlength=n)
+
+
+def segment_count(mask: BoolArray, segment: IntArray, n: int) -> IntArray:
+    """Number of true rows per segment."""
+    return np.bincount(segment[mask], minlength=n).astype(np.int64)
+
+
+def segment_heads(offsets: IntArray, k: int) -> IntArray:
+    """Row indices of the first min(k, length) rows of every segment, in row order."""
+    lengths = np.minimum(np.diff(offsets), k)
+    starts = np.concatenate(([0], np.cumsum(lengths)))
+    return np.arange(starts[-1], dtype=np.int64) + np.repeat(offsets[:-1] - starts[:-1], lengths)
+
+
+def range_max(values: FloatArray, starts: IntArray, ends: IntArray, empty: float = 0.0) -> FloatArray:
+    """``max(values[starts[i]:ends[i]])`` for every i; ``empty`` where the range is empty."""
+    out = np.full(len(starts), empty, dtype=np.float64)
+    nonempty = ends > starts
+    if not nonempty.any():
+        return out
+    # reduceat over interleaved (start, end) pairs; the sentinel lets an end equal len(values).
+    padded = np.append(values, empty)
+    bounds = np.column_stack((starts[nonempty], ends[nonempty])).ravel()
+    out[nonempty] = np.maximum.reduceat(padded, bounds)[::2]
+    return out
+
+
+def safe_div(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
+    """``num / den`` element-wise, with 0.0 wherever ``den == 0`` (never NaN, never a warning)."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    num, den = np.broadcast_arrays(num, den)
+    return np.divide(num, den, out=np.zeros(num.shape), where=den != 0)
+
+
+def _offsets_of(lengths: npt.ArrayLike) -> IntArray:
+    return np.concatenate(([0], np.cumsum(lengths, dtype=np.int64)))
+
+
+def _gather_segments(offsets: IntArray, indices: IntArray) -> IntArray:
+    """Row indices of the segments ``indices``, concatenated (no loop over rows)."""
+    starts = offsets[indices]
+    return _block_rows(starts, offsets[indices + 1] - starts)
+
+
+def _block_rows(starts: IntArray, lengths: IntArray) -> IntArray:
+    """Row indices of the blocks of rows ``starts[i]:starts[i] + lengths[i]``, concatenated."""
+    return np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(starts - _offsets_of(lengths)[:-1], lengths)

@@ -1,0 +1,115 @@
+"""Average precision and its relatives: AP (with cutoffs), GMAP, infAP and YAAP.
+
+Every kernel takes a :class:`~retrieval_eval.ranking.RankedBatch` and keyword parameters and returns
+float64 values of shape ``(n_queries,)``, computed over all queries at once (no loop over queries or
+documents), with 0.0 wherever a denominator is 0. Notation: R = relevant judged documents
+(value >= rel), NR = judged non-relevant (0 <= value < rel), n = documents retrieved, nrr = relevant
+retrieved, rel@k = relevant documents in ranks 1..k, r_m = rank of the m-th relevant retrieved document.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._segments import safe_div, segment_sum
+from ..model import FloatArray
+from ..ranking import UNJUDGED, Hits, RankedBatch
+from .base import CUTOFF, REL, Param, TrecName, measure
+from .trec_table import (
+    P_CUTOFFS,
+)
+
+
+def _average_precision(b: RankedBatch, rel: int, k: int | None, norm: str = "R") -> FloatArray:
+    hits = b.hits(rel)
+    if k is not None:
+        hits = hits.where(hits.rank <= k)
+    # The m-th relevant document is the hit at position m: precision m / r_m, summed in rank order.
+    total = segment_sum(hits.position / hits.rank, hits.query, b.n_queries)
+    if norm == "retrieved":  # FLAGR: divide by the relevant documents found within the cutoff
+        return safe_div(total, hits.count)
+    return safe_div(total, b.n_relevant(rel))
+
+
+@measure(
+    "AP",
+    params={
+        "k": CUTOFF, "rel": REL,
+        "norm": Param(str, "R", "denominator: 'R' (trec_eval) or 'retrieved' (relevant found within k, FLAGR)",
+                      choices=("R", "retrieved")),
+    },
+    cutoff="k", aliases=("MAP",),
+    trec=(TrecName("map"), TrecName("map_cut", cutoff=True, defaults=P_CUTOFFS)),
+)
+def average_precision(b: RankedBatch, *, k: int | None, rel: int, norm: str) -> FloatArray:
+    r"""Average precision: (1/R) * sum over relevant retrieved documents of m / r_m.
+
+    With a cutoff k (trec_eval ``map_cut_k``) only relevant documents at ranks <= k contribute, and
+    the sum is still divided by R. Relevant documents never retrieved contribute 0.
+    R = 0 gives 0. ``AP(norm='retrieved')@k`` divides instead by the number of relevant documents
+    within the top k (the FLAGR variant); none found gives 0.
+
+    Reference: Buckley & Voorhees, "Evaluating evaluation measure stability", SIGIR 2000.
+    """
+    return _average_precision(b, rel, k, norm)
+
+
+@measure("GMAP", params={"rel": REL}, trec=(TrecName("gm_map"),), aggregate="gmean", summary_only=True)
+def geometric_map(b: RankedBatch, *, rel: int) -> FloatArray:
+    """Geometric mean of AP over queries: exp(mean(log(max(AP, 1e-5)))).
+
+    Per query this is AP; only the summary differs. The 1e-5 floor (trec_eval's MIN_GEO_MEAN) keeps
+    a query with AP = 0 from making the whole mean 0.
+
+    Reference: Robertson, "On GMAP", CIKM 2006.
+    """
+    return _average_precision(b, rel, None)
+
+
+#: infAP's smoothing constant (trec_eval INFAP_EPSILON).
+INFAP_EPSILON = 0.00001
+
+
+@measure("infAP", params={"rel": REL}, trec=(TrecName("infAP"),))
+def inferred_ap(b: RankedBatch, *, rel: int) -> FloatArray:
+    """Inferred average precision: AP estimated from incomplete judgments (negative qrels = pooled, unjudged).
+
+    Positions j are 0-based over the whole ranking (documents outside the pool take up positions
+    but are never counted). At the relevant document at position j, with s relevant documents at
+    positions <= j, and nr judged non-relevant and u pooled-unjudged ones above it, add
+    1 if j = 0, else 1/(j+1) + (j/(j+1)) * ((s-1+nr+u)/j) * ((s-1+eps)/(s-1+nr+2*eps)), eps = 1e-5.
+    infAP = sum / R.
+
+    Edge cases: R = 0 gives 0; no relevant retrieved gives 0. Because of eps, infAP differs from AP
+    in the last digits even with complete judgments.
+
+    Reference: Yilmaz & Aslam, "Estimating average precision with incomplete and imperfect
+    judgments", CIKM 2006; trec_eval ``infAP``.
+    """
+    hits = b.hits(rel)
+    before = hits.position - 1.0  # s - 1
+    nonrel = b.nonrelevant_hits(rel).above(hits.row, hits.query)
+    unjudged = Hits.of_rows(np.flatnonzero(b.labels == UNJUDGED), b.offsets).above(hits.row, hits.query)
+    j = (hits.rank - 1).astype(np.float64)
+    first = j == 0
+    jj = np.where(first, 1.0, j)  # any non-zero value: the j = 0 rows are replaced below
+    term = 1.0 / (jj + 1.0) + (jj / (jj + 1.0)) * ((before + nonrel + unjudged) / jj) * (
+        (before + INFAP_EPSILON) / ((before + nonrel) + 2 * INFAP_EPSILON)
+    )
+    term = np.where(first, 1.0, term)
+    return safe_div(segment_sum(term, hits.query, b.n_queries), b.n_relevant(rel))
+
+
+@measure("YAAP", params={"rel": REL}, trec=(TrecName("yaap"),))
+def yaap(b: RankedBatch, *, rel: int) -> FloatArray:
+    """Yet another AP: log((1 + S) / (1 + R - S)), where S = sum over relevant retrieved of m / r_m.
+
+    S is R times AP, so YAAP grows with AP but is unbounded at both ends and better suited to
+    averaging. R = 0 gives log(1) = 0. An empty ranking with R > 0 gives log(1 / (1 + R)) < 0,
+    as trec_eval gives for a query the run lacks (it is not reset to 0).
+
+    Reference: Robertson, "On smoothing average precision", ECIR 2012; trec_eval ``yaap``.
+    """
+    hits = b.hits(rel)
+    s = segment_sum(hits.position / hits.rank, hits.query, b.n_queries)
+    return np.log((1.0 + s) / (1.0 + b.n_relevant(rel) - s))

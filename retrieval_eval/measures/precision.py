@@ -1,0 +1,197 @@
+"""Precision and recall at rank cutoffs: P, R, R-precision, RR, Success, F1 and interpolated precision.
+
+Every kernel takes a :class:`~retrieval_eval.ranking.RankedBatch` and keyword parameters and returns
+float64 values of shape ``(n_queries,)``, computed over all queries at once (no loop over queries or
+documents), with 0.0 wherever a denominator is 0. Notation: R = relevant judged documents
+(value >= rel), NR = judged non-relevant (0 <= value < rel), n = documents retrieved, nrr = relevant
+retrieved, rel@k = relevant documents in ranks 1..k, r_m = rank of the m-th relevant retrieved document.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._segments import range_max, safe_div
+from ..model import FloatArray, IntArray
+from ..ranking import RankedBatch
+from .base import CUTOFF, REL, Param, TrecName, measure
+from .trec_syntax import TrecFloatList
+from .trec_table import (
+    P_CUTOFFS,
+    RECALL_POINTS,
+    RPREC_MULTS,
+    SUCCESS_CUTOFFS,
+)
+
+
+def _lround(x: FloatArray) -> IntArray:
+    """C's lround for non-negative values: halves round away from zero (Python's round() would not)."""
+    return np.floor(x + 0.5).astype(np.int64)
+
+
+@measure("Rprec", params={"rel": REL}, aliases=("RPrec",), trec=(TrecName("Rprec"),))
+def r_precision(b: RankedBatch, *, rel: int) -> FloatArray:
+    """R-precision: rel@R / R, the precision at rank R.
+
+    Ranks beyond the end of the ranking count as non-relevant. R = 0 gives 0.
+    """
+    R = b.n_relevant(rel)
+    return safe_div(b.hits(rel).upto(R), R)
+
+
+@measure("RR", params={"k": CUTOFF, "rel": REL}, cutoff="k", aliases=("MRR",), trec=(TrecName("recip_rank"),))
+def reciprocal_rank(b: RankedBatch, *, k: int | None, rel: int) -> FloatArray:
+    """Reciprocal rank: 1 / r_1, the inverse rank of the first relevant document.
+
+    0 when no relevant document is retrieved (within the top k, with a cutoff).
+    """
+    hits = b.hits(rel)
+    has_hit = hits.count > 0
+    first_rank = np.zeros(b.n_queries, dtype=np.float64)
+    first_rank[has_hit] = hits.rank[hits.offsets[:-1][has_hit]]
+    if k is not None:
+        first_rank[first_rank > k] = 0
+    return safe_div(1.0, first_rank)
+
+
+@measure(
+    "IPrec", params={"recall": Param(float, None, "recall level in [0, 1]", minimum=0.0), "rel": REL},
+    cutoff="recall", cutoff_required=True,
+    trec=(TrecName("iprec_at_recall", cutoff=True, defaults=RECALL_POINTS, float_cutoffs=True),),
+)
+def interpolated_precision(b: RankedBatch, *, recall: float, rel: int) -> FloatArray:
+    """Interpolated precision at a recall level: the best precision m / r_m over m >= c.
+
+    c = lround(recall * R), rounding halves away from zero (trec_eval 10; v9 and ireval used
+    ceil-like rules, so small R can differ). c = 0 takes the best precision anywhere; c > relevant
+    retrieved gives 0. An empty ranking gives 0 (trec_eval prints -nan there).
+    """
+    hits = b.hits(rel)
+    precision = hits.position / hits.rank
+    c = _lround(recall * b.n_relevant(rel).astype(np.float64))
+    best = range_max(precision, hits.offsets[:-1] + np.maximum(c - 1, 0), hits.offsets[1:])
+    best[c > hits.count] = 0.0
+    return best
+
+
+@measure(
+    "P", params={"k": CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True,
+    trec=(TrecName("P", cutoff=True, defaults=P_CUTOFFS),),
+)
+def precision(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
+    """Precision at k: rel@k / k.
+
+    The denominator is always k: ranks past the end of a short ranking count as non-relevant.
+    """
+    return b.relevant_at(k, rel) / float(k)
+
+
+@measure(
+    "R", params={"k": CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True,
+    trec=(TrecName("recall", cutoff=True, defaults=P_CUTOFFS),),
+)
+def recall(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
+    """Recall at k: rel@k / R.
+
+    Relevant documents never retrieved count in R. R = 0 gives 0; a cutoff beyond the ranking counts
+    what is there.
+    """
+    return safe_div(b.relevant_at(k, rel), b.n_relevant(rel))
+
+
+@measure(
+    "Success", params={"k": CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True,
+    trec=(TrecName("success", cutoff=True, defaults=SUCCESS_CUTOFFS),),
+)
+def success(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
+    """Success at k: 1 if a relevant document is in the top k, else 0.
+
+    An empty ranking, R = 0 or only unjudged documents in the top k give 0. The mean over queries
+    is the fraction of queries answered within k.
+    """
+    return (b.relevant_at(k, rel) > 0).astype(np.float64)
+
+
+@measure(
+    "RprecMult",
+    params={"mult": Param(float, None, "multiple of R that gives the cutoff", minimum=0.0), "rel": REL},
+    cutoff="mult", cutoff_required=True,
+    trec=(TrecName("Rprec_mult", cutoff=True, defaults=RPREC_MULTS, float_cutoffs=True),),
+)
+def r_precision_multiple(b: RankedBatch, *, mult: float, rel: int) -> FloatArray:
+    """Precision at a multiple of R: rel@c / c with c = trunc(mult * R + 0.9).
+
+    Ranks past the end of the ranking count as non-relevant, so c > n gives nrr / c. c = 0 (R = 0,
+    or a small multiple) gives 0. The cutoff rule still truncates after adding 0.9, as trec_eval
+    10 does for this measure (it switched iprec_at_recall to rounding, not this one).
+
+    Reference: trec_eval ``Rprec_mult``.
+    """
+    c = np.floor(mult * b.n_relevant(rel).astype(np.float64) + 0.9).astype(np.int64)
+    return safe_div(b.hits(rel).upto(c), c)
+
+
+@measure(
+    "RelP", params={"k": CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True,
+    trec=(TrecName("relative_P", cutoff=True, defaults=P_CUTOFFS),),
+)
+def relative_precision(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
+    """Relative precision at k: rel@k / min(k, R), precision against the best achievable at k.
+
+    R = 0 gives 0. Ranks past the end of the ranking count as non-relevant.
+
+    Reference: trec_eval ``relative_P``.
+    """
+    return safe_div(b.relevant_at(k, rel), np.minimum(k, b.n_relevant(rel)))
+
+
+def _recall_points(value: Any) -> tuple[float, ...]:
+    points = tuple(float(v) for v in value)
+    if not points or any(isinstance(v, bool) for v in value):
+        raise ValueError(f"expected a non-empty tuple of recall levels; got {value!r}")
+    if any(not 0.0 <= p for p in points):
+        raise ValueError(f"recall levels must be >= 0; got {value!r}")
+    return points
+
+
+@measure(
+    "IPrecAvg",
+    params={"points": Param(tuple, RECALL_POINTS, "recall levels whose interpolated precision is averaged",
+                            convert=_recall_points),
+            "rel": REL},
+    trec=(TrecName("11pt_avg", syntax=TrecFloatList("points")),),
+)
+def iprec_average(b: RankedBatch, *, points: tuple[float, ...], rel: int) -> FloatArray:
+    """Mean interpolated precision over recall levels (default the 11 points 0.0, 0.1, ..., 1.0).
+
+    The mean of IPrec@p over ``points``: the cut-off of each point is lround(p * R), as in
+    iprec_at_recall (trec_eval 10). Repeated points count as often as they are given.
+
+    Edge cases: an empty ranking gives 0 (trec_eval gives NaN when n = 0). trec_eval processes the
+    points assuming they are given in increasing order; for an unsorted list its value differs,
+    ours does not depend on the order.
+
+    Reference: trec_eval ``11pt_avg``.
+    """
+    total = np.zeros(b.n_queries)
+    for point in sorted(points, reverse=True):  # trec_eval adds from the largest point down
+        total = total + interpolated_precision.kernel(b, recall=point, rel=rel)
+    return total / len(points)
+
+
+@measure("F1", params={"k": CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True)
+def f1_at(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
+    """F1 at k: the harmonic mean of P@k and R@k, 2 * P@k * R@k / (P@k + R@k).
+
+    With P@k = rel@k / k (missing ranks count as non-relevant) and R@k = rel@k / R this is
+    2 * rel@k / (k + R), computed in that form.
+
+    Edge cases: rel@k = 0 (both P@k and R@k are 0, including R = 0 and an empty ranking) gives 0.0;
+    the denominator k + R is never 0.
+
+    Reference: van Rijsbergen, "Information Retrieval" (1979), F with beta = 1; FLAGR's worked
+    example of rank-aggregation metrics.
+    """
+    return 2.0 * b.relevant_at(k, rel) / (k + b.n_relevant(rel)).astype(np.float64)
