@@ -92,11 +92,11 @@ def _requested(specs: Sequence[str] | None, level: int):  # noqa: ANN202 - (list
     trec_eval prints ``runid`` only when it is asked for, alone or through a group (official,
     all_trec, set). Several ``-m`` options combine as in trec_eval (see ``parse_trec_options``).
     """
-    from .measures import GROUPS, parse_trec_options
+    from .measures import parse_trec_options, trec_table
     from .output import Requested
 
     specs = specs or ["official"]
-    show_run_id = any(spec.strip() in ("runid", *GROUPS) for spec in specs)
+    show_run_id = any(spec.strip() in (trec_table.RUN_ID, *trec_table.group_names()) for spec in specs)
     requested = [Requested(measure, label) for measure, label in parse_trec_options(specs, rel=level)]
     return requested, show_run_id
 

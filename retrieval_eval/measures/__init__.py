@@ -12,6 +12,8 @@ from . import counts, precision, average_precision, graded, sets, judged  # noqa
 from .base import (
     ALIAS_PARAMS,
     ALIASES,
+    CUTOFF,
+    REL,
     REGISTRY,
     TREC_NAMES,
     Measure,
@@ -25,7 +27,7 @@ from .base import (
 )
 from .gains import Gains
 from .parse import parse, parse_all, parse_labelled, parse_trec_options
-from .trec_table import ALL_TREC, GROUPS, OFFICIAL, TREC_ORDER
+from .trec_table import TREC_TABLE, TrecRow
 
 # The registered definitions under their canonical names, for ``AP @ 10`` style use.
 NumQ = REGISTRY["NumQ"]
@@ -69,11 +71,11 @@ Judged = REGISTRY["Judged"]
 F1 = REGISTRY["F1"]
 
 __all__ = [
-    "ALIAS_PARAMS", "ALIASES", "ALL_TREC", "AP", "ERR", "F1", "Judged", "BinG", "Bpref", "DCG", "G", "GMAP", "GMBpref", "GROUPS",
+    "ALIAS_PARAMS", "ALIASES", "CUTOFF", "REL", "AP", "ERR", "F1", "Judged", "BinG", "Bpref", "DCG", "G", "GMAP", "GMBpref",
     "Gains", "IDCG", "IPrec", "IPrecAvg", "Measure", "MeasureDef", "NumNonRelJudgedRet", "NumQ", "NumRel",
-    "NumRelRet", "NumRet", "OFFICIAL", "P", "Param", "R", "RBP", "RBPResid", "REGISTRY", "RR", "RelP",
+    "NumRelRet", "NumRet", "P", "Param", "R", "RBP", "RBPResid", "REGISTRY", "RR", "RelP",
     "RelString", "RnDCG", "Rprec", "RprecMult", "SetAP", "SetF", "SetP", "SetR", "Success", "TREC_NAMES",
-    "TREC_ORDER", "TrecName", "UnknownMeasureError", "Unj", "Utility", "YAAP", "compute",
+    "TREC_TABLE", "TrecName", "TrecRow", "UnknownMeasureError", "Unj", "Utility", "YAAP", "compute",
     "infAP", "measure", "nDCG", "nDCGRel", "parse", "parse_all", "parse_labelled", "parse_trec_options",
     "print_order",
 ]

@@ -20,7 +20,7 @@ from attrs import field, frozen
 
 from ..model import FloatArray, RetrievalEvalError
 from ..ranking import RankedBatch
-from .trec_table import TREC_ORDER
+from . import trec_table
 
 Aggregate = Literal["mean", "sum", "gmean"]
 
@@ -356,5 +356,5 @@ def print_order(measure: Measure) -> tuple[int, int, float]:
     at = definition.cutoff
     cutoff = measure[at] if at and measure[at] is not None else -1.0
     if trec is not None:
-        return (TREC_ORDER.index(trec.name), 0, cutoff)
-    return (len(TREC_ORDER), list(REGISTRY).index(definition.name), cutoff)
+        return (trec_table.print_position(trec.name), 0, cutoff)
+    return (len(trec_table.TREC_TABLE), list(REGISTRY).index(definition.name), cutoff)

@@ -18,7 +18,7 @@ from .base import (
     Measure,
     UnknownMeasureError,
 )
-from .trec_table import GROUPS
+from . import trec_table
 
 #: A measure with the name it is printed under.
 Labelled = tuple[Measure, str]
@@ -28,7 +28,7 @@ _LEADING_INT = re.compile(r"^\s*[-+]?\d+")
 
 
 def _unknown(name: str) -> UnknownMeasureError:
-    known = [*REGISTRY, *ALIASES, *TREC_NAMES, *GROUPS]
+    known = [*REGISTRY, *ALIASES, *TREC_NAMES, *trec_table.group_names()]
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
     if not close:
         close = [k for k in known if k.lower() == name.lower()]
@@ -145,8 +145,9 @@ def parse_labelled(text: str, *, rel: int | None = None) -> list[Labelled]:
     [('RBP(p=0.95)', 'rbp_p=0.95')]
     """
     text = text.strip()
-    if text in GROUPS:
-        return [item for name in GROUPS[text] for item in _trec_items(name, None, rel)]
+    names = trec_table.group(text)
+    if names is not None:
+        return [item for name in names for item in _trec_items(name, None, rel)]
     trec = _parse_trec(text, rel)
     if trec is not None:
         return trec
@@ -192,9 +193,9 @@ def parse_trec_options(specs: Sequence[str], *, rel: int | None = None) -> list[
     extra: list[Labelled] = []
     for spec in specs:
         text = spec.strip()
-        if text == "runid":
+        if text == trec_table.RUN_ID:
             continue
-        names = GROUPS.get(text)
+        names = trec_table.group(text)
         if names is not None:
             for name in names:
                 wanted.setdefault(name, None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from retrieval_eval.measures import (
-    AP, GROUPS, P, REGISTRY, TREC_NAMES, TREC_ORDER, IPrec, Measure, UnknownMeasureError, nDCG, parse, parse_all,
+    AP, P, REGISTRY, TREC_NAMES, IPrec, Measure, UnknownMeasureError, nDCG, parse, parse_all, trec_table,
 )
 
 
@@ -95,11 +95,9 @@ def test_registry_is_complete_and_documented() -> None:
         assert definition.summary and definition.doc, name
         for param, spec in definition.params.items():
             assert spec.description, (name, param)
-    for trec in TREC_NAMES:
-        assert trec in TREC_ORDER
-    for group in GROUPS.values():
-        assert set(group) <= set(TREC_ORDER)
-        assert set(group) <= set(TREC_NAMES), "every measure of a group must be registered"
+    assert set(TREC_NAMES) == set(trec_table.names()) - {trec_table.RUN_ID}, "one table row per trec_eval name"
+    for group in trec_table.group_names():
+        assert set(trec_table.group(group)) <= set(TREC_NAMES), "every measure of a group must be registered"
 
 
 def test_numret_rel_is_ir_measures_numrelret() -> None:
