@@ -28,6 +28,8 @@ _EXPORTS = {
     "SetEvaluator": "evaluator",
     "Measure": "measures",
     "UnknownMeasureError": "measures",
+    "InvalidParameterError": "measures",
+    "MeasureError": "measures",
     "parse": "measures",
     "parse_all": "measures",
     "TrecFormatError": "trec",
@@ -54,7 +56,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from .evaluator import RetrievalEvaluator, SetEvaluator
-    from .measures import Measure, UnknownMeasureError, parse, parse_all
+    from .measures import InvalidParameterError, Measure, MeasureError, UnknownMeasureError, parse, parse_all
     from .model import (
         Document,
         InputFormatError,

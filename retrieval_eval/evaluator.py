@@ -16,14 +16,16 @@ import numpy as np
 from ._segments import segment_count
 from .measures import (
     AP,
+    CUTOFF,
+    REL,
     RR,
     Bpref,
     IPrec,
     Measure,
+    MeasureError,
     P,
     R,
     Rprec,
-    UnknownMeasureError,
     compute,
     nDCG,
     parse,
@@ -48,15 +50,14 @@ from .ranking import Duplicates, Order, QuerySetReport, RankedBatch, build_batch
 MeasureLike = str | Measure
 
 
-def _check_rel(rel: object) -> None:
-    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 0:
-        raise ValueError(f"'rel' must be an integer >= 0 (a judgment >= rel is relevant); got {rel!r}")
+def _check_rel(owner: str, rel: object) -> int:
+    """``rel`` checked as every measure's ``rel`` parameter is (the same Param, the same error)."""
+    return int(REL.check(owner, "rel", rel))
 
 
-def _check_cutoff(k: object) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"'k' must be a positive integer; got {k!r}")
-    return int(k)
+def _check_cutoff(owner: str, k: object) -> int:
+    """A required cutoff ``k``, checked as every measure's cutoff is."""
+    return int(CUTOFF.check(owner, "k", k, allow_none=False))
 
 
 def _check_ids(ids: Iterable[object], what: str) -> None:
@@ -165,7 +166,7 @@ class RetrievalEvaluator:
         return evaluator
 
     def _init(self, batch: RankedBatch, rel: int) -> None:
-        _check_rel(rel)
+        rel = _check_rel("RetrievalEvaluator", rel)
         if batch.n_queries != 1:
             raise ValueError(f"a RetrievalEvaluator holds exactly one query; got {batch.n_queries}")
         self._batch = batch
@@ -212,17 +213,17 @@ class RetrievalEvaluator:
     def normalized_discounted_cumulative_gain(self, k: int | None = None, *, dcg: str = "log2") -> float:
         """nDCG over the whole ranking, or nDCG@k; linear gain unless ``dcg='exp-log2'``."""
         measure = nDCG(dcg=dcg)
-        return self.score(measure if k is None else measure @ _check_cutoff(k))
+        return self.score(measure if k is None else measure @ _check_cutoff("ndcg", k))
 
     ndcg = normalized_discounted_cumulative_gain
 
     def precision(self, k: int) -> float:
         """P@k = relevant in the top k / k (short rankings are padded with non-relevant)."""
-        return self.score(P @ _check_cutoff(k))
+        return self.score(P @ _check_cutoff("precision", k))
 
     def recall(self, k: int) -> float:
         """R@k = relevant in the top k / R; 0 when R = 0."""
-        return self.score(R @ _check_cutoff(k))
+        return self.score(R @ _check_cutoff("recall", k))
 
     def r_precision(self) -> float:
         """Precision at rank R; 0 when R = 0."""
@@ -236,7 +237,7 @@ class RetrievalEvaluator:
         """Number of relevant documents in the top k (in the whole ranking when k is None)."""
         if k is None:
             return int(self._batch.n_relevant_retrieved(self.rel)[0])
-        return int(self._batch.relevant_at(_check_cutoff(k), self.rel)[0])
+        return int(self._batch.relevant_at(_check_cutoff("relevant_retrieved", k), self.rel)[0])
 
     @classmethod
     def fixed_points(cls) -> list[int]:
@@ -350,7 +351,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         self._init(batch, QuerySetReport([], []), rel, run_id="")
 
     def _init(self, batch: RankedBatch, report: QuerySetReport, rel: int, run_id: str) -> None:
-        _check_rel(rel)
+        rel = _check_rel("SetEvaluator", rel)
         self._batch = batch
         self._report = report
         self.rel = rel
@@ -528,7 +529,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
     def _numeric(self, measure: MeasureLike) -> FloatArray:
         parsed = parse(measure, rel=self.rel)
         if parsed.definition.text:
-            raise UnknownMeasureError(f"{parsed} is a per-query text measure; it has no mean")
+            raise MeasureError(f"{parsed} is a per-query text measure; it has no mean")
         return self.array(parsed)
 
     def mean(self, measure: MeasureLike) -> float:

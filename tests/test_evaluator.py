@@ -174,7 +174,7 @@ def test_cutoff_beyond_the_ranking() -> None:
 
 @pytest.mark.parametrize("k", [0, -1, 1.5, None, True], ids=["zero", "negative", "float", "none", "bool"])
 def test_cutoff_must_be_positive_integer(k: object) -> None:
-    with pytest.raises(ValueError, match="'k' must be a positive integer"):
+    with pytest.raises(ValueError, match="parameter 'k' of precision must be an int >= 1"):
         MIXED.precision(k)  # type: ignore[arg-type]
 
 
@@ -318,7 +318,23 @@ class TestSetEvaluator:
 
 @pytest.mark.parametrize("rel", [-1, 1.5, True, "1"], ids=["negative", "float", "bool", "str"])
 def test_relevance_threshold_is_checked_up_front(rel: object) -> None:
-    with pytest.raises(ValueError, match="'rel' must be an integer >= 0"):
+    with pytest.raises(ValueError, match="parameter 'rel' of (Retrieval|Set)Evaluator must be an int >= 0"):
         RetrievalEvaluator("q", [], [], rel=rel)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="'rel' must be an integer >= 0"):
+    with pytest.raises(ValueError, match="parameter 'rel' of (Retrieval|Set)Evaluator must be an int >= 0"):
         SetEvaluator.from_dict({"q": {"a": 1}}, {"q": {"a": 1.0}}, rel=rel)  # type: ignore[arg-type]
+
+
+def test_rel_and_k_share_the_measure_parameter_check() -> None:
+    """The evaluator's ``rel`` and ``k`` go through the measures' own Param check: same domain, same error."""
+    import numpy as np
+
+    from retrieval_eval import InvalidParameterError, parse
+
+    ev = RetrievalEvaluator("q", [Document("a"), Document("b")], [Judgment("b", 2)], rel=np.int64(2))  # type: ignore[arg-type]
+    assert ev.rel == 2 and type(ev.rel) is int
+    assert ev.precision(np.int64(2)) == 0.5 == ev.score("P@2")  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameterError, match="must be an int >= 1; got 0") as method:
+        ev.precision(0)
+    with pytest.raises(InvalidParameterError, match="must be an int >= 1; got 0") as string:
+        parse("P@0")
+    assert str(method.value).split(" must ")[1] == str(string.value).split(" must ")[1]

@@ -13,6 +13,8 @@ from .base import (
     ALIAS_PARAMS,
     ALIASES,
     CUTOFF,
+    InvalidParameterError,
+    MeasureError,
     REL,
     REGISTRY,
     TREC_NAMES,
@@ -71,7 +73,7 @@ Judged = REGISTRY["Judged"]
 F1 = REGISTRY["F1"]
 
 __all__ = [
-    "ALIAS_PARAMS", "ALIASES", "CUTOFF", "REL", "AP", "ERR", "F1", "Judged", "BinG", "Bpref", "DCG", "G", "GMAP", "GMBpref",
+    "ALIAS_PARAMS", "ALIASES", "CUTOFF", "InvalidParameterError", "MeasureError", "REL", "AP", "ERR", "F1", "Judged", "BinG", "Bpref", "DCG", "G", "GMAP", "GMBpref",
     "Gains", "IDCG", "IPrec", "IPrecAvg", "Measure", "MeasureDef", "NumNonRelJudgedRet", "NumQ", "NumRel",
     "NumRelRet", "NumRet", "P", "Param", "R", "RBP", "RBPResid", "REGISTRY", "RR", "RelP",
     "RelString", "RnDCG", "Rprec", "RprecMult", "SetAP", "SetF", "SetP", "SetR", "Success", "TREC_NAMES",

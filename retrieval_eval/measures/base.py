@@ -35,13 +35,34 @@ def geometric_mean(values: FloatArray) -> float:
     return math.exp(float(np.log(np.maximum(values, MIN_GEO_MEAN)).mean()))
 
 
-class UnknownMeasureError(RetrievalEvalError):
-    """A measure name or parameter that the registry does not know."""
+class MeasureError(RetrievalEvalError):
+    """A measure that cannot be computed as asked: an unknown name or a parameter outside its domain."""
+
+
+class UnknownMeasureError(MeasureError):
+    """A measure name, alias or parameter name that the registry does not know, or a malformed measure string."""
+
+
+class InvalidParameterError(MeasureError):
+    """A measure parameter (or an evaluator's ``rel`` or ``k``) outside its domain."""
+
+
+def _plain(value: Any, kind: type) -> Any:
+    """NumPy scalars as the Python numbers they hold; an int where a float is expected as that float."""
+    if isinstance(value, np.generic) and not isinstance(value, (np.str_, np.bytes_)):
+        value = value.item()
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    return value
 
 
 @frozen
 class Param:
-    """One parameter of a measure: its type, default, allowed values and a one-line description."""
+    """One parameter of a measure: its type, default, allowed values and a one-line description.
+
+    :meth:`check` is the one validation of measure parameters: measure strings, ``Measure(...)``
+    calls and the evaluators' ``rel`` and ``k`` arguments all go through it.
+    """
 
     kind: type
     default: Any
@@ -51,27 +72,36 @@ class Param:
     #: Optional converter applied first (e.g. a dict to a hashable table); ValueError means invalid.
     convert: Callable[[Any], Any] | None = None
 
-    def check(self, measure: str, name: str, value: Any) -> Any:
-        """Validate and convert ``value``; raise :class:`UnknownMeasureError` with the reason."""
+    def domain(self) -> str:
+        """The allowed values in words: ``an int >= 1``, ``one of 'log2', 'exp-log2'``."""
+        if self.choices is not None:
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        article = "an" if self.kind.__name__[0] in "aeiou" else "a"
+        bound = f" >= {self.minimum!r}" if self.minimum is not None else ""
+        return f"{article} {self.kind.__name__}{bound}"
+
+    def check(self, owner: str, name: str, value: Any, *, allow_none: bool = True) -> Any:
+        """``value`` validated and converted; raise :class:`InvalidParameterError` naming ``owner`` and ``name``.
+
+        None stands for the default when the default is None (no cutoff), unless ``allow_none`` is false.
+        """
+        if value is None and self.default is None and allow_none:
+            return None
         if self.convert is not None and value is not None:
             try:
                 value = self.convert(value)
             except (TypeError, ValueError) as exc:
-                raise UnknownMeasureError(f"parameter {name!r} of {measure}: {exc}") from None
-        if value is None and self.default is None:
-            return None
-        if self.kind is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if (isinstance(value, bool) and self.kind is not bool) or not isinstance(value, self.kind):
-            raise UnknownMeasureError(
-                f"parameter {name!r} of {measure} must be {self.kind.__name__}; got {value!r}"
-            )
-        if self.choices is not None and value not in self.choices:
-            raise UnknownMeasureError(
-                f"parameter {name!r} of {measure} must be one of {list(self.choices)}; got {value!r}"
-            )
-        if self.minimum is not None and value < self.minimum:
-            raise UnknownMeasureError(f"parameter {name!r} of {measure} must be >= {self.minimum}; got {value!r}")
+                raise InvalidParameterError(f"parameter {name!r} of {owner}: {exc}") from None
+        value = _plain(value, self.kind)
+        valid = isinstance(value, self.kind) and (self.kind is bool or not isinstance(value, bool))
+        if valid and isinstance(value, float):
+            valid = not math.isnan(value)
+        if valid and self.choices is not None:
+            valid = value in self.choices
+        if valid and self.minimum is not None:
+            valid = value >= self.minimum
+        if not valid:
+            raise InvalidParameterError(f"parameter {name!r} of {owner} must be {self.domain()}; got {value!r}")
         return value
 
 
@@ -184,7 +214,7 @@ class MeasureDef:
     def aggregate_values(self, values: FloatArray) -> float:
         """The summary over queries, as trec_eval computes it (mean, sum or geometric mean)."""
         if self.text:
-            raise UnknownMeasureError(f"{self.name} is a per-query text measure; it has no summary value")
+            raise MeasureError(f"{self.name} is a per-query text measure; it has no summary value")
         if self.aggregate == "sum":
             return float(values.sum())
         if len(values) == 0:
@@ -340,7 +370,7 @@ def compute(batch: RankedBatch, measure: Measure) -> FloatArray:
     definition = measure.definition
     at = definition.cutoff
     if definition.cutoff_required and measure[at] is None:  # type: ignore[index]
-        raise UnknownMeasureError(f"{measure.name} needs a cutoff, for example {measure.name}@10")
+        raise InvalidParameterError(f"{measure.name} needs a cutoff, for example {measure.name}@10")
     values = definition.kernel(batch, **measure.resolved())
     if definition.text:
         out = np.empty(batch.n_queries, dtype=object)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .base import (
+    InvalidParameterError,
     ALIAS_PARAMS,
     ALIASES,
     REGISTRY,
@@ -74,10 +75,10 @@ def _parse_ir(text: str, rel: int | None) -> Measure | None:
         try:
             params[definition.cutoff] = ast.literal_eval(match["at"].strip())
         except (SyntaxError, ValueError) as exc:
-            raise UnknownMeasureError(f"cutoff of {text!r} must be a number") from exc
+            raise InvalidParameterError(f"cutoff of {text!r} must be a number") from exc
     measure = definition(**params)
     if definition.cutoff_required and measure[definition.cutoff] is None:  # type: ignore[index]
-        raise UnknownMeasureError(f"{canonical} needs a cutoff, for example {canonical}@10")
+        raise InvalidParameterError(f"{canonical} needs a cutoff, for example {canonical}@10")
     return _with_rel(measure, set(params), rel)
 
 
@@ -89,14 +90,14 @@ def _trec_cutoffs(name: str, text: str, floats: bool) -> list[float]:
             try:
                 values.append(float(item))
             except ValueError:
-                raise UnknownMeasureError(f"cutoff {item!r} of {name} must be a number") from None
+                raise InvalidParameterError(f"cutoff {item!r} of {name} must be a number") from None
         else:
             match = _LEADING_INT.match(item)
             if not match or int(match.group()) <= 0:
-                raise UnknownMeasureError(f"cutoff {item!r} of {name} must be a positive integer")
+                raise InvalidParameterError(f"cutoff {item!r} of {name} must be a positive integer")
             values.append(int(match.group()))
     if len(set(values)) != len(values):
-        raise UnknownMeasureError(f"cutoffs of {name} must be unique; got {text!r}")
+        raise InvalidParameterError(f"cutoffs of {name} must be unique; got {text!r}")
     return sorted(values)
 
 
