@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from attrs import frozen
 
-from .._segments import range_max, safe_div, segment_sum
+from .._segments import range_max, safe_div
 from ..model import FloatArray, IntArray
 from ..ranking import Hits, RankedBatch
 from .base import Param
@@ -179,50 +179,6 @@ def segment_cumsum(values: FloatArray, offsets: IntArray, segment: IntArray) -> 
     total = np.cumsum(values, dtype=np.float64)
     before = np.concatenate(([0.0], total))[offsets[:-1]]
     return total - before[segment]
-
-
-def discount(rank: IntArray) -> FloatArray:
-    """log2(rank + 1): the DCG discount of a 1-based rank."""
-    return np.log2(rank + 1.0)
-
-
-def discounted_cumulative(b: RankedBatch, gains: Gains | None) -> tuple[FloatArray, FloatArray]:
-    """(running DCG at every gain hit (see :func:`gain_hits`), final DCG per query) for ``gains``.
-
-    Rows without gain add exactly 0.0, so the running DCG only changes at the gain hits.
-    """
-
-    def compute() -> tuple[FloatArray, FloatArray]:
-        hits, gain = gain_hits(b, gains)
-        step = gain / discount(hits.rank)
-        running = segment_cumsum(step, hits.offsets, hits.query)
-        return running, segment_sum(step, hits.query, b.n_queries)
-
-    return b._cached(("dcg-running", gains), compute)
-
-
-def dcg_upto(b: RankedBatch, gains: Gains | None, query: IntArray, upto: IntArray) -> FloatArray:
-    """The running DCG of query ``query[i]`` at rank ``upto[i]`` (0.0 when no gain is at ranks 1..upto)."""
-    hits, _ = gain_hits(b, gains)
-    running, _ = discounted_cumulative(b, gains)
-    # The last gain hit at a row before offsets[query] + upto, if it belongs to the query.
-    last = np.searchsorted(hits.row, b.offsets[query] + upto) - 1
-    has = last >= hits.offsets[query]
-    out = np.zeros(len(upto))
-    out[has] = running[last[has]]
-    return out
-
-
-def ideal_cumulative(b: RankedBatch, gains: Gains | None) -> tuple[FloatArray, FloatArray]:
-    """(running ideal DCG at every ideal entry, full ideal DCG per query) for ``gains``."""
-
-    def compute() -> tuple[FloatArray, FloatArray]:
-        ideal = ideal_list(b, gains)
-        step = ideal.gain / discount(ideal.position)
-        return (segment_cumsum(step, ideal.offsets, ideal.segment),
-                segment_sum(step, ideal.segment, b.n_queries))
-
-    return b._cached(("idcg-running", gains), compute)
 
 
 def level_range(b: RankedBatch, gains: Gains | None) -> tuple[FloatArray, FloatArray]:

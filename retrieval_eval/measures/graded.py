@@ -23,11 +23,7 @@ from .gains import (
     DCG_STYLE,
     GAINS_PARAM,
     Gains,
-    dcg_upto,
-    discount,
-    discounted_cumulative,
     gain_hits,
-    ideal_cumulative,
     ideal_list,
     segment_cumsum,
     styled,
@@ -39,12 +35,63 @@ from .trec_table import (
 )
 
 
-def _discounted(query: IntArray, rank: IntArray, gain: FloatArray, n: int, k: int | None) -> FloatArray:
-    """Per query, the sum of gain / log2(rank + 1) over the entries with a non-zero gain (ranks <= k)."""
+# ------------------------------------------------------------------------------- the one DCG
+# Every measure of the DCG family is arithmetic on these: the discounted gain of an entry at a rank,
+# its sum per query (DCG, of a ranking or of the ideal list) and its running sum.
+
+
+def _discounted(gain: FloatArray, rank: IntArray) -> FloatArray:
+    """The DCG term of each entry: gain / log2(rank + 1), rank 1-based."""
+    return gain / np.log2(rank + 1.0)
+
+
+def _dcg(segment: IntArray, rank: IntArray, gain: FloatArray, n: int, k: int | None) -> FloatArray:
+    """DCG per query: the sum of the terms of the entries with a non-zero gain at ranks <= k.
+
+    Entries of query ``segment[i]`` at ``rank[i]`` with ``gain[i]``, for the ranked rows (their
+    rank) or for the ideal list (its position); zero-gain entries would only add exact zeros.
+    """
     keep = gain != 0
     if k is not None:
         keep &= rank <= k
-    return segment_sum(gain[keep] / np.log2(rank[keep] + 1.0), query[keep], n)
+    return segment_sum(_discounted(gain[keep], rank[keep]), segment[keep], n)
+
+
+def _running_dcg(b: RankedBatch, gains: Gains | None) -> tuple[FloatArray, FloatArray]:
+    """(running DCG at every gain hit (see ``gain_hits``), final DCG per query), linear gains.
+
+    Rows without gain add exactly 0.0, so the running DCG only changes at the gain hits.
+    """
+
+    def compute() -> tuple[FloatArray, FloatArray]:
+        hits, gain = gain_hits(b, gains)
+        step = _discounted(gain, hits.rank)
+        return segment_cumsum(step, hits.offsets, hits.query), segment_sum(step, hits.query, b.n_queries)
+
+    return b._cached(("dcg-running", gains), compute)
+
+
+def _running_ideal_dcg(b: RankedBatch, gains: Gains | None) -> tuple[FloatArray, FloatArray]:
+    """(running ideal DCG at every ideal entry, full ideal DCG per query), linear gains."""
+
+    def compute() -> tuple[FloatArray, FloatArray]:
+        ideal = ideal_list(b, gains)
+        step = _discounted(ideal.gain, ideal.position)
+        return segment_cumsum(step, ideal.offsets, ideal.segment), segment_sum(step, ideal.segment, b.n_queries)
+
+    return b._cached(("idcg-running", gains), compute)
+
+
+def _dcg_upto(b: RankedBatch, gains: Gains | None, query: IntArray, upto: IntArray) -> FloatArray:
+    """The running DCG of query ``query[i]`` at rank ``upto[i]`` (0.0 when no gain is at ranks 1..upto)."""
+    hits, _ = gain_hits(b, gains)
+    running, _ = _running_dcg(b, gains)
+    # The last gain hit at a row before offsets[query] + upto, if it belongs to the query.
+    last = np.searchsorted(hits.row, b.offsets[query] + upto) - 1
+    has = last >= hits.offsets[query]
+    out = np.zeros(len(upto))
+    out[has] = running[last[has]]
+    return out
 
 
 @measure(
@@ -72,8 +119,8 @@ def ndcg(b: RankedBatch, *, k: int | None, dcg: str, gains: Gains | None) -> Flo
     """
     hits, gain = gain_hits(b, gains)  # the other ranked rows gain 0
     ideal = ideal_list(b, gains)
-    gained = _discounted(hits.query, hits.rank, styled(gain, dcg), b.n_queries, k)
-    best = _discounted(ideal.segment, ideal.position, styled(ideal.gain, dcg), b.n_queries, k)
+    gained = _dcg(hits.query, hits.rank, styled(gain, dcg), b.n_queries, k)
+    best = _dcg(ideal.segment, ideal.position, styled(ideal.gain, dcg), b.n_queries, k)
     return safe_div(gained, best)
 
 
@@ -129,11 +176,7 @@ def dcg(b: RankedBatch, *, k: int | None, dcg: str, gains: Gains | None) -> Floa
     Reference: Järvelin & Kekäläinen, TOIS 2002; trec_eval ``dcg`` (explicit -m only).
     """
     hits, gain = gain_hits(b, gains)
-    gain = styled(gain, dcg)
-    keep = gain != 0
-    if k is not None:
-        keep &= hits.rank <= k
-    return segment_sum(gain[keep] / discount(hits.rank[keep]), hits.query[keep], b.n_queries)
+    return _dcg(hits.query, hits.rank, styled(gain, dcg), b.n_queries, k)
 
 
 @measure(
@@ -149,9 +192,7 @@ def ideal_dcg(b: RankedBatch, *, k: int | None, dcg: str, gains: Gains | None) -
     Reference: trec_eval ``ideal_dcg`` (explicit -m only).
     """
     ideal = ideal_list(b, gains)
-    keep = slice(None) if k is None else ideal.position <= k
-    step = styled(ideal.gain[keep], dcg) / discount(ideal.position[keep])
-    return segment_sum(step, ideal.segment[keep], b.n_queries)
+    return _dcg(ideal.segment, ideal.position, styled(ideal.gain, dcg), b.n_queries, k)
 
 
 @measure("nDCGRel", params={"gains": GAINS_PARAM}, trec=(TrecName("ndcg_rel", syntax=TrecGainPairs()),))
@@ -168,8 +209,8 @@ def ndcg_rel(b: RankedBatch, *, gains: Gains | None) -> FloatArray:
     """
     hits, gain = gain_hits(b, gains)
     ideal = ideal_list(b, gains)
-    running, final = discounted_cumulative(b, gains)  # at each of ``hits``
-    ideal_running, ideal_total = ideal_cumulative(b, gains)
+    running, final = _running_dcg(b, gains)  # at each of ``hits``
+    ideal_running, ideal_total = _running_ideal_dcg(b, gains)
     hit = gain > 0
     seg = hits.query[hit]
     at = np.minimum(hits.rank[hit], ideal.length[seg])
@@ -199,13 +240,13 @@ def r_ndcg(b: RankedBatch, *, gains: Gains | None, rel: int) -> FloatArray:
     """
     ideal = ideal_list(b, gains)
     n_ret = b.num_ret
-    _, final = discounted_cumulative(b, gains)
-    ideal_running, ideal_total = ideal_cumulative(b, gains)
+    _, final = _running_dcg(b, gains)
+    ideal_running, ideal_total = _running_ideal_dcg(b, gains)
     change = ideal.position == ideal.length[ideal.segment]  # the last entry of each list
     change[:-1] |= ideal.gain[1:] != ideal.gain[:-1]  # (the next entry is in the same list otherwise)
     seg, c = ideal.segment[change], ideal.position[change]
     upto = np.minimum(c, n_ret[seg])
-    dcg_at = np.where(upto == n_ret[seg], final[seg], dcg_upto(b, gains, seg, upto))
+    dcg_at = np.where(upto == n_ret[seg], final[seg], _dcg_upto(b, gains, seg, upto))
     total = segment_sum(dcg_at / ideal_running[change], seg, b.n_queries)
     count = segment_count(change, ideal.segment, b.n_queries)
     tail = (ideal.length > 0) & (n_ret >= ideal.length + 2)
