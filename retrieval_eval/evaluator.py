@@ -22,11 +22,11 @@ from .measures import (
     Bpref,
     IPrec,
     Measure,
-    MeasureError,
     P,
     R,
     Rprec,
     compute,
+    compute_text,
     nDCG,
     parse,
 )
@@ -185,8 +185,10 @@ class RetrievalEvaluator:
         """The query's identifier (ireval's ``queryName()``)."""
         return self._batch.query_ids[0]
 
-    def score(self, measure: MeasureLike) -> float | str:
-        """The value of any catalogue measure, by string or :class:`Measure`.
+    def score(self, measure: MeasureLike) -> float:
+        """The value of any numeric catalogue measure, by string or :class:`Measure`.
+
+        The one text measure, ``relstring``, has no value: ask :meth:`text` for it.
 
         Examples
         --------
@@ -196,10 +198,19 @@ class RetrievalEvaluator:
         """
         parsed = parse(measure, rel=self.rel)
         if parsed not in self._scores:
-            value = compute(self._batch, parsed)[0]
-            # A text measure (RelString) gives its str; every other measure a float.
-            self._scores[parsed] = str(value) if parsed.definition.text else float(value)
+            self._scores[parsed] = float(compute(self._batch, parsed)[0])
         return self._scores[parsed]
+
+    def text(self, measure: MeasureLike) -> str:
+        """The string of a text measure (``relstring``: one judgment character per retrieved document).
+
+        Examples
+        --------
+        >>> ev = RetrievalEvaluator("q", [Document("a"), Document("b"), Document("c")], [Judgment("b", 2)])
+        >>> ev.text("relstring")
+        '-2-'
+        """
+        return compute_text(self._batch, parse(measure, rel=self.rel))[0]
 
     # ------------------------------------------------------------------------ the ireval methods
     def average_precision(self) -> float:
@@ -526,20 +537,18 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         """``{query_id: value}`` for every evaluated query."""
         return dict(zip(self._batch.query_ids, self.array(measure).tolist()))
 
-    def _numeric(self, measure: MeasureLike) -> FloatArray:
-        parsed = parse(measure, rel=self.rel)
-        if parsed.definition.text:
-            raise MeasureError(f"{parsed} is a per-query text measure; it has no mean")
-        return self.array(parsed)
+    def per_query_text(self, measure: MeasureLike) -> dict[str, str]:
+        """``{query_id: string}`` of a text measure (``relstring``) for every evaluated query."""
+        return dict(zip(self._batch.query_ids, compute_text(self._batch, parse(measure, rel=self.rel))))
 
     def mean(self, measure: MeasureLike) -> float:
         """Arithmetic mean over the evaluated queries (0.0 for an empty set)."""
-        values = self._numeric(measure)
+        values = self.array(measure)
         return float(values.mean()) if len(values) else 0.0
 
     def geometric_mean(self, measure: MeasureLike) -> float:
         """exp(mean(log(max(value, 1e-5)))): trec_eval's gm_map rule applied to any measure."""
-        return geometric_mean(self._numeric(measure))
+        return geometric_mean(self.array(measure))
 
     def aggregate(self, measure: MeasureLike) -> float:
         """The summary trec_eval prints: a sum for counts, the geometric mean for GMAP, else the mean."""

@@ -27,11 +27,18 @@ def order_requested(requested: Sequence[Requested]) -> list[Requested]:
     return sorted(unique.values(), key=lambda item: print_order(item.measure))
 
 
-def _value(measure: Measure, value: float | str, digits: int) -> str:
+def _per_query(results: SetEvaluator, measure: Measure) -> list[float] | list[str]:
+    """Each query's value of ``measure``, or its string for a text measure."""
     if measure.definition.text:
+        return list(results.per_query_text(measure).values())
+    return results.array(measure).tolist()  # type: ignore[no-any-return]
+
+
+def _value(measure: Measure, value: float | str, digits: int) -> str:
+    if isinstance(value, str):  # a text measure
         return f"'{value}'"
     if measure.definition.integer:
-        return str(int(value))  # type: ignore[arg-type]
+        return str(int(value))
     # trec_eval's %6.4f: the width stays two more than the decimals for other --digits.
     return f"{value:{digits + 2}.{digits}f}"
 
@@ -51,7 +58,7 @@ def trec_lines(
     """
     if per_query:
         per_query_items = [r for r in requested if not r.measure.definition.summary_only]
-        values = [results.array(r.measure) for r in per_query_items]
+        values = [_per_query(results, r.measure) for r in per_query_items]
         for i, qid in enumerate(results.query_ids):
             for item, column in zip(per_query_items, values):
                 yield _line(item.label, qid, _value(item.measure, column[i], digits))
@@ -63,11 +70,11 @@ def trec_lines(
                 yield _line(item.label, "all", _value(item.measure, results.aggregate(item.measure), digits))
 
 
-def _json_values(measure: Measure, values: Sequence[object]) -> list[object]:
+def _json_values(measure: Measure, values: Sequence[float] | Sequence[str]) -> list[object]:
     """Counts as JSON integers, everything else as given (floats at full precision, strings)."""
     if measure.definition.integer:
-        return [int(v) for v in values]  # type: ignore[call-overload]
-    return list(values.tolist() if hasattr(values, "tolist") else values)
+        return [int(v) for v in values]
+    return list(values)
 
 
 def json_report(results: SetEvaluator, requested: Sequence[Requested], *, per_query: bool, summary: bool) -> str:
@@ -86,7 +93,7 @@ def json_report(results: SetEvaluator, requested: Sequence[Requested], *, per_qu
     }
     if per_query:
         items = [r for r in requested if not r.measure.definition.summary_only]
-        columns = {r.label: _json_values(r.measure, results.array(r.measure)) for r in items}
+        columns = {r.label: _json_values(r.measure, _per_query(results, r.measure)) for r in items}
         document["per_query"] = {
             qid: {label: column[i] for label, column in columns.items()} for i, qid in enumerate(results.query_ids)
         }

@@ -24,6 +24,7 @@ from .base import (
     TrecName,
     UnknownMeasureError,
     compute,
+    compute_text,
     measure,
     print_order,
 )
@@ -77,7 +78,7 @@ __all__ = [
     "Gains", "IDCG", "IPrec", "IPrecAvg", "Measure", "MeasureDef", "NumNonRelJudgedRet", "NumQ", "NumRel",
     "NumRelRet", "NumRet", "P", "Param", "R", "RBP", "RBPResid", "REGISTRY", "RR", "RelP",
     "RelString", "RnDCG", "Rprec", "RprecMult", "SetAP", "SetF", "SetP", "SetR", "Success", "TREC_NAMES",
-    "TREC_TABLE", "TrecName", "TrecRow", "UnknownMeasureError", "Unj", "Utility", "YAAP", "compute",
+    "TREC_TABLE", "TrecName", "TrecRow", "UnknownMeasureError", "Unj", "Utility", "YAAP", "compute", "compute_text",
     "infAP", "measure", "nDCG", "nDCGRel", "parse", "parse_all", "parse_labelled", "parse_trec_options",
     "print_order",
 ]

@@ -153,7 +153,8 @@ class TrecName:
         return f"{self.name}_{params}" if params else self.name
 
 
-Kernel = Callable[..., FloatArray]
+#: ``kernel(batch, **params)``: float64 values of shape (n_queries,), or one str per query for a text measure.
+Kernel = Callable[..., Any]
 
 
 @frozen(eq=False)
@@ -365,18 +366,27 @@ def measure(
 def compute(batch: RankedBatch, measure: Measure) -> FloatArray:
     """Per-query values of ``measure`` on ``batch``: float64 of shape (n_queries,).
 
-    A text measure (``definition.text``) gives an object array of str instead.
+    Raises :class:`MeasureError` for a text measure (``definition.text``): see :func:`compute_text`.
     """
     definition = measure.definition
-    at = definition.cutoff
-    if definition.cutoff_required and measure[at] is None:  # type: ignore[index]
-        raise InvalidParameterError(f"{measure.name} needs a cutoff, for example {measure.name}@10")
-    values = definition.kernel(batch, **measure.resolved())
     if definition.text:
-        out = np.empty(batch.n_queries, dtype=object)
-        out[:] = list(values)
-        return out
-    return np.asarray(values, dtype=np.float64)
+        raise MeasureError(f"{measure} is a per-query text measure: ask for its text, not its value")
+    return np.asarray(_run_kernel(batch, measure), dtype=np.float64)
+
+
+def compute_text(batch: RankedBatch, measure: Measure) -> list[str]:
+    """Per-query strings of a text measure (``relstring``), one per query."""
+    if not measure.definition.text:
+        raise MeasureError(f"{measure} is a numeric measure: ask for its value, not its text")
+    return [str(value) for value in _run_kernel(batch, measure)]
+
+
+def _run_kernel(batch: RankedBatch, measure: Measure) -> Any:
+    definition = measure.definition
+    at = definition.cutoff
+    if definition.cutoff_required and at is not None and measure[at] is None:
+        raise InvalidParameterError(f"{measure.name} needs a cutoff, for example {measure.name}@10")
+    return definition.kernel(batch, **measure.resolved())
 
 
 def print_order(measure: Measure) -> tuple[int, int, float]:

@@ -27,11 +27,12 @@ from retrieval_eval.measures import (
 from retrieval_eval.output import Requested, trec_lines
 
 
-def score(ranking: list[str], judged: dict[str, int], measure: str, rel: int = 1) -> float | str:
-    evaluator = RetrievalEvaluator(
-        "q", [Document(d) for d in ranking], [Judgment(d, r) for d, r in judged.items()], rel=rel
-    )
-    return evaluator.score(measure)
+def evaluator(ranking: list[str], judged: dict[str, int], rel: int = 1) -> RetrievalEvaluator:
+    return RetrievalEvaluator("q", [Document(d) for d in ranking], [Judgment(d, r) for d, r in judged.items()], rel=rel)
+
+
+def score(ranking: list[str], judged: dict[str, int], measure: str, rel: int = 1) -> float:
+    return evaluator(ranking, judged, rel).score(measure)
 
 
 # A: r1 n1 u1 r2 x1 -> labels 1 0 . 1 -   (u1 pooled-unjudged, x1 not in the pool)
@@ -202,7 +203,18 @@ def test_hand_computed(ranking: list[str], judged: dict[str, int], measure: str,
     ids=["binary-unjudged-nonpool", "truncated", "graded", "above-9", "empty-ranking", "length-0"],
 )
 def test_relstring(ranking: list[str], judged: dict[str, int], length: int, expected: str) -> None:
-    assert score(ranking, judged, f"RelString(length={length})") == expected
+    assert evaluator(ranking, judged).text(f"RelString(length={length})") == expected
+
+
+def test_relstring_is_text_not_a_value() -> None:
+    """``score`` is typed float: the text measure has its own accessors, and each refuses the other kind."""
+    ev = evaluator(A_RANKING, A_JUDGED)
+    with pytest.raises(MeasureError, match="text measure"):
+        ev.score("relstring")
+    with pytest.raises(MeasureError, match="numeric measure"):
+        ev.text("AP")
+    runs = SetEvaluator.from_dict({"q1": A_JUDGED}, {"q1": {d: 9.0 - i for i, d in enumerate(A_RANKING)}})
+    assert runs.per_query_text("relstring") == {"q1": "10.1-"}
 
 
 # ------------------------------------------------------------------------------------ degenerate
@@ -212,7 +224,7 @@ def test_query_missing_from_the_run_scores_zero_everywhere_but_num_rel_and_yaap(
     """trec_eval -c: utility, rbp_resid, unj and relstring are reset; the rest are 0 on an empty ranking."""
     ev = SetEvaluator.from_dict({"q1": A_JUDGED, "q2": A_JUDGED}, {"q1": {"r1": 1.0}})
     for measure, label in parse_labelled("all_trec"):
-        value = ev.per_query(measure)["q2"]
+        value = ev.per_query_text(measure)["q2"] if measure.definition.text else ev.per_query(measure)["q2"]
         expected = {"NumRel": 3.0, "NumQ": 1.0, "RelString": ""}.get(measure.name, 0.0)
         assert value == expected, label
     assert ev.per_query("yaap")["q2"] == pytest.approx(log(1 / (1 + 3)))
