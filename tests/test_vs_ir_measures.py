@@ -133,12 +133,6 @@ def family_of(text: str) -> str:
     return name
 
 
-def require_registered(text: str) -> None:
-    name = name_of(text)
-    if name not in REGISTRY and name not in ALIASES:
-        pytest.skip(f"{name} not registered yet")
-
-
 @functools.cache
 def dataset(name: str) -> tuple[Qrels, Run]:
     qrels, run = random_dataset(**DATASETS[name])
@@ -233,7 +227,6 @@ def test_every_shared_name_has_cases() -> None:
 @pytest.mark.parametrize("text", ALL_CASES)
 def test_string_parses_to_the_same_measure(text: str) -> None:
     """Both parsers accept the string; the canonical names and parameters line up."""
-    require_registered(text)
     their = ir_measures.parse_measure(text)
     mine = parse(text)
     # ir_measures folds NumRelRet into NumRet(rel=1); everything else keeps its canonical name.
@@ -258,7 +251,6 @@ def test_string_parses_to_the_same_measure(text: str) -> None:
 @pytest.mark.parametrize("data", sorted(DATASETS))
 def test_matches_ir_measures(data: str, text: str) -> None:
     """Per query, on every query ir_measures reports, and in the summary."""
-    require_registered(text)
     expected = theirs(data, text)
     got = our_values(data, text)
     qrels, _ = dataset(data)
@@ -294,7 +286,6 @@ def test_iprec_differs_only_by_the_cutoff_rule(data: str) -> None:
     for p * R not within 0.1 below an integer), trec_eval 10 at c10 = lround(p * R). The value is
     the best precision m / r_m over relevant documents m >= c (m >= 1 when c = 0).
     """
-    require_registered("IPrec@0.5")
     qrels, run = dataset(data)
     evaluator = ours(data)
     differing = nan = 0
@@ -324,7 +315,6 @@ def test_iprec_differs_only_by_the_cutoff_rule(data: str) -> None:
 def test_iprec_cutoff_rule_by_hand() -> None:
     """R = 4, relevant at ranks 1 and 10: IPrec@0.3 is max(1/1, 2/10) = 1.0 for c10 = lround(1.2) = 1,
     and 2/10 = 0.2 for c9 = (long)(1.2 + 0.9) = 2."""
-    require_registered("IPrec@0.3")
     qrels = {"1": {"a": 1, "b": 1, "c": 1, "d": 1, "x": 0}}
     ranking = ["a", "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "b"]
     run = {"1": {doc: float(10 - i) for i, doc in enumerate(ranking)}}
@@ -355,7 +345,6 @@ def test_err_maximum_grade_is_gdevals_constant(data: str) -> None:
     On this 0..3 data, taking g_max from the qrels (3) would give different values wherever a
     positive grade is retrieved in the top k; our ``ERR(max_rel=3)@k`` is that variant.
     """
-    require_registered("ERR@5")
     qrels, run = dataset(data)
     differing = 0
     for text in CASES["ERR"]:
@@ -378,7 +367,6 @@ def test_err_maximum_grade_is_gdevals_constant(data: str) -> None:
 
 def test_err_gdeval_skips_queries_without_positive_judgments() -> None:
     """gdeval prints no line for a query without a positive judgment; ir_measures fills in 0, as we score it."""
-    require_registered("ERR@5")
     if not provider_available("ERR@5"):
         pytest.skip("gdeval needs perl")
     qrels = {"1": {"a": 0, "b": -1}, "2": {"a": 2}}
@@ -421,7 +409,6 @@ def test_rbp_gains_by_hand() -> None:
     ir_measures (raw grades): 0.2*3 + 0.128*1 + 0.08192*2 = 0.89184.
     trec_eval 10 (grades / 3, the query's top level): 0.89184 / 3 = 0.29728.
     """
-    require_registered("RBP")
     assert ir_measures.parse_measure("RBP").params.get("p", 0.8) == parse("RBP")["p"] == 0.8
     judged = {"a": 3, "b": 0, "c": 1, "e": 2, "z": 3}
     scores = {"a": 5.0, "b": 4.0, "c": 3.0, "d": 2.0, "e": 1.0}
@@ -441,7 +428,6 @@ def test_rbp_gains_by_hand() -> None:
 def test_rbp_differs_only_by_the_gains(data: str, text: str) -> None:
     """Ours is trec_eval 10's rescaled-gain RBP on every query; on queries without tied scores it is
     ir_measures' raw-grade RBP divided by the query's largest judged level (when that level is > 1)."""
-    require_registered(text)
     qrels, run = dataset(data)
     p = float(ir_measures.parse_measure(text).params.get("p", 0.8))
     got = our_values(data, text)
@@ -466,7 +452,6 @@ def test_rbp_ir_measures_follows_its_definition(data: str, text: str) -> None:
     equal scores over its whole query-sorted frame, so a group can span the end of one query and
     the start of the next; this check would reveal it.
     """
-    require_registered(text)
     if not provider_available(text):
         pytest.skip("no ir_measures provider for RBP is installed (it needs trectools or cwl_eval)")
     qrels, run = dataset(data)
@@ -494,7 +479,6 @@ def judged_ir_measures(scores: dict[str, float], judged: dict[str, int], k: int 
 @pytest.mark.parametrize("data", sorted(DATASETS))
 def test_judged_differs_only_by_negative_entries_and_ties(data: str, text: str) -> None:
     """Both are a fraction over min(k, n); they differ by what counts as judged and by the tie order."""
-    require_registered(text)
     qrels, run = dataset(data)
     k = ir_measures.parse_measure(text).params.get("cutoff")
     expected, got = theirs(data, text), our_values(data, text)
@@ -518,7 +502,6 @@ def test_judged_differences_by_hand() -> None:
     ir_measures: ties by doc_id ascending -> a, b, c; a judged, b not: 1/2 = 0.5 as well, but
     Judged@3 is 2/3 there (c's -1 counts) and 1/3 here.
     """
-    require_registered("Judged@2")
     qrels = {"1": {"a": 1, "c": -1}}
     run = {"1": {"a": 2.0, "b": 1.0, "c": 1.0}}
     ev = SetEvaluator.from_dict(qrels, run)
@@ -536,7 +519,6 @@ def test_judged_differences_by_hand() -> None:
 
 def test_judged_empty_ranking() -> None:
     """An empty ranking: ir_measures' Judged divides by zero (n = 0); ours is 0.0."""
-    require_registered("Judged@5")
     qrels = {"1": {"a": 1}}
     run: Run = {"1": {}}
     with pytest.raises(ZeroDivisionError):
@@ -559,7 +541,6 @@ def rr_at(ranking: list[str], judged: dict[str, int], k: int | None, rel: int) -
 @pytest.mark.parametrize("data", sorted(DATASETS))
 def test_rr_cutoff_differs_only_by_the_tie_order(data: str, text: str) -> None:
     """ir_measures' RR@k ranks ties by doc_id ascending (MS MARCO's script), ours descending (trec_eval)."""
-    require_registered(text)
     qrels, run = dataset(data)
     measure = ir_measures.parse_measure(text)
     k, rel = measure.params["cutoff"], measure.params.get("rel", 1)
@@ -584,7 +565,6 @@ def test_rr_cutoff_differs_only_by_the_tie_order(data: str, text: str) -> None:
 @pytest.mark.parametrize("data", sorted(DATASETS))
 def test_counts_of_queries_the_run_lacks(data: str, text: str) -> None:
     """Equal on the queries ir_measures' run has; on the others ir_measures reports 0, we 1 and R."""
-    require_registered(text)
     qrels, _ = dataset(data)
     expected, got = theirs(data, text), our_values(data, text)
     unseen = 0

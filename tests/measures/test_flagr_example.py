@@ -22,7 +22,7 @@ import math
 import pytest
 
 from retrieval_eval import Document, Judgment, RetrievalEvaluator
-from retrieval_eval.measures import AP, REGISTRY, Measure, parse
+from retrieval_eval.measures import AP, Measure, parse
 
 L = math.log2
 R_TOTAL = 4
@@ -74,11 +74,6 @@ def ev() -> RetrievalEvaluator:
     return RetrievalEvaluator("flagr", [Document(d) for d in docs], judgments)
 
 
-def require(name: str) -> None:
-    if name not in REGISTRY:
-        pytest.skip(f"{name} not registered yet")
-
-
 def test_the_example(ev: RetrievalEvaluator) -> None:
     assert [d.rank for d in ev.relevant_retrieved_documents()] == list(RELEVANT_RANKS)
     assert ev.score("NumRel") == R_TOTAL and ev.score("NumRet") == 8
@@ -101,14 +96,11 @@ def test_precision_recall(ev: RetrievalEvaluator, k: int) -> None:
 
 @pytest.mark.parametrize("k", KS)
 def test_f1(ev: RetrievalEvaluator, k: int) -> None:
-    require("F1")
     assert ev.score(f"F1@{k}") == pytest.approx(TABLE[k][2], abs=TOL)
 
 
 @pytest.mark.parametrize("k", KS)
 def test_dcg_idcg(ev: RetrievalEvaluator, k: int) -> None:
-    require("DCG")
-    require("IDCG")
     dcg, idcg = TABLE[k][3:5]
     for gain in ("exp-log2", "log2"):  # FLAGR's exponential gain, and trec_eval's (equal when binary)
         assert ev.score(f"DCG(dcg={gain!r})@{k}") == pytest.approx(dcg, abs=TOL)
@@ -131,15 +123,12 @@ def test_ap_divided_by_r(ev: RetrievalEvaluator, k: int) -> None:
 
 
 def flagr_ap() -> Measure:
-    """AP with FLAGR's normalisation: ``AP(norm='retrieved')`` (skipped while AP lacks the parameter)."""
-    norm = AP.params.get("norm")
-    if norm is None or "retrieved" not in (norm.choices or ()):
-        pytest.skip("AP has no parameter for FLAGR's normalisation (divide by relevant retrieved) yet")
+    """AP with FLAGR's normalisation: ``AP(norm='retrieved')``."""
     return AP(norm="retrieved")
 
 
 @pytest.mark.parametrize("k", KS)
 def test_ap_divided_by_relevant_retrieved(ev: RetrievalEvaluator, k: int) -> None:
-    """FLAGR's AP@k divides by rel@k (1, 1, 2, 3, 3, 4, 4, 4), not by R. Skipped until AP has the option."""
+    """FLAGR's AP@k divides by rel@k (1, 1, 2, 3, 3, 4, 4, 4), not by R."""
     measure = flagr_ap()
     assert ev.score(parse(str(measure @ k))) == pytest.approx(TABLE[k][6], abs=TOL)
