@@ -6,16 +6,16 @@
 from __future__ import annotations
 
 import numpy as np
-from attrs import define
+from attrs import frozen
 
 from ._ids import _run_heads, _words, intern
 from ._segments import _block_rows, _offsets_of
 from .model import FloatArray, IntArray
 
 
-@define
+@frozen
 class RowOrder:
-    """A new order of the rows, applied to each column with :meth:`apply`.
+    """A new order of the rows, applied to each column with :meth:`apply` (or :meth:`apply_blocks`).
 
     Either any permutation (``rows``), or the cheap form a run file usually needs: its query blocks
     moved whole (the blocks starting at ``block_starts`` with ``block_lengths``, in their new order),
@@ -30,17 +30,23 @@ class RowOrder:
     tied: IntArray | None = None
     tied_from: IntArray | None = None
 
-    def apply(self, column: np.ndarray, ties: bool = True) -> np.ndarray:
-        """The column in the new order. ``ties=False`` skips the tie fix-up, for columns that are
-        equal within every tie group (the query and the score)."""
-        if self.rows is not None:
-            return column[self.rows]
-        out = column if self.block_starts is None else _move_blocks(column, self.block_starts, self.block_lengths)
-        if ties and self.tied is not None:
+    def apply(self, column: np.ndarray) -> np.ndarray:
+        """The column in the new order."""
+        out = self.apply_blocks(column)
+        if self.rows is None and self.tied is not None:
             if out is column:
                 out = column.copy()
             out[self.tied] = out[self.tied_from]
         return out
+
+    def apply_blocks(self, column: np.ndarray) -> np.ndarray:
+        """The column in the new order, for a column that is equal within every tie group (the
+        query and the score): the tie fix-up would copy equal values over each other, so it is skipped."""
+        if self.rows is not None:
+            return column[self.rows]
+        if self.block_starts is None or self.block_lengths is None:
+            return column
+        return _move_blocks(column, self.block_starts, self.block_lengths)
 
     def permutation(self) -> IntArray:
         """The order as one array of row indices."""
@@ -54,13 +60,13 @@ def _move_blocks(column: np.ndarray, starts: IntArray, lengths: IntArray) -> np.
     return column[_block_rows(starts, lengths)]
 
 
-def _new_positions(order: RowOrder, rows: IntArray) -> IntArray:
-    """Where ``rows`` are once the blocks of ``order`` have moved."""
-    if order.block_starts is None:
+def _new_positions(blocks: RowOrder | None, rows: IntArray) -> IntArray:
+    """Where ``rows`` are once the blocks of ``blocks`` (an order that only moves blocks) have moved."""
+    if blocks is None or blocks.block_starts is None or blocks.block_lengths is None:
         return rows
-    by_start = np.argsort(order.block_starts)  # the blocks in their old order
-    old_starts = order.block_starts[by_start]
-    new_starts = _offsets_of(order.block_lengths)[:-1][by_start]
+    by_start = np.argsort(blocks.block_starts)  # the blocks in their old order
+    old_starts = blocks.block_starts[by_start]
+    new_starts = _offsets_of(blocks.block_lengths)[:-1][by_start]
     block = np.searchsorted(old_starts, rows, side="right") - 1
     return new_starts[block] + (rows - old_starts[block])
 
@@ -107,7 +113,7 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
     if starts is not None and bool(np.all(~same_query | (score[1:] <= score[:-1]))):
         # Run files usually hold each query in one block, by score already. Then the blocks move
         # whole and only the rows of tie groups are sorted, at a cost linear in the rows.
-        order = _order_blocks(query_code, starts) or RowOrder(n)
+        blocks = _order_blocks(query_code, starts)
         tied_to_previous = np.concatenate(([False], same_query & (score[1:] == score[:-1])))
         del same_query
         in_tie = tied_to_previous.copy()
@@ -122,9 +128,12 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
             if bool(np.any(changed)):
                 # Positions after the blocks move: where each tied row lands, and where the row it
                 # takes is then (tie groups never span blocks, so both shift alike).
-                order.tied = _new_positions(order, rows[changed])
-                order.tied_from = _new_positions(order, moved[changed])
-        return None if order.block_starts is None and order.tied is None else order
+                return RowOrder(
+                    n, block_starts=None if blocks is None else blocks.block_starts,
+                    block_lengths=None if blocks is None else blocks.block_lengths,
+                    tied=_new_positions(blocks, rows[changed]), tied_from=_new_positions(blocks, moved[changed]),
+                )
+        return blocks
     vocab, doc_code = intern(doc_ids)
     n_docs = len(vocab)
     distinct, inverse = np.unique(score, return_inverse=True)

@@ -45,7 +45,7 @@ from .model import (
     check_id,
     id_problem,
 )
-from .ranking import Duplicates, Order, QuerySetReport, RankedBatch, build_batch
+from .ranking import Duplicates, Order, QuerySetReport, RankedBatch, RunHandoff, build_batch
 
 MeasureLike = str | Measure
 
@@ -381,10 +381,9 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
                           duplicates=duplicates, complete=complete)
 
     @classmethod
-    def _built(cls, qrels: QrelsColumns, run: RunColumns, *, rel: int, consume_run: bool = False,
-               **options: Any) -> SetEvaluator:
+    def _built(cls, qrels: QrelsColumns, run: RunColumns | RunHandoff, *, rel: int, **options: Any) -> SetEvaluator:
         run_id = run.run_id
-        batch, report = build_batch(qrels, run, consume_run=consume_run, **options)
+        batch, report = build_batch(qrels, run, **options)
         evaluator = cls.__new__(cls)
         evaluator._init(batch, report, rel, run_id)
         return evaluator
@@ -426,11 +425,11 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         orders = {"score": "score", "file": "given", "rank": "rank"}
         if order not in orders:
             raise ValueError(f"'order' must be one of {list(orders)}; got {order!r}")
-        # The columns are ours: the build may free them as it goes, which lowers peak memory.
+        # Nobody else holds the run just read: handed over, its columns are freed as the build uses them.
         return cls._built(
-            read_qrels_columns(qrels), read_run_columns(run, with_ranks=order == "rank"), rel=rel,
+            read_qrels_columns(qrels), RunHandoff(read_run_columns(run, with_ranks=order == "rank")), rel=rel,
             max_depth=max_depth, judged_only=judged_only, duplicates=duplicates, complete=complete,
-            order=orders[order], consume_run=True,
+            order=orders[order],
         )
 
     @classmethod

@@ -11,7 +11,7 @@ from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
-from attrs import define, field, frozen
+from attrs import field, frozen
 
 FloatArray: TypeAlias = npt.NDArray[np.float64]
 
@@ -147,7 +147,7 @@ class Judgment:
 # Input columns (what readers and in-memory constructors produce)
 
 
-@define
+@frozen
 class QrelsColumns:
     """Judgments as parallel arrays. ``lines`` number the records 1.. in ``origin`` (for errors):
     file lines when ``unit == "line"``, else list positions."""
@@ -160,7 +160,9 @@ class QrelsColumns:
     unit: str = "line"
 
 
-@define
+
+
+@frozen
 class RunColumns:
     """Retrieved documents as parallel arrays, in input order."""
 

@@ -268,15 +268,35 @@ def _take(rows: IntArray | None, *columns: np.ndarray) -> list[np.ndarray]:
     return list(columns) if rows is None else [column[rows] for column in columns]
 
 
-def _release(run: RunColumns, consume: bool, *names: str) -> None:
-    if consume:
-        for name in names:
-            setattr(run, name, None)
+@define
+class RunHandoff:
+    """A run handed over to :func:`build_batch`, which then drops each column as soon as it is used.
+
+    For a run that nobody else holds (one just read from a file): the build takes the columns out of
+    this box first thing, so each one's memory goes back while the batch is built instead of after.
+    A plain :class:`RunColumns` is never changed; its columns live as long as their holder keeps them.
+    """
+
+    _run: RunColumns | None
+
+    @property
+    def run_id(self) -> str:
+        return self._held().run_id
+
+    def take(self) -> RunColumns:
+        """The run, which this box no longer holds."""
+        run, self._run = self._held(), None
+        return run
+
+    def _held(self) -> RunColumns:
+        if self._run is None:
+            raise ValueError("this run was already handed to a build")
+        return self._run
 
 
 def build_batch(
     qrels: QrelsColumns,
-    run: RunColumns,
+    run: RunColumns | RunHandoff,
     *,
     order: Order = "score",
     max_depth: int | None = None,
@@ -284,7 +304,6 @@ def build_batch(
     duplicates: Duplicates = "error",
     complete: bool = True,
     queries: npt.ArrayLike | None = None,
-    consume_run: bool = False,
 ) -> tuple[RankedBatch, QuerySetReport]:
     """Join a run with its judgments into a :class:`RankedBatch`.
 
@@ -305,19 +324,22 @@ def build_batch(
         are left out of the batch (and of every mean).
     queries : array of ids, optional
         Queries to evaluate besides those with judgments (a query without any judgment scores 0).
-    consume_run : bool
-        Set each of the run's columns to None once it is used up, so that its memory goes back
-        while the batch is built, instead of after (for callers that made ``run`` themselves).
     """
     if max_depth is not None and max_depth < 0:
         raise InputFormatError(f"'max_depth' must be >= 0 or None; got {max_depth}")
     if order not in ("score", "given", "rank"):
         raise ValueError(f"'order' must be 'score', 'given' or 'rank'; got {order!r}")
+    if isinstance(run, RunHandoff):
+        run = run.take()
     if order == "rank" and run.ranks is None:
         raise ValueError("order='rank' needs the run's rank column (read_run_columns(..., with_ranks=True))")
+    run_origin, run_unit, run_scores, run_lines, run_ranks = run.origin, run.unit, run.scores, run.lines, run.ranks
     q_qids, r_qids, q_docs, r_docs, extra = map(
         _as_bytes, (qrels.query_ids, run.query_ids, qrels.doc_ids, run.doc_ids, [] if queries is None else queries)
     )
+    # A run handed over (RunHandoff) is held by these locals alone from here on: each column is
+    # freed at its ``del`` below, once used, which lowers the peak of the build.
+    del run
 
     # Query codes follow the byte order of the ids (trec_eval's strcmp order). A run lists each
     # query's rows together, so its query column is interned one run of equal ids at a time.
@@ -325,7 +347,6 @@ def build_batch(
     r_run_lengths = np.diff(r_heads, append=len(r_qids))
     all_qids, all_query_code = intern(np.concatenate((q_qids, extra, r_qids[r_heads])))
     del r_qids
-    _release(run, consume_run, "query_ids")
     evaluated = np.zeros(len(all_qids), dtype=bool)
     evaluated[all_query_code[: len(q_qids) + len(extra)]] = True
     query_vocab = all_qids[evaluated]
@@ -350,19 +371,17 @@ def build_batch(
     # Ranked rows of the evaluated queries (run rows of unjudged queries are reported and ignored).
     r_rows = None if judged_head.all() else np.flatnonzero(np.repeat(judged_head, r_run_lengths))
     rq, rd, scores, r_lines = _take(r_rows, np.repeat(renumber[r_head_code], r_run_lengths), r_docs,
-                                    np.asarray(run.scores, dtype=np.float64), np.asarray(run.lines))
-    ranks = _take(r_rows, np.asarray(run.ranks))[0] if order == "rank" else None
-    del r_docs
-    _release(run, consume_run, "doc_ids", "scores", "ranks")
+                                    np.asarray(run_scores, dtype=np.float64), np.asarray(run_lines))
+    ranks = _take(r_rows, np.asarray(run_ranks))[0] if order == "rank" else None
+    del r_docs, run_scores, run_ranks
     n_q = len(query_vocab)
     in_run = np.zeros(n_q, dtype=bool)
     in_run[renumber[r_head_code[judged_head]]] = True
-    keep_r = _check_duplicates(rq, rd, r_lines, run.origin, run.unit, "document", query_vocab, duplicates)
+    keep_r = _check_duplicates(rq, rd, r_lines, run_origin, run_unit, "document", query_vocab, duplicates)
     if not keep_r.all():
         rq, rd, scores = rq[keep_r], rd[keep_r], scores[keep_r]
         ranks = None if ranks is None else ranks[keep_r]
-    del r_lines, keep_r
-    _release(run, consume_run, "lines")
+    del r_lines, run_lines, keep_r
 
     if order == "score":
         reorder = canonical_order(rq, scores, rd)
@@ -371,9 +390,9 @@ def build_batch(
     else:
         reorder = RowOrder(len(rq), rows=np.lexsort((ranks, rq)))
     if reorder is not None:  # one column at a time, so that each old one is freed before the next copy
-        rq = reorder.apply(rq, ties=False)  # tied rows share their query and score: only ids need the fix-up
+        rq = reorder.apply_blocks(rq)  # tied rows share their query and score: only ids need the fix-up
         rd = reorder.apply(rd)
-        scores = reorder.apply(scores, ties=False)
+        scores = reorder.apply_blocks(scores)
     del reorder
     if max_depth is not None:
         rank = np.arange(len(rq)) - _offsets_of(np.bincount(rq, minlength=n_q))[rq]

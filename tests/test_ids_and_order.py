@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -114,12 +115,15 @@ def test_canonical_order_moves_long_blocks_and_sorts_their_ties() -> None:
     assert order is not None and order.rows is None and order.tied is not None  # the cheap form
     expected = sorted(range(600), key=lambda i: (query[i], -score[i], [-b for b in ids[i]] + [1]))
     assert order.permutation().tolist() == expected
-    assert order.apply(query, ties=False).tolist() == query[expected].tolist()
+    assert order.apply_blocks(query).tolist() == query[expected].tolist()
 
 
-def test_consuming_the_run_builds_the_same_batch() -> None:
-    """consume_run frees the run's columns during the build and changes nothing else."""
-    from retrieval_eval.ranking import QrelsColumns, RunColumns, build_batch
+def test_a_handed_over_run_builds_the_same_batch() -> None:
+    """A RunHandoff lets the build free the run's columns as it goes; it changes nothing else, and
+    nothing the caller holds is changed (the columns are frozen)."""
+    import weakref
+
+    from retrieval_eval.ranking import QrelsColumns, RunColumns, RunHandoff, build_batch
 
     def columns() -> tuple[QrelsColumns, RunColumns]:
         qrels = QrelsColumns(np.array([b"q2", b"q1", b"q1"]), np.array([b"a", b"b", b"c"]), np.array([1, 2, 0]),
@@ -130,8 +134,16 @@ def test_consuming_the_run_builds_the_same_batch() -> None:
 
     kept, _ = build_batch(*columns())
     qrels, run = columns()
-    consumed, _ = build_batch(qrels, run, consume_run=True)
-    assert run.query_ids is None and run.doc_ids is None and run.scores is None and run.lines is None
+    scores = weakref.ref(run.scores)
+    handoff = RunHandoff(run)
+    del run
+    consumed, _ = build_batch(qrels, handoff)
+    assert scores() is None, "the build freed the scores column it was handed"
+    with pytest.raises(ValueError, match="already handed"):
+        handoff.take()
+    held_qrels, held_run = columns()
+    build_batch(held_qrels, held_run)
+    assert held_run.scores.tolist() == [1.0, 1.0, 0.5, 0.7, 2.0] and held_run.doc_ids[0] == b"a"
     for name in ("query_ids", "offsets", "labels", "doc_ids", "scores", "judged_offsets", "judged_relevance",
                  "judged_doc_ids", "in_run"):
         assert np.array_equal(np.asarray(getattr(kept, name)), np.asarray(getattr(consumed, name))), name
