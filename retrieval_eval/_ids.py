@@ -6,7 +6,7 @@ Ids stay bytes, compared as 64-bit words rather than as strings, so that byte or
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -15,8 +15,11 @@ from .model import BoolArray, InputFormatError, IntArray, _display, _location
 
 Duplicates = Literal["error", "first"]
 
+#: Fixed-width bytes ids (``S<n>``). Functions that also take other ids (ints, str) use NDArray[Any].
+BytesArray: TypeAlias = npt.NDArray[np.bytes_]
 
-def _words(ids: np.ndarray, dtype: npt.DTypeLike = ">u8") -> npt.NDArray[np.uint64]:
+
+def _words(ids: BytesArray, dtype: npt.DTypeLike = ">u8") -> npt.NDArray[np.uint64]:
     """Fixed-width byte strings as rows of 64-bit words, zero-padded.
 
     Read big-endian (the default), comparing rows compares bytes, as sorting needs; read as
@@ -38,7 +41,7 @@ _MIX = 0x9E3779B97F4A7C15
 _CHUNK = 1 << 20
 
 
-def _id_hash(ids: np.ndarray) -> npt.NDArray[np.uint64]:
+def _id_hash(ids: BytesArray) -> npt.NDArray[np.uint64]:
     """A 64-bit hash of each byte-string id: equal ids hash equal whatever the array widths.
 
     An id of up to 8 bytes is its own hash (its bytes, exact). Longer ids may collide, so a hash
@@ -54,7 +57,7 @@ def _id_hash(ids: np.ndarray) -> npt.NDArray[np.uint64]:
     return hashed
 
 
-def _intern_words(ids: np.ndarray, words: npt.NDArray[np.uint64]) -> tuple[np.ndarray, IntArray]:
+def _intern_words(ids: BytesArray, words: npt.NDArray[np.uint64]) -> tuple[BytesArray, IntArray]:
     if words.shape[1] == 1:
         keys, codes = np.unique(words[:, 0], return_inverse=True)
         return keys.astype(">u8").view("S8"), codes.ravel().astype(np.int64)
@@ -66,7 +69,7 @@ def _intern_words(ids: np.ndarray, words: npt.NDArray[np.uint64]) -> tuple[np.nd
     return ids[order[new]], codes
 
 
-def intern(ids: np.ndarray) -> tuple[np.ndarray, IntArray]:
+def intern(ids: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], IntArray]:
     """Distinct ids in byte order and the code of each id (``np.unique(ids, return_inverse=True)``).
 
     Byte strings are compared as 64-bit words rather than as strings, which is several times faster;
@@ -82,7 +85,7 @@ def intern(ids: np.ndarray) -> tuple[np.ndarray, IntArray]:
     return vocab, np.repeat(head_codes, np.diff(heads, append=len(ids)))
 
 
-def _run_heads(ids: np.ndarray) -> IntArray:
+def _run_heads(ids: npt.NDArray[Any]) -> IntArray:
     """Index of the first id of every run of equal adjacent ids."""
     if len(ids) == 0:
         return np.zeros(0, dtype=np.int64)
@@ -103,7 +106,7 @@ def _table_slot(hashed: npt.NDArray[np.uint64], bits: int) -> IntArray:
     return slot.view(np.int64)
 
 
-def _lookup(vocab: np.ndarray, ids: np.ndarray) -> tuple[IntArray, IntArray]:
+def _lookup(vocab: BytesArray, ids: BytesArray) -> tuple[IntArray, IntArray]:
     """The ``ids`` found in ``vocab`` (distinct, byte-ordered bytes ids): their positions in
     ``ids`` (ascending) and their indices in ``vocab``. Absent ids cost no memory: a run usually
     retrieves far more documents than were ever judged."""
@@ -136,7 +139,7 @@ def _lookup(vocab: np.ndarray, ids: np.ndarray) -> tuple[IntArray, IntArray]:
     return np.concatenate(rows), np.concatenate(codes)
 
 
-def _as_bytes(values: npt.ArrayLike) -> np.ndarray:
+def _as_bytes(values: npt.ArrayLike) -> BytesArray:
     """Ids as a bytes array (UTF-8), since byte order is the tie rule and hashing works on bytes."""
     arr = np.asarray(values)
     if arr.dtype.kind == "S":
@@ -147,8 +150,8 @@ def _as_bytes(values: npt.ArrayLike) -> np.ndarray:
 
 
 def _check_duplicates(
-    query_code: IntArray, ids: np.ndarray, lines: IntArray, origin: str, unit: str, what: str,
-    query_ids: np.ndarray, policy: Duplicates,
+    query_code: IntArray, ids: BytesArray, lines: IntArray, origin: str, unit: str, what: str,
+    query_ids: npt.NDArray[Any], policy: Duplicates,
 ) -> BoolArray:
     """Mask of rows to keep; raises on a repeated (query, id) unless ``policy == 'first'``."""
     keep = np.ones(len(query_code), dtype=bool)

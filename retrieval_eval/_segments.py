@@ -22,7 +22,8 @@ def segment_sum(values: npt.ArrayLike, segment: IntArray, n: int) -> FloatArray:
     values = np.asarray(values, dtype=np.float64)
     if values.size == 0:
         return np.zeros(n)
-    return np.bincount(segment, weights=values, minlength=n)
+    # With float weights bincount returns float64; the stubs type every bincount as intp.
+    return np.bincount(segment, weights=values, minlength=n)  # type: ignore[return-value]
 
 
 def segment_count(mask: BoolArray, segment: IntArray, n: int) -> IntArray:
@@ -55,7 +56,9 @@ def safe_div(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
     num = np.asarray(num, dtype=np.float64)
     den = np.asarray(den, dtype=np.float64)
     num, den = np.broadcast_arrays(num, den)
-    return np.divide(num, den, out=np.zeros(num.shape), where=den != 0)
+    out = np.zeros(num.shape)
+    np.divide(num, den, out=out, where=den != 0)  # returns ``out``, which the stubs type as Any
+    return out
 
 
 def _offsets_of(lengths: npt.ArrayLike) -> IntArray:

@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import IO, Union
+from typing import IO, Any, TypeAlias, TypeVar, Union, cast, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -34,13 +34,27 @@ from .model import (
 
 Source = Union[str, "os.PathLike[str]", IO[bytes], IO[str]]
 
+#: Fixed-width bytes (``S<n>``): ids as read, compared as bytes like trec_eval's strcmp.
+BytesArray: TypeAlias = npt.NDArray[np.bytes_]
+_ScalarT = TypeVar("_ScalarT", bound=np.generic)
+
 #: Bytes parsed at a time: bounds the temporary arrays of the tokenizer whatever the file size.
 _BLOCK = 1 << 22
 #: Bytes of the first block (a small file should not cost a whole block's buffer).
 _FIRST_BLOCK = 1 << 16
-#: Threads parsing blocks. NumPy releases the GIL in its loops but not between calls, so one more
-#: thread than the 2 cores of the target machine keeps both busy.
-_THREADS = 3
+
+
+def _threads() -> int:
+    """Threads parsing blocks: one more than the CPUs this process may use (NumPy releases the GIL
+    in its loops but not between calls, so one spare thread keeps every CPU busy); on one CPU a
+    single worker, which only overlaps parsing with reading."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return cpus + 1 if cpus > 1 else 1
+
+
 #: C's isspace() in the C locale, which is how trec_eval splits fields.
 _IS_SPACE = np.zeros(256, dtype=bool)
 _IS_SPACE[[ord(c) for c in FIELD_SEPARATORS]] = True
@@ -63,11 +77,12 @@ def _open_binary(source: Source) -> Iterator[tuple[Callable[[memoryview], int], 
     name = _source_name(source)
     if isinstance(source, io.TextIOBase):
         # A character is at most 4 bytes of UTF-8, so a quarter of the view's size always fits.
-        yield _filler(lambda n: source.read(max(n // 4, 1)).encode("utf-8")), name  # type: ignore[union-attr]
+        yield _filler(lambda n: source.read(max(n // 4, 1)).encode("utf-8")), name
     elif hasattr(source, "readinto"):
-        yield source.readinto, name  # type: ignore[union-attr]
+        yield source.readinto, name
     else:
-        yield _filler(source.read), name  # type: ignore[union-attr]
+        # Neither a text stream nor readinto: a binary reader with read() only.
+        yield _filler(cast(IO[bytes], source).read), name
 
 
 def _filler(read: Callable[[int], bytes]) -> Callable[[memoryview], int]:
@@ -163,7 +178,7 @@ class _Tokens:
     """
 
     block: _Block
-    buffer: np.ndarray  # the block's padded buffer as uint8 (a view)
+    buffer: npt.NDArray[np.uint8]  # the block's padded buffer as uint8 (a view)
     line_index: IntArray  # index (in the block) of every data line
     first_token: IntArray  # index of each data line's first field in before/ends
     n_tokens: IntArray  # fields on each data line
@@ -196,7 +211,7 @@ class _Tokens:
     def contains(self, byte: bytes) -> bool:
         return self.block.padded.find(byte, _FRONT, self.block.end) >= 0
 
-    def strings(self, field: int, rows: IntArray | None = None) -> np.ndarray:
+    def strings(self, field: int, rows: IntArray | None = None) -> BytesArray:
         """Field ``field`` of every data line as a fixed-width bytes array (no Python object per line).
 
         The width is a multiple of 8: each field is copied as 64-bit words, zero-padded, which is
@@ -205,7 +220,7 @@ class _Tokens:
         """
         index = (self.first_token if rows is None else self.first_token[rows]) + field
         start = self.before[index] + 1
-        length = self.ends[index] - start
+        length: IntArray = self.ends[index] - start  # int64: the stubs lose the width of a difference
         n_words = max(-(-int(length.max()) // 8), 1) if len(length) else 1
         if n_words > 32 or n_words * len(start) > 1 << 25:  # very long ids: copy them one by one instead
             padded = self.block.padded
@@ -235,7 +250,7 @@ class _Tokens:
         """
         index = self.first_token + field
         end = self.ends[index]
-        length = end - self.before[index] - 1
+        length: IntArray = end - self.before[index] - 1  # int64: the stubs lose the width of a difference
         at = self._words_at()
         low = _right_aligned(at[end - 8], np.minimum(length, 8))
         two_words = bool(len(length)) and int(length.max()) > 8
@@ -278,7 +293,7 @@ class _Tokens:
             np.negative(result, out=result, where=negative)
         return result, ok
 
-    def _words_at(self, dtype: npt.DTypeLike = ">u8") -> np.ndarray:
+    def _words_at(self, dtype: npt.DTypeLike = ">u8") -> npt.NDArray[np.uint64]:
         """Every byte offset of the buffer read as the 8 bytes from there (a view, no copy): as a
         big-endian number by default, to compute with; as ``np.uint64`` to copy bytes in memory order."""
         return np.ndarray((len(self.buffer) - 7,), dtype=dtype, buffer=self.buffer, strides=(1,))
@@ -298,37 +313,64 @@ _ZERO_TOP = np.uint64(ord("0") << 56)
 _POW10_F = np.array([10.0**k for k in range(16)])
 
 
-def _right_aligned(words: np.ndarray, length: IntArray) -> npt.NDArray[np.uint64]:
+def _right_aligned(words: npt.NDArray[np.uint64], length: IntArray) -> npt.NDArray[np.uint64]:
     """The last ``length`` bytes of each word, with '0' bytes left of them."""
     return (words & _KEEP_LOW[length]) | _ZERO_FILL[length]
 
 
-def _at_most_one(marks: npt.NDArray[np.uint64]) -> BoolArray:
+#: 64-bit words: an array of them (one per line), or one word for every line (the high word when no
+#: field is longer than 8 bytes). The helpers below take either and give back the same kind.
+_Words: TypeAlias = npt.NDArray[np.uint64] | np.uint64
+
+
+@overload
+def _at_most_one(marks: npt.NDArray[np.uint64]) -> BoolArray: ...
+@overload
+def _at_most_one(marks: np.uint64) -> np.bool_: ...
+def _at_most_one(marks: _Words) -> BoolArray | np.bool_:
     """Whether at most one byte of each word is marked."""
-    return (marks & (marks - np.uint64(1))) == 0
+    at_most_one: BoolArray | np.bool_ = (marks & (marks - np.uint64(1))) == 0  # the stubs type ndarray == as Any
+    return at_most_one
 
 
-def _bytes_equal(words: npt.NDArray[np.uint64], byte: int) -> npt.NDArray[np.uint64]:
+@overload
+def _bytes_equal(words: npt.NDArray[np.uint64], byte: int) -> npt.NDArray[np.uint64]: ...
+@overload
+def _bytes_equal(words: np.uint64, byte: int) -> np.uint64: ...
+def _bytes_equal(words: _Words, byte: int) -> _Words:
     """0x80 in every byte of ``words`` equal to ``byte``, 0 elsewhere (exact, no borrow between bytes)."""
     x = words ^ np.uint64(byte * 0x0101010101010101)
     return ~(((x & _LOW_7) + _LOW_7) | x) & _HIGH_BITS
 
 
-def _byte_index(marks: npt.NDArray[np.uint64]) -> IntArray:
+@overload
+def _byte_index(marks: npt.NDArray[np.uint64]) -> IntArray: ...
+@overload
+def _byte_index(marks: np.uint64) -> np.int64: ...
+def _byte_index(marks: _Words) -> IntArray | np.int64:
     """Index from the right (0 = last byte) of the single marked byte of each word (0x80 bits)."""
     exponent = np.frexp(marks.astype(np.float64))[1]  # marks == 2**(exponent - 1), exactly
     return ((exponent - 8) // 8).astype(np.int64)
 
 
-def _all_digits(words: npt.NDArray[np.uint64]) -> BoolArray:
+@overload
+def _all_digits(words: npt.NDArray[np.uint64]) -> BoolArray: ...
+@overload
+def _all_digits(words: np.uint64) -> np.bool_: ...
+def _all_digits(words: _Words) -> BoolArray | np.bool_:
     """Whether every byte of each word is an ASCII digit."""
     # A byte is a digit when it is ASCII, not below '0' (subtracting borrows) and not above '9'
     # (adding 0x46 reaches 0x80). A borrow may spoil the byte above, but that byte is then moot.
     bad = words | (words - _ZEROS) | (words + np.uint64(0x4646464646464646))
-    return (bad & _HIGH_BITS) == 0
+    all_digits: BoolArray | np.bool_ = (bad & _HIGH_BITS) == 0  # the stubs type ndarray == as Any
+    return all_digits
 
 
-def _eight_digits(words: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+@overload
+def _eight_digits(words: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]: ...
+@overload
+def _eight_digits(words: np.uint64) -> np.uint64: ...
+def _eight_digits(words: _Words) -> _Words:
     """The number written by 8 decimal digits (byte values 0-9, big-endian in a 64-bit word).
 
     Adjacent lanes are combined in three steps (pairs, quads, halves) with plain integer arithmetic
@@ -392,8 +434,8 @@ def _check_field_count(tokens: _Tokens, bad: BoolArray, expected: str) -> None:
         raise tokens.fail(row, f"{int(tokens.n_tokens[row])} fields", expected)
 
 
-def _numbers(tokens: _Tokens, field: int, dtype: type, problem: str, expected: str,
-             rows: IntArray | None = None) -> np.ndarray:
+def _numbers(tokens: _Tokens, field: int, dtype: type[_ScalarT], problem: str, expected: str,
+             rows: IntArray | None = None) -> npt.NDArray[_ScalarT]:
     """Field ``field`` converted to ``dtype`` (of the data lines ``rows``, default all of them)."""
     text = tokens.strings(field, rows)
     rows = np.arange(len(text)) if rows is None else rows
@@ -440,7 +482,7 @@ def _snippet(raw: bytes | bytearray) -> str:
     return repr(text if len(text) <= 120 else text[:117] + "...")
 
 
-_Parsed = tuple[_Tokens, dict[str, np.ndarray]]
+_Parsed = tuple[_Tokens, dict[str, npt.NDArray[Any]]]
 
 
 def _parsed_blocks(source: Source, parse: Callable[[_Block], _Parsed]) -> Iterator[_Parsed]:
@@ -466,7 +508,8 @@ def _parsed_blocks(source: Source, parse: Callable[[_Block], _Parsed]) -> Iterat
         columns["lines"] = (tokens.line_index + (tokens.lines_before + 1)).astype(dtype)
         return tokens, columns
 
-    with ThreadPoolExecutor(max_workers=_THREADS) as pool:
+    threads = _threads()
+    with ThreadPoolExecutor(max_workers=threads) as pool:
         pending: deque[Future[_Parsed]] = deque()
         blocks = _blocks(source)
         try:
@@ -483,7 +526,7 @@ def _parsed_blocks(source: Source, parse: Callable[[_Block], _Parsed]) -> Iterat
                         f"lines ({unreadable.reason}); expected a complete gzip stream"
                     ) from None
                 pending.append(pool.submit(parse, block))
-                if len(pending) > _THREADS:
+                if len(pending) > threads:
                     yield numbered(pending.popleft())
             while pending:
                 yield numbered(pending.popleft())
@@ -504,11 +547,11 @@ class _Columns:
 
     def __init__(self, source: Source) -> None:
         self.size_on_disk = _plain_file_size(source)
-        self.arrays: dict[str, np.ndarray] = {}
+        self.arrays: dict[str, npt.NDArray[Any]] = {}
         self.rows = 0
         self.bytes_read = 0
 
-    def add(self, tokens: _Tokens, part: dict[str, np.ndarray]) -> None:
+    def add(self, tokens: _Tokens, part: dict[str, npt.NDArray[Any]]) -> None:
         end = self.rows + len(tokens.line_index)
         self.bytes_read += tokens.block.end - _FRONT
         for key, values in part.items():
@@ -523,7 +566,7 @@ class _Columns:
             self.arrays[key] = array
         self.rows = end
 
-    def _room(self, tokens: _Tokens, dtype: np.dtype, needed: int, allocated: int) -> int:
+    def _room(self, tokens: _Tokens, dtype: np.dtype[Any], needed: int, allocated: int) -> int:
         """Rows to allocate: the whole file's worth, judging by this block's bytes per line (more
         when that fell short; as many when an id is wider), but never more bytes than twice the
         input's size (a column of very long ids gets only the rows it needs)."""
@@ -537,7 +580,7 @@ class _Columns:
         input_bytes = max(self.size_on_disk or 0, self.bytes_read)
         return max(needed, min(wanted, 2 * input_bytes // dtype.itemsize))
 
-    def pop(self, key: str) -> np.ndarray:
+    def pop(self, key: str) -> npt.NDArray[Any]:
         return self.arrays.pop(key)[: self.rows]
 
 

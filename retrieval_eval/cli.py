@@ -9,6 +9,10 @@ import argparse
 import sys
 import warnings
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported for annotations only: the commands import lazily, to keep --help fast
+    from .output import Requested
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -86,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _requested(specs: Sequence[str] | None, level: int):  # noqa: ANN202 - (list[Requested], bool)
+def _requested(specs: Sequence[str] | None, level: int) -> tuple[list[Requested], bool]:
     """The measures to print with their labels, and whether the runid line is printed.
 
     trec_eval prints ``runid`` only when it is asked for, alone or through a group (official,
@@ -177,8 +181,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "demo":
             from .data import sample_paths
 
-            qrels, run = sample_paths()
-            return _evaluate(args, qrels, run)
+            return _evaluate(args, *sample_paths())
         run = sys.stdin.buffer if args.run == "-" else args.run
         return _evaluate(args, args.qrels, run)
     except RetrievalEvalError as exc:

@@ -45,7 +45,8 @@ from .model import (
     check_id,
     id_problem,
 )
-from .ranking import Duplicates, Order, QuerySetReport, RankedBatch, RunHandoff, build_batch
+from ._ids import Duplicates
+from .ranking import Order, QuerySetReport, RankedBatch, RunHandoff, build_batch
 
 MeasureLike = str | Measure
 
@@ -60,9 +61,9 @@ def _check_cutoff(owner: str, k: object) -> int:
     return int(CUTOFF.check(owner, "k", k, allow_none=False))
 
 
-def _check_ids(ids: Iterable[object], what: str) -> None:
+def _check_ids(given: Iterable[object], what: str) -> None:
     """Raise if any of ``ids`` could not be written as a TREC field (see :func:`model.id_problem`)."""
-    ids = list(ids)
+    ids: list[Any] = list(given)  # not yet known to be str: join raises TypeError otherwise
     try:
         joined = "\0".join(ids)  # one pass in C for the common case: every id fine
     except TypeError:
@@ -268,7 +269,7 @@ class RetrievalEvaluator:
         batch = self._batch
         rows = np.flatnonzero(mask)
         return [
-            Document(batch.doc_id(i), int(batch.rank[i]),
+            Document(batch.doc_id(int(i)), int(batch.rank[i]),
                      None if np.isnan(batch.scores[i]) else float(batch.scores[i]))
             for i in rows
         ]

@@ -11,7 +11,7 @@ from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
-from attrs import field, frozen
+from attrs import Attribute, field, frozen
 
 FloatArray: TypeAlias = npt.NDArray[np.float64]
 
@@ -67,8 +67,8 @@ def check_id(value: object, what: str) -> None:
         raise (InputTypeError if not isinstance(value, str) else InputFormatError)(f"{what} {problem}")
 
 
-def _check_id(instance: object, attribute: object, value: object) -> None:
-    check_id(value, f"'{attribute.name}'")  # type: ignore[attr-defined]
+def _check_id(instance: object, attribute: Attribute[str], value: str) -> None:
+    check_id(value, f"'{attribute.name}'")  # any object may arrive here: check_id says what is wrong
 
 
 def _check_rank(instance: object, attribute: object, value: int | None) -> None:

@@ -13,8 +13,9 @@ input whatever the depth of each query: nothing is ever padded to ``queries x ma
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -41,6 +42,8 @@ from .model import (
     RunColumns,
     _display,
 )
+
+T = TypeVar("T")
 
 NONPOOL = -1  #: label of a retrieved document the query's qrels do not mention
 
@@ -94,7 +97,7 @@ class Hits:
 
     def upto(self, k: int | IntArray) -> IntArray:
         """Number of hits at ranks 1..k per query (``k`` a number, or one per query)."""
-        limit = k if np.isscalar(k) else np.asarray(k)[self.query]
+        limit = k[self.query] if isinstance(k, np.ndarray) else k
         return np.bincount(self.query[self.rank <= limit], minlength=len(self.offsets) - 1).astype(np.int64)
 
     def above(self, rows: IntArray, query: IntArray) -> IntArray:
@@ -141,7 +144,7 @@ class RankedBatch:
     judged_relevance: IntArray
     judged_doc_ids: np.ndarray
     in_run: BoolArray
-    _cache: dict = field(factory=dict, init=False, repr=False)
+    _cache: dict[tuple[object, ...], Any] = field(factory=dict, init=False, repr=False)
 
     # ---- shape
     @property
@@ -168,10 +171,12 @@ class RankedBatch:
         return segment_ids(self.judged_offsets)
 
     # ---- relevance at a threshold (cached per threshold)
-    def _cached(self, key: tuple, compute):  # noqa: ANN001, ANN202 - tiny memo helper
+    def _cached(self, key: tuple[object, ...], compute: Callable[[], T]) -> T:
+        """``compute()``, computed once per batch and ``key`` (a threshold, a gain table...)."""
         if key not in self._cache:
             self._cache[key] = compute()
-        return self._cache[key]
+        value: T = self._cache[key]
+        return value
 
     def relevant(self, rel: int) -> BoolArray:
         """Whether each ranked row is relevant: judged with a value >= ``rel`` (and >= 0)."""
@@ -388,6 +393,7 @@ def build_batch(
     elif order == "given":
         reorder = grouped_order(rq)
     else:
+        assert ranks is not None  # checked on entry: order="rank" needs the rank column
         reorder = RowOrder(len(rq), rows=np.lexsort((ranks, rq)))
     if reorder is not None:  # one column at a time, so that each old one is freed before the next copy
         rq = reorder.apply_blocks(rq)  # tied rows share their query and score: only ids need the fix-up

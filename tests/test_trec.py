@@ -152,3 +152,14 @@ def test_ranking_by_file_order_or_rank_column(write) -> None:  # noqa: ANN001
         SetEvaluator.from_trec(qrels, write("r2", "q Q0 a x 1.0 r\n"), order="rank")
     with pytest.raises(ValueError, match="'order' must be one of"):
         SetEvaluator.from_trec(qrels, run, order="bogus")
+
+
+@pytest.mark.parametrize(("cpus", "threads"), [({0}, 1), ({0, 1}, 3), ({0, 1, 2, 3}, 5)], ids=["one", "two", "four"])
+def test_reader_threads_follow_the_cpus_the_process_may_use(monkeypatch, cpus: set[int], threads: int) -> None:  # noqa: ANN001
+    """The parsing pool is sized from os.sched_getaffinity, not from a constant tuned to one machine."""
+    import os
+
+    import retrieval_eval._tokenize as tokenize
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: cpus, raising=False)
+    assert tokenize._threads() == threads

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, cast
 
 import numpy as np
 from attrs import field, frozen
@@ -114,8 +114,11 @@ CUTOFF = Param(int, None, "rank cutoff k: only the top k ranks count", minimum=1
 class TrecSyntax(Protocol):
     """How the string of ``-m name.params`` maps to measure parameters (implementations: ``trec_syntax``)."""
 
-    #: The measure parameters the string can set.
-    names: tuple[str, ...]
+    # Read-only: the implementations are frozen attrs classes or expose it as a property.
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The measure parameters the string can set."""
+        ...
 
     def read(self, measure: str, text: str) -> dict[str, Any]:
         """The measure parameters the string gives; raise UnknownMeasureError when it is malformed."""
@@ -149,7 +152,8 @@ class TrecName:
         if self.cutoff:
             if self.float_cutoffs:
                 return f"{self.name}_{cutoff:3.2f}"
-            return f"{self.name}_{int(cutoff)}"  # type: ignore[arg-type]
+            # A cutoff entry is labelled with its cutoff (a no-op cast: int(None) still raises).
+            return f"{self.name}_{int(cast(float, cutoff))}"
         return f"{self.name}_{params}" if params else self.name
 
 

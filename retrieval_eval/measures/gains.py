@@ -38,6 +38,7 @@ class Gains(Mapping[int, float]):
     """
 
     __slots__ = ("_items",)
+    _items: tuple[tuple[int, float], ...]  # set once in __init__ (through object.__setattr__)
 
     def __init__(self, pairs: Mapping[int, float] | Iterable[tuple[int, float]] = ()) -> None:
         items = list(pairs.items()) if isinstance(pairs, Mapping) else [tuple(p) for p in pairs]
@@ -115,7 +116,8 @@ def gain_hits(b: RankedBatch, gains: Gains | None) -> tuple[Hits, FloatArray]:
     """
 
     def compute() -> tuple[Hits, FloatArray]:
-        level0 = (gains or {}).get(0, 0)
+        custom: Mapping[int, float] = gains or {}  # typed, so that an empty dict accepts .get(0, 0)
+        level0 = custom.get(0, 0)
         hits = b.hits(0 if level0 != 0 else 1)
         gain = level_gains(b.labels[hits.row], gains)
         keep = gain != 0
@@ -238,6 +240,6 @@ GAINS_PARAM = Param(
 DCG_STYLE = Param(str, "log2", "gain: 'log2' linear (trec_eval) or 'exp-log2' 2^rel-1", choices=("log2", "exp-log2"))
 
 
-def styled(gain: np.ndarray, dcg: str) -> np.ndarray:
+def styled(gain: FloatArray, dcg: str) -> FloatArray:
     """Apply the DCG style to gains: unchanged for 'log2', 2^gain - 1 for 'exp-log2' (0 stays 0)."""
     return np.exp2(gain) - 1.0 if dcg == "exp-log2" else gain

@@ -42,7 +42,8 @@ from .trec_table import (
 
 def _discounted(gain: FloatArray, rank: IntArray) -> FloatArray:
     """The DCG term of each entry: gain / log2(rank + 1), rank 1-based."""
-    return gain / np.log2(rank + 1.0)
+    discount: FloatArray = np.log2(rank + 1.0)  # the stubs type log2 of an array as Any
+    return gain / discount
 
 
 def _dcg(segment: IntArray, rank: IntArray, gain: FloatArray, n: int, k: int | None) -> FloatArray:

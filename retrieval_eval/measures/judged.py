@@ -51,7 +51,8 @@ def geometric_bpref(b: RankedBatch, *, rel: int) -> FloatArray:
 
     Reference: trec_eval ``gm_bpref``; Robertson, "On GMAP", CIKM 2006.
     """
-    return bpref.kernel(b, rel=rel)
+    values: FloatArray = bpref.kernel(b, rel=rel)  # kernels are registered as Callable[..., Any]
+    return values
 
 
 @measure(

@@ -8,7 +8,7 @@ import ast
 import difflib
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from .base import (
     InvalidParameterError,
@@ -77,7 +77,8 @@ def _parse_ir(text: str, rel: int | None) -> Measure | None:
         except (SyntaxError, ValueError) as exc:
             raise InvalidParameterError(f"cutoff of {text!r} must be a number") from exc
     measure = definition(**params)
-    if definition.cutoff_required and measure[definition.cutoff] is None:  # type: ignore[index]
+    # cutoff_required implies a cutoff parameter (the name is never None then).
+    if definition.cutoff_required and measure[cast(str, definition.cutoff)] is None:
         raise InvalidParameterError(f"{canonical} needs a cutoff, for example {canonical}@10")
     return _with_rel(measure, set(params), rel)
 
@@ -108,9 +109,9 @@ def _trec_items(name: str, params: str | None, rel: int | None) -> list[Labelled
     preset = dict(trec.preset)
     if trec.cutoff:
         cutoffs = _trec_cutoffs(name, params, trec.float_cutoffs) if params is not None else list(trec.defaults)
-        at = definition.cutoff
+        at = cast(str, definition.cutoff)  # a trec_eval name with cutoffs names a measure with a cutoff
         return [
-            (_with_rel(definition(**preset, **{at: c}), set(), rel), trec.label(c))  # type: ignore[dict-item]
+            (_with_rel(definition(**preset, **{at: c}), set(), rel), trec.label(c))
             for c in cutoffs
         ]
     if trec.syntax is None:
@@ -154,7 +155,8 @@ def parse_labelled(text: str, *, rel: int | None = None) -> list[Labelled]:
         return trec
     measure = _parse_ir(text, rel)
     if measure is None:
-        raise _unknown(_IR_SYNTAX.match(text)["name"] if _IR_SYNTAX.match(text) else text)  # type: ignore[index]
+        match = _IR_SYNTAX.match(text)
+        raise _unknown(match["name"] if match else text)
     return [(measure, str(measure))]
 
 
