@@ -1,10 +1,6 @@
 """Counts: queries, documents retrieved, relevant judgments and their intersections; summed over queries.
 
-Every kernel takes a :class:`~retrieval_eval.ranking.RankedBatch` and keyword parameters and returns
-float64 values of shape ``(n_queries,)``, computed over all queries at once (no loop over queries or
-documents), with 0.0 wherever a denominator is 0. Notation: R = relevant judged documents
-(value >= rel), NR = judged non-relevant (0 <= value < rel), n = documents retrieved, nrr = relevant
-retrieved, rel@k = relevant documents in ranks 1..k, r_m = rank of the m-th relevant retrieved document.
+The kernels' contract and notation (R, NR, n, nrr, rel@k, r_m) are in :mod:`retrieval_eval.measures.base`.
 """
 
 from __future__ import annotations

@@ -4,11 +4,7 @@ Gains follow trec_eval's gain tables (:mod:`.gains`): a judged document gains it
 custom gain of its level), unjudged documents gain 0, and the ideal list holds the positive gains of
 all judgments, largest first. These measures ignore the relevance threshold, as trec_eval does.
 
-Every kernel takes a :class:`~retrieval_eval.ranking.RankedBatch` and keyword parameters and returns
-float64 values of shape ``(n_queries,)``, computed over all queries at once (no loop over queries or
-documents), with 0.0 wherever a denominator is 0. Notation: R = relevant judged documents
-(value >= rel), NR = judged non-relevant (0 <= value < rel), n = documents retrieved, nrr = relevant
-retrieved, rel@k = relevant documents in ranks 1..k, r_m = rank of the m-th relevant retrieved document.
+The kernels' contract and notation (R, NR, n, nrr, rel@k, r_m) are in :mod:`retrieval_eval.measures.base`.
 """
 
 from __future__ import annotations
