@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import numpy as np
-from attrs import frozen
+from attrs import evolve, frozen
 
 from ._ids import _run_heads, _words, intern
 from ._segments import _block_rows, _offsets_of
@@ -128,11 +128,8 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
             if bool(np.any(changed)):
                 # Positions after the blocks move: where each tied row lands, and where the row it
                 # takes is then (tie groups never span blocks, so both shift alike).
-                return RowOrder(
-                    n, block_starts=None if blocks is None else blocks.block_starts,
-                    block_lengths=None if blocks is None else blocks.block_lengths,
-                    tied=_new_positions(blocks, rows[changed]), tied_from=_new_positions(blocks, moved[changed]),
-                )
+                return evolve(blocks or RowOrder(n), tied=_new_positions(blocks, rows[changed]),
+                              tied_from=_new_positions(blocks, moved[changed]))
         return blocks
     vocab, doc_code = intern(doc_ids)
     n_docs = len(vocab)

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ._ids import Duplicates
 from ._segments import segment_count
 from .measures import (
     AP,
@@ -45,7 +46,6 @@ from .model import (
     check_id,
     id_problem,
 )
-from ._ids import Duplicates
 from .ranking import Order, QuerySetReport, RankedBatch, RunHandoff, build_batch
 
 MeasureLike = str | Measure

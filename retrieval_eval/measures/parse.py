@@ -10,16 +10,16 @@ import re
 from collections.abc import Sequence
 from typing import Any, cast
 
+from . import trec_table
 from .base import (
-    InvalidParameterError,
     ALIAS_PARAMS,
     ALIASES,
     REGISTRY,
     TREC_NAMES,
+    InvalidParameterError,
     Measure,
     UnknownMeasureError,
 )
-from . import trec_table
 
 #: A measure with the name it is printed under.
 Labelled = tuple[Measure, str]
