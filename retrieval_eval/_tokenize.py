@@ -102,6 +102,8 @@ class _Block:
     padded: bytearray  # _FRONT zero bytes, the lines (each ending in a newline) up to ``end``, then >= _PAD bytes
     end: int
     unterminated: bool  # the file's last line had no newline: the reader added the block's last one
+    #: The bytes error messages quote, when ``padded`` was rewritten for tokenizing (a CSV's commas as spaces).
+    shown: bytearray | None = None
 
     @classmethod
     def of(cls, data: bytes, name: str = "<block>", unterminated: bool = False) -> _Block:
@@ -201,7 +203,8 @@ class _Tokens:
     def line_text(self, row: int) -> str:
         i = int(self.line_index[row])
         start = int(self.line_ends[i - 1]) + 1 if i else _FRONT
-        return _snippet(self.block.padded[start : int(self.line_ends[i])])
+        text = self.block.padded if self.block.shown is None else self.block.shown
+        return _snippet(text[start : int(self.line_ends[i])])
 
     def field(self, row: int, field: int) -> bytes:
         """Field ``field`` of data line ``row`` (one slice, not a whole column)."""

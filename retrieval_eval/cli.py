@@ -22,7 +22,11 @@ Score a TREC run against TREC qrels and print trec_eval's lines (or JSON).
 
 Without -m the measures are trec_eval's official set. Queries in the qrels that the run lacks
 are scored as empty rankings (0) and counted in every mean, as with trec_eval -c; run queries
-without judgments are ignored. Both are reported on stderr."""
+without judgments are ignored. Both are reported on stderr.
+
+With --log, one labelled log of 'group item score label' rows (TSV, CSV, .gz, or Parquet with
+pyarrow) stands for both files: each group is ranked by score and each row's label is its
+judgment, so AUC, GAUC and every ranking measure work on click logs."""
 
 
 def _positive_int(text: str) -> int:
@@ -75,9 +79,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     evaluate = commands.add_parser("evaluate", help="score a run against qrels (trec_eval compatible)",
                                    description=_EVALUATE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    evaluate.add_argument("qrels", metavar="QRELS", help="TREC qrels file: 'query_id iter doc_id relevance' (.gz ok)")
-    evaluate.add_argument("run", metavar="RUN",
+    evaluate.add_argument("qrels", metavar="QRELS", nargs="?",
+                          help="TREC qrels file: 'query_id iter doc_id relevance' (.gz ok)")
+    evaluate.add_argument("run", metavar="RUN", nargs="?",
                           help="TREC run file: 'query_id Q0 doc_id rank score run_id' (.gz ok; - for stdin)")
+    evaluate.add_argument("--log", metavar="LOG",
+                          help="a labelled log of 'group item score label' rows instead of QRELS and RUN "
+                               "(.tsv, .csv, .gz, .parquet; - for stdin)")
     _add_evaluation_options(evaluate)
 
     demo = commands.add_parser("demo", help="evaluate the sample run bundled with the package",
@@ -111,10 +119,15 @@ def _evaluate(args: argparse.Namespace, qrels: object, run: object) -> int:
 
     requested, show_run_id = _requested(args.measures, args.level)
     requested = order_requested(requested)
-    results = SetEvaluator.from_trec(
-        qrels, run, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only,
-        duplicates=args.duplicates, complete=not args.skip_missing, order=args.order,
-    )
+    if getattr(args, "log", None) is not None:
+        log = sys.stdin.buffer if args.log == "-" else args.log
+        results = SetEvaluator.from_log(log, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only,
+                                        duplicates=args.duplicates)
+    else:
+        results = SetEvaluator.from_trec(
+            qrels, run, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only,
+            duplicates=args.duplicates, complete=not args.skip_missing, order=args.order,
+        )
     if results.missing_from_run and not args.complete:
         action = "left out of the means" if args.skip_missing else "scored as empty rankings (as trec_eval -c)"
         print(f"retrieval-eval: note: {len(results.missing_from_run)} judged queries have no results; "
@@ -131,6 +144,12 @@ def _evaluate(args: argparse.Namespace, qrels: object, run: object) -> int:
     if no_relevant:
         _warn(f"{len(no_relevant)} queries have no relevant judgment (relevance >= {args.level}), so AP, "
               f"R-precision, recall and nDCG are 0 for them: {_preview(no_relevant)}")
+    for item in requested:
+        left_out = results.left_out(item.measure)
+        if left_out:
+            print(f"retrieval-eval: note: {item.label}: {len(left_out)} of {len(results)} queries have only relevant "
+                  f"or only non-relevant documents and are left out of its summary: {_preview(left_out)}",
+                  file=sys.stderr)
     out = sys.stdout
     if args.format == "json":
         out.write(json_report(results, requested, per_query=args.per_query, summary=not args.no_summary) + "\n")
@@ -165,7 +184,13 @@ def _list_measures() -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 success, 2 bad input or usage)."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "evaluate":  # parser.error exits 2 with the usage line
+        if args.log is None and args.run is None:
+            parser.error("evaluate takes QRELS and RUN, or --log LOG")
+        if args.log is not None and args.qrels is not None:
+            parser.error("evaluate: --log replaces QRELS and RUN; give one or the other")
     with warnings.catch_warnings():
         warnings.simplefilter("always")  # accepted-but-suspicious input is reported every time
         warnings.showwarning = _show_warning
@@ -182,6 +207,8 @@ def _run(args: argparse.Namespace) -> int:
             from .data import sample_paths
 
             return _evaluate(args, *sample_paths())
+        if args.log is not None:
+            return _evaluate(args, None, None)
         run = sys.stdin.buffer if args.run == "-" else args.run
         return _evaluate(args, args.qrels, run)
     except RetrievalEvalError as exc:

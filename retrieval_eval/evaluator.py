@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from .measures import (
     nDCG,
     parse,
 )
-from .measures.base import geometric_mean
+from .measures.base import geometric_mean, summary_weights
 from .measures.trec_table import P_CUTOFFS, RECALL_POINTS
 from .model import (
     FIELD_SEPARATORS,
@@ -434,6 +434,35 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         )
 
     @classmethod
+    def from_log(
+        cls, log: str | os.PathLike[str] | Any, *, rel: int = 1, max_depth: int | None = None,
+        judged_only: bool = False, duplicates: Duplicates = "error", delimiter: str = "auto",
+        columns: tuple[str, str, str, str] | None = None,
+    ) -> SetEvaluator:
+        """Read a labelled log of ``group item score label`` rows: a run and its judgments in one table.
+
+        Each group (a query or a session) is ranked by score, ties by item id descending as in
+        trec_eval; each row's label is its judgment. Every measure then works on the log: AUC and
+        GAUC (which compare scores) as well as nDCG@10 or RR (which use the ranking). Formats are
+        described in :mod:`retrieval_eval.logs`: TSV, CSV, whitespace-separated text, any of them
+        ``.gz``, and ``.parquet`` (with pyarrow; ``columns`` names its group, item, score and label
+        columns, by default the first four).
+
+        Examples
+        --------
+        >>> import io
+        >>> log = io.StringIO("session item score click\\ns1 a 0.9 1\\ns1 b 0.4 0\\ns1 c 0.4 1\\ns2 d 0.3 1\\n")
+        >>> clicks = SetEvaluator.from_log(log)
+        >>> clicks.per_query("AUC"), clicks.aggregate("GAUC"), clicks.left_out("GAUC")
+        ({'s1': 0.75, 's2': 0.0}, 0.75, ['s2'])
+        """
+        from .logs import Delimiter, read_log_columns
+
+        qrels, run = read_log_columns(log, delimiter=cast(Delimiter, delimiter), columns=columns)
+        return cls._built(qrels, RunHandoff(run), rel=rel, max_depth=max_depth, judged_only=judged_only,
+                          duplicates=duplicates, complete=True, order="score")
+
+    @classmethod
     def from_dict(
         cls, qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[str, float]], *, rel: int = 1,
         max_depth: int | None = None, judged_only: bool = False, complete: bool = True,
@@ -551,9 +580,26 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         return geometric_mean(self.array(measure))
 
     def aggregate(self, measure: MeasureLike) -> float:
-        """The summary trec_eval prints: a sum for counts, the geometric mean for GMAP, else the mean."""
+        """The summary trec_eval prints: a sum for counts, the geometric mean for GMAP, else the mean
+        (a weighted mean for GAUC, over the queries :meth:`left_out` does not name)."""
         parsed = parse(measure, rel=self.rel)
-        return parsed.definition.aggregate_values(self.array(parsed))
+        return parsed.definition.aggregate_values(self.array(parsed), summary_weights(self._batch, parsed))
+
+    def left_out(self, measure: MeasureLike) -> list[str]:
+        """Queries the summary of ``measure`` leaves out (weight 0): GAUC's single-class queries.
+
+        Empty for every measure whose summary counts each query (all but GAUC).
+
+        >>> runs = SetEvaluator.from_dict({"q1": {"a": 1, "b": 0}, "q2": {"c": 1}},
+        ...                               {"q1": {"a": 0.9, "b": 0.2}, "q2": {"c": 0.5}})
+        >>> runs.per_query("GAUC"), runs.aggregate("GAUC"), runs.left_out("GAUC")
+        ({'q1': 1.0, 'q2': 0.0}, 1.0, ['q2'])
+        """
+        parsed = parse(measure, rel=self.rel)
+        weights = summary_weights(self._batch, parsed)
+        if weights is None:
+            return []
+        return [self._batch.query_ids[i] for i in np.flatnonzero(weights == 0)]
 
     @property
     def num_queries(self) -> int:

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 # Registration order is the order of the measures page and, after trec_eval's own, the print order.
-from . import counts, precision, average_precision, graded, sets, judged  # noqa: F401, I001  (in this order)
+from . import counts, precision, average_precision, graded, sets, judged, auc  # noqa: F401, I001  (in this order)
 from .base import (
     ALIAS_PARAMS,
     ALIASES,
@@ -72,9 +72,11 @@ RelString = REGISTRY["RelString"]
 ERR = REGISTRY["ERR"]
 Judged = REGISTRY["Judged"]
 F1 = REGISTRY["F1"]
+AUC = REGISTRY["AUC"]
+GAUC = REGISTRY["GAUC"]
 
 __all__ = [
-    "ALIAS_PARAMS", "ALIASES", "CUTOFF", "InvalidParameterError", "MeasureError", "REL", "AP", "ERR", "F1", "Judged", "BinG", "Bpref", "DCG", "G", "GMAP", "GMBpref",
+    "ALIAS_PARAMS", "ALIASES", "AUC", "CUTOFF", "GAUC", "InvalidParameterError", "MeasureError", "REL", "AP", "ERR", "F1", "Judged", "BinG", "Bpref", "DCG", "G", "GMAP", "GMBpref",
     "Gains", "IDCG", "IPrec", "IPrecAvg", "Measure", "MeasureDef", "NumNonRelJudgedRet", "NumQ", "NumRel",
     "NumRelRet", "NumRet", "P", "Param", "R", "RBP", "RBPResid", "REGISTRY", "RR", "RelP",
     "RelString", "RnDCG", "Rprec", "RprecMult", "SetAP", "SetF", "SetP", "SetR", "Success", "TREC_NAMES",

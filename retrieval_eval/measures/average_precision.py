@@ -24,6 +24,8 @@ def _average_precision(b: RankedBatch, rel: int, k: int | None, norm: str = "R")
     total = segment_sum(hits.position / hits.rank, hits.query, b.n_queries)
     if norm == "retrieved":  # FLAGR: divide by the relevant documents found within the cutoff
         return safe_div(total, hits.count)
+    if norm == "min_rk" and k is not None:  # Spark: a cutoff k caps the relevant documents that can be found
+        return safe_div(total, np.minimum(b.n_relevant(rel), k))
     return safe_div(total, b.n_relevant(rel))
 
 
@@ -31,8 +33,8 @@ def _average_precision(b: RankedBatch, rel: int, k: int | None, norm: str = "R")
     "AP",
     params={
         "k": CUTOFF, "rel": REL,
-        "norm": Param(str, "R", "denominator: 'R' (trec_eval) or 'retrieved' (relevant found within k, FLAGR)",
-                      choices=("R", "retrieved")),
+        "norm": Param(str, "R", "denominator: 'R' (trec_eval), 'retrieved' (relevant found within k, FLAGR) "
+                      "or 'min_rk' (min(R, k), Spark)", choices=("R", "retrieved", "min_rk")),
     },
     cutoff="k", aliases=("MAP",),
     trec=(TrecName("map"), TrecName("map_cut", cutoff=True, defaults=P_CUTOFFS)),
@@ -43,7 +45,10 @@ def average_precision(b: RankedBatch, *, k: int | None, rel: int, norm: str) -> 
     With a cutoff k (trec_eval ``map_cut_k``) only relevant documents at ranks <= k contribute, and
     the sum is still divided by R. Relevant documents never retrieved contribute 0.
     R = 0 gives 0. ``AP(norm='retrieved')@k`` divides instead by the number of relevant documents
-    within the top k (the FLAGR variant); none found gives 0.
+    within the top k (the FLAGR variant); none found gives 0. ``AP(norm='min_rk')@k`` divides by
+    min(R, k), the most relevant documents a top k can hold, as Spark's
+    ``RankingMetrics.meanAveragePrecisionAt`` and Microsoft Recommenders' ``map_at_k`` do; without a
+    cutoff it is AP.
 
     Reference: Buckley & Voorhees, "Evaluating evaluation measure stability", SIGIR 2000.
     """

@@ -30,7 +30,7 @@ from ..model import FloatArray, RetrievalEvalError
 from ..ranking import RankedBatch
 from . import trec_table
 
-Aggregate = Literal["mean", "sum", "gmean"]
+Aggregate = Literal["mean", "sum", "gmean", "weighted"]
 
 #: trec_eval's floor for geometric means (MIN_GEO_MEAN): log(max(x, 1e-5)).
 MIN_GEO_MEAN = 1e-5
@@ -187,6 +187,9 @@ class MeasureDef:
     doc: str  #: the full docstring (formula, edge cases, references)
     #: The kernel returns one str per query (relstring): printed per query only, never aggregated.
     text: bool = False
+    #: For ``aggregate="weighted"``: ``weight(batch, **params)``, each query's weight in the summary
+    #: (0 leaves a query out of it, as GAUC does with single-class queries).
+    weight: Kernel | None = None
 
     def __call__(self, **params: Any) -> Measure:
         return make_measure(self, params)
@@ -224,8 +227,9 @@ class MeasureDef:
                 return trec, spelled
         return None, {}
 
-    def aggregate_values(self, values: FloatArray) -> float:
-        """The summary over queries, as trec_eval computes it (mean, sum or geometric mean)."""
+    def aggregate_values(self, values: FloatArray, weights: FloatArray | None = None) -> float:
+        """The summary over queries, as trec_eval computes it (mean, sum or geometric mean), or the
+        ``weights``-weighted mean of a weighted measure (0.0 when every weight is 0)."""
         if self.text:
             raise MeasureError(f"{self.name} is a per-query text measure; it has no summary value")
         if self.aggregate == "sum":
@@ -234,6 +238,11 @@ class MeasureDef:
             return 0.0
         if self.aggregate == "gmean":
             return geometric_mean(values)
+        if self.aggregate == "weighted":
+            if weights is None:
+                raise MeasureError(f"{self.name} is summarised by a weighted mean: pass its weights")
+            total = float(weights.sum())
+            return float((weights * values).sum()) / total if total > 0 else 0.0
         return float(values.mean())
 
 
@@ -339,14 +348,18 @@ def measure(
     integer: bool = False,
     summary_only: bool = False,
     text: bool = False,
+    weight: Kernel | None = None,
 ) -> Callable[[Kernel], MeasureDef]:
     """Register a kernel ``f(batch, **params) -> (n_queries,) float64`` as measure ``name``.
 
     The kernel's docstring is the measure's documentation: its first line is the one-line definition
     shown by ``retrieval-eval measures``. An alias is a name, or ``(name, {param: value})`` for an
     alias that stands for the measure with those parameters. ``text=True`` marks a kernel returning
-    one str per query (printed per query, never aggregated).
+    one str per query (printed per query, never aggregated). ``aggregate="weighted"`` needs
+    ``weight(batch, **params) -> (n_queries,)``: the summary is then the weighted mean.
     """
+    if (aggregate == "weighted") != (weight is not None):
+        raise TypeError(f"measure {name}: aggregate='weighted' and weight= go together")
     alias_names = tuple(a if isinstance(a, str) else a[0] for a in aliases)
 
     def register(kernel: Kernel) -> MeasureDef:
@@ -357,6 +370,7 @@ def measure(
             name=name, kernel=kernel, params=dict(params or {}), cutoff=cutoff,
             cutoff_required=cutoff_required, aliases=alias_names, trec=trec, aggregate=aggregate,
             integer=integer, summary_only=summary_only, summary=doc.splitlines()[0], doc=doc, text=text,
+            weight=weight,
         )
         for key in (name, *alias_names):
             if key in REGISTRY or key in ALIASES:
@@ -391,6 +405,12 @@ def compute_text(batch: RankedBatch, measure: Measure) -> list[str]:
     if not measure.definition.text:
         raise MeasureError(f"{measure} is a numeric measure: ask for its value, not its text")
     return [str(value) for value in _run_kernel(batch, measure)]
+
+
+def summary_weights(batch: RankedBatch, measure: Measure) -> FloatArray | None:
+    """Each query's weight in the summary of a weighted measure (GAUC); None for the others."""
+    weight = measure.definition.weight
+    return None if weight is None else np.asarray(weight(batch, **measure.resolved()), dtype=np.float64)
 
 
 def _run_kernel(batch: RankedBatch, measure: Measure) -> Any:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 
-from .base import REGISTRY, MeasureDef
+from .base import ALIAS_PARAMS, ALIASES, REGISTRY, MeasureDef
 
 
 def _parameters(definition: MeasureDef) -> list[str]:
@@ -35,7 +35,10 @@ def _trec_names(definition: MeasureDef) -> str:
 def _aggregate(definition: MeasureDef) -> str:
     if definition.text:
         return "none (text, per query only)"
-    return {"mean": "arithmetic mean", "sum": "sum", "gmean": "geometric mean (floor 1e-5)"}.get(
+    return {
+        "mean": "arithmetic mean", "sum": "sum", "gmean": "geometric mean (floor 1e-5)",
+        "weighted": "weighted mean (queries of weight 0 left out)",
+    }.get(
         definition.aggregate, definition.aggregate
     )
 
@@ -83,6 +86,11 @@ def reference_page() -> str:
         params = _parameters(definition)
         lines += ["Parameters:", ""] + ([f"- `{p.split(':', 1)[0]}`:{p.split(':', 1)[1]}" for p in params] or ["- none"])
         lines += ["", f"trec_eval: {_trec_names(definition) or 'none'}. Summary over queries: {_aggregate(definition)}."]
+    for alias, name in ALIASES.items():  # each alias findable under its own name
+        implied = ALIAS_PARAMS.get(alias)
+        target = str(REGISTRY[name](**implied)) if implied else name
+        lines += ["", f"## {alias}", "", f"Another name for [{target}](#{name.lower()}): `{alias}` means `{target}`"
+                  + (f", and `{alias}@10` means `{target}@10`." if REGISTRY[name].cutoff and not implied else ".")]
     return "\n".join(lines) + "\n"
 
 

@@ -98,14 +98,15 @@ def recall(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
 
 
 @measure(
-    "Success", params={"k": CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True,
+    "Success", params={"k": CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True, aliases=("HitRate",),
     trec=(TrecName("success", cutoff=True, defaults=SUCCESS_CUTOFFS),),
 )
 def success(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
     """Success at k: 1 if a relevant document is in the top k, else 0.
 
     An empty ranking, R = 0 or only unjudged documents in the top k give 0. The mean over queries
-    is the fraction of queries answered within k.
+    is the fraction of queries answered within k. Recommender-system libraries call it the hit
+    rate: ``HitRate@k`` is this measure.
     """
     return (b.relevant_at(k, rel) > 0).astype(np.float64)
 

@@ -1,0 +1,216 @@
+"""Labelled logs: one table of ``group item score label`` rows read as a run plus its judgments.
+
+Search and recommendation logs hold, per impression, the session (or query) it belongs to, the item
+shown, the model's score and the observed label (a click, a purchase, a grade). Read as a run
+(``group item score``) and qrels (``group item label``), every measure works on them: AUC and GAUC
+as well as nDCG@10 or RR.
+
+Text logs: one row per line, 4 fields separated by tabs or spaces (``.tsv`` or any other name) or
+by commas (``.csv``, or a file whose lines hold commas and no whitespace); ``.gz`` is decompressed.
+The first line may be a header (its score and label are not numbers). Ids cannot contain the
+separator or whitespace; quoted CSV fields are not supported. Parquet logs (``.parquet``) need
+pyarrow. Errors give ``path:line`` (or ``path, row N`` for Parquet), as for TREC files.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Literal
+
+import numpy as np
+
+from ._memory import release_freed_memory
+from ._tokenize import (
+    _FRONT,
+    Source,
+    _BadLine,
+    _Block,
+    _check_field_count,
+    _Columns,
+    _floats,
+    _numbers,
+    _parsed_blocks,
+    _snippet,
+    _source_name,
+    _tokenize,
+)
+from .model import InputFormatError, QrelsColumns, RunColumns, TrecFormatError
+
+__all__ = ["LOG_FORMAT", "Delimiter", "read_log_columns"]
+
+LOG_FORMAT = "'group item score label'"
+
+#: How fields are separated: ``auto`` decides by the file name (.csv, .tsv), else by the content.
+Delimiter = Literal["auto", "csv", "tsv", "whitespace"]
+_DELIMITERS = ("auto", "csv", "tsv", "whitespace")
+_COMMAS_AS_SPACES = bytes.maketrans(b",", b" ")
+
+
+def _delimiter_for(source: Source, delimiter: str) -> str:
+    if delimiter not in _DELIMITERS:
+        raise ValueError(f"'delimiter' must be one of {list(_DELIMITERS)}; got {delimiter!r}")
+    if delimiter == "auto" and isinstance(source, (str, os.PathLike)):
+        name = os.fspath(source).lower().removesuffix(".gz")
+        if name.endswith(".csv"):
+            return "csv"
+        if name.endswith(".tsv"):
+            return "tsv"
+    return delimiter
+
+
+def _is_number(text: bytes, kind: type) -> bool:
+    try:
+        kind(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _empty_field(block: _Block, separator: bytes) -> None:
+    """Refuse an empty field (``a,,1``, a trailing tab): the field count alone would misplace the rest."""
+    padded, end = block.padded, block.end
+    # The offset of a separator that starts or ends an empty field, for each way one can appear.
+    found = [padded.find(separator * 2, _FRONT, end), padded.find(separator + b"\n", _FRONT, end)]
+    after_newline = padded.find(b"\n" + separator, _FRONT, end)
+    found.append(after_newline + 1 if after_newline >= 0 else -1)
+    found.append(_FRONT if padded[_FRONT : _FRONT + 1] == separator else -1)
+    found = [at for at in found if at >= 0]
+    if found:
+        at = min(found)
+        start = max(padded.rfind(b"\n", _FRONT, at) + 1, _FRONT)
+        line = _snippet(padded[start : padded.find(b"\n", at, end)])
+        raise _BadLine(block.name, padded.count(b"\n", _FRONT, at),
+                       f"empty field; expected 4 fields {LOG_FORMAT}; got {line}")
+
+
+def _parse_log_block(block: _Block, delimiter: str) -> tuple[Any, dict[str, np.ndarray]]:
+    padded, end = block.padded, block.end
+    if delimiter == "auto":  # a block of commas without whitespace is CSV (a file is consistent)
+        has_space = padded.find(b" ", _FRONT, end) >= 0 or padded.find(b"\t", _FRONT, end) >= 0
+        delimiter = "csv" if padded.find(b",", _FRONT, end) >= 0 and not has_space else "whitespace"
+    if delimiter in ("csv", "tsv"):
+        _empty_field(block, b"," if delimiter == "csv" else b"\t")
+    if delimiter == "csv":
+        block = _Block(block.name, padded.translate(_COMMAS_AS_SPACES), end, block.unterminated, shown=padded)
+    header = _header(block)
+    tokens = _tokenize(block)
+    _check_field_count(tokens, tokens.n_tokens != 4, f"4 fields {LOG_FORMAT}")
+    scores, _ = _floats(tokens, 2, "score must be a number", LOG_FORMAT)
+    nan = np.isnan(scores)
+    if nan.any():
+        raise tokens.fail(int(np.argmax(nan)), "score must not be NaN", LOG_FORMAT)
+    labels = _numbers(tokens, 3, np.int64, "label must be an integer", LOG_FORMAT)
+    columns = {"groups": tokens.strings(0), "items": tokens.strings(1), "scores": scores, "labels": labels}
+    if header is not None:
+        columns["header"] = np.array([header], dtype=object)
+    return tokens, columns
+
+
+def _header(block: _Block) -> str | None:
+    """The block's first line when it reads as a header (4 fields, score and label not numbers): it is
+    turned into a comment here, and kept only if it is the file's first line (checked by the caller)."""
+    padded = block.padded
+    newline = padded.find(b"\n", _FRONT, block.end)
+    fields = bytes(padded[_FRONT:newline]).split()
+    if (len(fields) != 4 or fields[0].startswith(b"#") or _is_number(fields[2], float)
+            or _is_number(fields[3], int)):
+        return None
+    shown = _snippet((padded if block.shown is None else block.shown)[_FRONT:newline])
+    padded[_FRONT : _FRONT + 1] = b"#"
+    return shown
+
+
+def read_log_columns(
+    source: Source, *, delimiter: Delimiter = "auto", columns: tuple[str, str, str, str] | None = None,
+) -> tuple[QrelsColumns, RunColumns]:
+    """Read a labelled log into qrels (``group item label``) and run (``group item score``) columns.
+
+    Parameters
+    ----------
+    source : path or open file
+        A text log (``.tsv``, ``.csv``, any of them ``.gz``; ``-`` style streams too) or a
+        ``.parquet`` file (needs pyarrow).
+    delimiter : {"auto", "csv", "tsv", "whitespace"}
+        How a text log separates fields; ``auto`` goes by the file name, then by the content.
+    columns : 4 names, optional
+        Parquet only: the group, item, score and label columns (default: the first four columns).
+
+    Raises
+    ------
+    TrecFormatError
+        A malformed line, with ``path:line``, or a log without rows.
+    """
+    if isinstance(source, (str, os.PathLike)) and os.fspath(source).lower().endswith(".parquet"):
+        return _read_parquet(os.fspath(source), columns)
+    if columns is not None:
+        raise ValueError("'columns' selects Parquet columns; a text log's fields are taken in order")
+    how = _delimiter_for(source, delimiter)
+    parts = _Columns(source)
+    for tokens, part in _parsed_blocks(source, lambda block: _parse_log_block(block, how)):
+        header = part.pop("header", None)
+        if header is not None and tokens.lines_before > 0:
+            raise TrecFormatError(f"{tokens.name}:{tokens.lines_before + 1}: score must be a number; expected "
+                                  f"{LOG_FORMAT}; got {header[0]}")
+        parts.add(tokens, part)
+    if not parts.rows:
+        raise TrecFormatError(f"{_source_name(source)}: no rows found; expected lines {LOG_FORMAT}; got no data lines")
+    return _split(parts.pop("groups"), parts.pop("items"), parts.pop("scores"), parts.pop("labels"),
+                  parts.pop("lines"), _source_name(source), "line")
+
+
+def _split(groups: np.ndarray, items: np.ndarray, scores: np.ndarray, labels: np.ndarray, lines: np.ndarray,
+           origin: str, unit: str) -> tuple[QrelsColumns, RunColumns]:
+    qrels = QrelsColumns(groups, items, labels, lines, origin=origin, unit=unit)
+    run = RunColumns(groups, items, scores, lines, origin=origin, run_id="log", unit=unit)
+    release_freed_memory()
+    return qrels, run
+
+
+def _read_parquet(path: str, names: tuple[str, str, str, str] | None) -> tuple[QrelsColumns, RunColumns]:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise InputFormatError(f"{path}: reading Parquet needs pyarrow: pip install 'retrieval_eval[parquet]'") from None
+    try:
+        table = pq.read_table(path, columns=list(names) if names else None)
+    except (OSError, ValueError, KeyError) as exc:  # pyarrow's errors subclass these
+        raise TrecFormatError(f"{path}: cannot read as Parquet: {exc}") from None
+    if table.num_columns < 4:
+        raise TrecFormatError(f"{path}: expected 4 columns {LOG_FORMAT}; got {table.column_names}")
+    group, item, score, label = (table.column(i) for i in range(4))
+    for i, (role, column) in enumerate(zip(("group", "item", "score", "label"), (group, item, score, label))):
+        if column.null_count:
+            row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0]) + 1
+            raise TrecFormatError(f"{path}, row {row}: empty {role} (column {table.column_names[i]!r}); "
+                                  f"expected {LOG_FORMAT}")
+    scores = _parquet_numbers(path, score, np.float64, "score must be a number")
+    if np.isnan(scores).any():
+        raise TrecFormatError(f"{path}, row {int(np.argmax(np.isnan(scores))) + 1}: score must not be NaN")
+    labels = _parquet_numbers(path, label, np.int64, "label must be an integer")
+    ids = [np.asarray(column.to_numpy(zero_copy_only=False)).astype(str) for column in (group, item)]
+    for values, role in zip(ids, ("group", "item")):
+        empty = np.char.str_len(values) == 0
+        if empty.any():
+            raise TrecFormatError(f"{path}, row {int(np.argmax(empty)) + 1}: empty {role}; expected {LOG_FORMAT}")
+    rows = np.arange(1, len(scores) + 1, dtype=np.int64)
+    if not len(rows):
+        raise TrecFormatError(f"{path}: no rows found; expected {LOG_FORMAT}")
+    return _split(ids[0], ids[1], scores, labels, rows, path, "row")
+
+
+def _parquet_numbers(path: str, column: Any, dtype: type, problem: str) -> np.ndarray:
+    values = np.asarray(column.to_numpy(zero_copy_only=False))
+    if dtype is np.int64 and values.dtype.kind == "f":
+        fractional = values != np.floor(values)
+        if fractional.any():
+            row = int(np.argmax(fractional))
+            raise TrecFormatError(f"{path}, row {row + 1}: {problem}; got {values[row]!r}")
+    try:
+        return values.astype(dtype)
+    except (TypeError, ValueError):
+        for row, value in enumerate(values):  # error path only: find the offending row
+            try:
+                np.asarray(value).astype(dtype)
+            except (TypeError, ValueError):
+                raise TrecFormatError(f"{path}, row {row + 1}: {problem}; got {value!r}") from None
+        raise

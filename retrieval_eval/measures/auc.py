@@ -1,0 +1,121 @@
+"""Score-based pairwise measures of search and recommendation logs: AUC and its grouped form GAUC.
+
+Unlike the rank-based measures these compare scores: two documents with the same score are a tie
+(half a correct pair) whatever order the tie rule gives them. Positives are the retrieved documents
+judged >= rel; negatives are every other retrieved document (unjudged ones included; ``-J`` leaves
+only judged ones). The kernels' contract is in :mod:`retrieval_eval.measures.base`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._segments import safe_div, segment_count, segment_sum
+from ..model import FloatArray, IntArray
+from ..ranking import RankedBatch
+from .base import REL, Param, measure
+
+
+def _score_order(b: RankedBatch) -> IntArray | None:
+    """Rows sorted by score descending within each query; None when they already are (the usual case:
+    runs ranked by score, which is trec_eval's order)."""
+    same_query = b.segment[1:] == b.segment[:-1]
+    if not np.any(same_query & (b.scores[1:] > b.scores[:-1])):
+        return None
+    return np.lexsort((-b.scores, b.segment))
+
+
+def _pairs(b: RankedBatch, rel: int) -> tuple[FloatArray, IntArray, IntArray]:
+    """Per query: correctly ordered (positive, negative) pairs with ties counted 1/2, positives, negatives.
+
+    Within a query sorted by score descending, a positive beats the negatives below its block of
+    tied scores and ties with the negatives inside that block: the Mann-Whitney U statistic, from
+    cumulative counts instead of a loop over pairs.
+    """
+    n = b.n_queries
+    order = _score_order(b)
+    segment = b.segment if order is None else b.segment[order]
+    scores = b.scores if order is None else b.scores[order]
+    positive = b.relevant(rel) if order is None else b.relevant(rel)[order]
+    negative = ~positive
+    n_pos = segment_count(positive, segment, n)
+    n_neg = segment_count(negative, segment, n)
+    if not positive.any():
+        return np.zeros(n), n_pos, n_neg
+    # Blocks of equal score within a query; negatives counted up to each block's end.
+    is_start = np.concatenate(([True], (segment[1:] != segment[:-1]) | (scores[1:] != scores[:-1])))
+    block = np.cumsum(is_start) - 1
+    starts = np.flatnonzero(is_start)
+    negatives_through = np.cumsum(negative)  # inclusive, over the whole batch
+    block_end = np.append(starts[1:], len(scores)) - 1
+    before_query = np.concatenate(([0], negatives_through))[b.offsets[:-1]]
+    through_block = negatives_through[block_end] - before_query[segment[starts]]
+    in_block = segment_sum(negative, block, len(starts))
+    rows = np.flatnonzero(positive)
+    q, blk = segment[rows], block[rows]
+    won = (n_neg[q] - through_block[blk]) + 0.5 * in_block[blk]
+    return segment_sum(won, q, n), n_pos, n_neg
+
+
+def _auc(b: RankedBatch, rel: int) -> FloatArray:
+    won, n_pos, n_neg = _pairs(b, rel)
+    return safe_div(won, n_pos * n_neg)
+
+
+@measure("AUC", params={"rel": REL})
+def auc(b: RankedBatch, *, rel: int) -> FloatArray:
+    """Area under the ROC curve of one query's scores: the chance that a positive outscores a negative.
+
+    AUC = (pairs with the positive scored higher + 1/2 * pairs with equal scores) / (P * N), over
+    the query's retrieved documents, P of them relevant (judged >= rel) and N not (judged below rel
+    or unjudged; with ``-J`` only judged documents are ranked, so only they count). This is the
+    Mann-Whitney statistic, equal to ``sklearn.metrics.roc_auc_score(labels, scores)``. Only scores
+    count, not ranks: ties in score are half-correct whatever order the tie rule gives them.
+
+    A query with only positives or only negatives (P * N = 0) has no pair to order and gets 0, the
+    convention of every measure here for a zero denominator (torchmetrics' RetrievalAUROC does the
+    same by default). The summary is the mean over all queries, those included; GAUC leaves them out.
+
+    Reference: Hanley & McNeil, "The meaning and use of the area under a ROC curve", Radiology 1982.
+    """
+    return _auc(b, rel)
+
+
+def _two_classes(b: RankedBatch, rel: int) -> tuple[FloatArray, IntArray, IntArray]:
+    _, n_pos, n_neg = _pairs(b, rel)
+    return ((n_pos > 0) & (n_neg > 0)).astype(np.float64), n_pos, n_neg
+
+
+def _gauc_weight(b: RankedBatch, *, rel: int, weight: str) -> FloatArray:
+    """Each query's weight in the GAUC summary: 0 for a single-class query."""
+    both, n_pos, n_neg = _two_classes(b, rel)
+    if weight == "impressions":
+        return both * (n_pos + n_neg)
+    if weight == "positives":
+        return both * n_pos
+    return both
+
+
+@measure(
+    "GAUC",
+    params={
+        "rel": REL,
+        "weight": Param(str, "queries", "each query's weight in the summary: 1, its scored documents, or its "
+                        "positives", choices=("queries", "impressions", "positives")),
+    },
+    aggregate="weighted", weight=_gauc_weight,
+)
+def gauc(b: RankedBatch, *, rel: int, weight: str) -> FloatArray:
+    """Grouped AUC: the per-query AUC averaged over the queries (sessions) that have both classes.
+
+    Per query it is AUC (0 for a query with a single class). The summary is
+    sum(w_q * AUC_q) / sum(w_q) over the queries with at least one positive and one negative:
+    w_q = 1 (``weight='queries'``, the default), the query's scored documents (``'impressions'``)
+    or its positives (``'positives'``). Single-class queries have weight 0: the summary leaves them
+    out, and ``SetEvaluator.left_out('GAUC')`` and the command line's note name them. No query with
+    both classes gives 0.
+
+    Reference: Zhu et al., "Optimized cost per click in Taobao display advertising", KDD 2017
+    (GAUC weighted by impressions); Zhou et al., "Deep interest network", KDD 2018.
+    """
+    return _auc(b, rel)
