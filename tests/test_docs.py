@@ -46,3 +46,10 @@ def test_help_is_fast_to_start() -> None:
     """--help must not import numpy or the package's heavy modules."""
     code = "import sys; from retrieval_eval import cli; sys.exit('numpy' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+@pytest.mark.parametrize("page", sorted(p.relative_to(ROOT).as_posix() for p in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]))
+def test_documentation_examples_run(page: str) -> None:
+    """Every ``>>>`` example in the README and docs/ runs and prints what the page shows."""
+    result = doctest.testfile(str(ROOT / page), module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0

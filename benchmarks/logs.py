@@ -1,0 +1,148 @@
+"""GAUC over an impression log: retrieval_eval next to evaluating a run of the same size and a pandas baseline.
+
+    python benchmarks/logs.py [--sessions 1000000] [--items 10] [--workdir DIR] [--repeat 3]
+                              [--pandas-sessions 20000]
+
+The log (seeded, so byte-identical between runs) has ``--sessions`` sessions of ``--items`` impressions,
+``group item score label`` tab-separated, scores with two decimals (so ties are common) and about 10%
+clicks. The same rows are also written as a TREC qrels and run. Each repetition times, each in a fresh
+process and in turn:
+
+* ``log``   ``retrieval-eval evaluate --log LOG -m GAUC -m AUC -m nDCG@10``;
+* ``run``   ``retrieval-eval evaluate QRELS RUN -m nDCG@10``: what evaluating a run of that size costs;
+* ``pandas`` ``df.groupby('group').apply(roc_auc_score)`` over the sessions with both classes, the usual
+  hand-written GAUC. It is timed on the first ``--pandas-sessions`` sessions (it is far too slow for a
+  million) and scaled linearly to the whole log; the output says so. Its mean is compared with ours
+  on the same sessions.
+
+Medians of wall time (start-up, reading and computing included) and peak RSS are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def generate(workdir: str, sessions: int, items: int) -> tuple[str, str, str]:
+    stem = os.path.join(workdir, f"log-{sessions}x{items}")
+    paths = (stem + ".tsv", stem + ".qrels", stem + ".run")
+    if all(os.path.exists(p) for p in paths):
+        return paths
+    import pandas as pd
+
+    rng = np.random.default_rng(2026)
+    n = sessions * items
+    group = np.repeat(np.arange(sessions), items)
+    frame = pd.DataFrame({
+        "group": pd.Series(group).map("s{}".format),
+        "item": pd.Series(rng.integers(0, 10 * n, n)).map("i{}".format),
+        "score": np.round(rng.random(n), 2),
+        "label": (rng.random(n) < 0.1).astype(np.int64),
+    })
+    frame = frame.drop_duplicates(["group", "item"])
+    frame.to_csv(paths[0], sep="\t", header=False, index=False)
+    frame.assign(it="0")[["group", "it", "item", "label"]].to_csv(paths[1], sep=" ", header=False, index=False)
+    frame.assign(q0="Q0", rank=0, tag="log")[["group", "q0", "item", "rank", "score", "tag"]].to_csv(
+        paths[2], sep=" ", header=False, index=False)
+    return paths
+
+
+def timed(command: list[str]) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS in MB and stdout of one fresh process."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    out = process.stdout.read() if process.stdout else ""
+    if status != 0:
+        raise SystemExit(f"failed: {' '.join(command)}")
+    return wall, usage.ru_maxrss / 1024, out
+
+
+def pandas_gauc(log: str, sessions: int) -> tuple[float, float, int]:
+    """Seconds for the groupby-apply GAUC over the first ``sessions`` sessions, its value, the sessions used."""
+    import pandas as pd
+    from sklearn.metrics import roc_auc_score
+
+    frame = pd.read_csv(log, sep="\t", header=None, names=["group", "item", "score", "label"],
+                        nrows=sessions * 20)  # generous: the log has fewer rows per session than 20
+    frame = frame[frame["group"].isin(frame["group"].unique()[:sessions])]
+    start = time.perf_counter()
+    both = frame.groupby("group")["label"].transform(lambda y: 0 < y.sum() < len(y))
+    values = frame[both.astype(bool)].groupby("group")[["label", "score"]].apply(
+        lambda g: roc_auc_score(g["label"], g["score"]))
+    seconds = time.perf_counter() - start
+    return seconds, float(values.mean()), frame["group"].nunique()
+
+
+def ours_on_subset(log: str, sessions: int) -> float:
+    import io
+
+    from retrieval_eval import SetEvaluator
+
+    with open(log, encoding="utf-8") as handle:
+        rows, seen = [], set()
+        for line in handle:
+            group = line.split("\t", 1)[0]
+            if group not in seen:
+                if len(seen) == sessions:
+                    break
+                seen.add(group)
+            rows.append(line)
+    return SetEvaluator.from_log(io.StringIO("".join(rows))).aggregate("GAUC")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sessions", type=int, default=1_000_000)
+    parser.add_argument("--items", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--pandas-sessions", type=int, default=20_000)
+    parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "retrieval_eval-benchmarks"))
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    log, qrels, run = generate(args.workdir, args.sessions, args.items)
+    cli = [sys.executable, "-m", "retrieval_eval", "evaluate"]
+    commands = {
+        "log": [*cli, "--log", log, "-m", "GAUC", "-m", "AUC", "-m", "nDCG@10"],
+        "run": [*cli, qrels, run, "-m", "nDCG@10"],
+    }
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    outputs = {}
+    for _ in range(args.repeat):
+        for name, command in commands.items():
+            wall, rss, outputs[name] = timed(command)
+            times[name].append((wall, rss))
+    with open(log, "rb") as handle:
+        lines = sum(1 for _ in handle)
+    print(f"log: {args.sessions:,} sessions x {args.items} items = {lines:,} rows, "
+          f"{os.path.getsize(log) / 1e6:.0f} MB; median of {args.repeat}")
+    print(f"{'tool':<10}{'wall s':>10}{'peak RSS MB':>14}")
+    medians = {}
+    for name, samples in times.items():
+        medians[name] = statistics.median(w for w, _ in samples)
+        print(f"{name:<10}{medians[name]:>10.2f}{statistics.median(r for _, r in samples):>14.0f}")
+    seconds, value, used = pandas_gauc(log, args.pandas_sessions)
+    scaled = seconds * args.sessions / used
+    print(f"{'pandas':<10}{scaled:>10.1f}{'':>14}  (timed on {used:,} sessions: {seconds:.2f} s, scaled x"
+          f"{args.sessions / used:.0f}; compute only, reading not counted)")
+    print(f"log / run: {medians['log'] / medians['run']:.2f}x; pandas / log: {scaled / medians['log']:.0f}x")
+    ours = ours_on_subset(log, used)
+    print(f"GAUC on those {used:,} sessions: ours {ours:.12f}, pandas+sklearn {value:.12f}, "
+          f"difference {abs(ours - value):.1e}")
+    print(outputs["log"], end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
