@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # imported for annotations only: the commands import lazily, 
     from .output import Requested
 
 EXIT_OK = 0
+EXIT_REGRESSION = 1  #: compare --fail-if-worse found a significant regression
 EXIT_BAD_INPUT = 2
 
 _EVALUATE_HELP = """\
@@ -92,10 +93,100 @@ def build_parser() -> argparse.ArgumentParser:
                                description="Evaluate the bundled sample qrels and run (see retrieval_eval/data).")
     _add_evaluation_options(demo)
 
+    compare = commands.add_parser("compare", help="compare runs: means, paired significance tests, a regression gate",
+                                  description=_COMPARE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    compare.add_argument("qrels", metavar="QRELS", help="TREC qrels file (.gz ok), read once for every run")
+    compare.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files (.gz ok), at least two")
+    compare.add_argument("-m", dest="measures", action="append", default=None, metavar="MEASURE",
+                         help="measure to compare, repeatable: any catalogue string (default: AP, nDCG@10, P@10, "
+                              "RR, R@1000)")
+    compare.add_argument("--names", metavar="A,B,...", help="names of the runs, in order (default: file names)")
+    compare.add_argument("--baseline", metavar="NAME", help="the run the others are compared with (default: the first)")
+    compare.add_argument("--all-pairs", action="store_true", help="compare every pair of runs instead")
+    compare.add_argument("--test", choices=("t", "wilcoxon", "sign", "permutation", "bootstrap", "tukey"),
+                         default="t", help="paired significance test (default t)")
+    compare.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default=None,
+                         help="multiple-testing correction within each measure (default holm; none for tukey)")
+    compare.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    compare.add_argument("--permutations", type=_positive_int, default=10_000, metavar="N",
+                         help="permutations of the permutation and Tukey tests (default 10000)")
+    compare.add_argument("--samples", type=_positive_int, default=10_000, metavar="N",
+                         help="resamples of the bootstrap test (default 10000)")
+    compare.add_argument("--seed", type=int, default=None, help="seed of the Monte Carlo tests: same seed, same output")
+    compare.add_argument("--format", choices=("table", "markdown", "latex", "csv", "json"), default="table",
+                         help="table (default), markdown or latex: means with significance marks; csv: one line "
+                              "per comparison; json: everything")
+    compare.add_argument("--digits", type=_positive_int, default=4, metavar="N", help="decimals in tables (default 4)")
+    compare.add_argument("--fail-if-worse", action="append", default=[], metavar="MEASURE",
+                         help="exit 1 if a run is significantly worse than the baseline on MEASURE (repeatable)")
+    query_set = compare.add_mutually_exclusive_group()
+    query_set.add_argument("-c", dest="complete", action="store_true",
+                           help="score judged queries a run lacks as 0 (the default; accepted for trec_eval)")
+    query_set.add_argument("--skip-missing", action="store_true",
+                           help="compare only the queries every run has results for")
+    compare.add_argument("-J", dest="judged_only", action="store_true", help="evaluate only judged documents")
+    compare.add_argument("-l", dest="level", type=_positive_int, default=1, metavar="LEVEL",
+                         help="relevance level: a judgment >= LEVEL is relevant (default 1)")
+    compare.add_argument("-M", dest="max_depth", type=_positive_int, default=None, metavar="DEPTH",
+                         help="evaluate only the top DEPTH documents of each ranking")
+
     commands.add_parser("measures", help="list every measure with its parameters and trec_eval name",
                         description="List the measure catalogue: name, aliases, one-line definition, parameters "
                                     "with defaults, trec_eval name and how the summary aggregates it.")
     return parser
+
+
+_COMPARE_HELP = """\
+Evaluate several runs on the same qrels and compare them: one table of means (runs as rows,
+measures as columns), with each value marked by the letters of the runs it is significantly
+better than. Each run is compared with the baseline (or every pair, --all-pairs) by a paired
+test over queries; p-values are corrected within each measure. --format json gives every
+comparison: mean difference, raw and adjusted p-value, effect size (Cohen's d_z), confidence
+interval, wins/ties/losses.
+
+Regression gate: with --fail-if-worse MEASURE the exit code is 1 when a run is significantly worse
+than the baseline on MEASURE, after correction; each such run is named on stderr."""
+
+
+def _compare(args: argparse.Namespace) -> int:
+    import os
+
+    from .compare import compare
+
+    if len(args.runs) < 2:
+        raise _Usage("compare needs at least two runs")
+    names = args.names.split(",") if args.names else [os.path.basename(run) for run in args.runs]
+    if len(names) != len(args.runs):
+        raise _Usage(f"--names gives {len(names)} names for {len(args.runs)} runs")
+    if len(set(names)) != len(names):
+        raise _Usage("two runs have the same name; name them with --names a,b,...")
+    measures = list(dict.fromkeys([*(args.measures or []), *args.fail_if_worse])) or None
+    if measures and not args.measures:  # the gate's measures join the default ones
+        from .compare import DEFAULT_MEASURES
+
+        measures = list(dict.fromkeys([*DEFAULT_MEASURES, *args.fail_if_worse]))
+    result = compare(
+        args.qrels, dict(zip(names, args.runs)), measures, baseline=args.baseline, all_pairs=args.all_pairs,
+        test=args.test, correction=args.correction, alpha=args.alpha, permutations=args.permutations,
+        samples=args.samples, seed=args.seed, rel=args.level, complete=not args.skip_missing,
+        judged_only=args.judged_only, max_depth=args.max_depth,
+    )
+    forms = {"table": result.to_table, "markdown": result.to_markdown, "latex": result.to_latex}
+    text = forms[args.format](args.digits) if args.format in forms else (
+        result.to_csv() if args.format == "csv" else result.to_json() + "\n")
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    failed = False
+    for measure in args.fail_if_worse:
+        for c in result.significant_worse(measure):
+            print(f"retrieval-eval: regression: {c.run} is worse than {c.baseline} on {c.measure}: "
+                  f"delta {c.delta:+.4f}, p = {c.p_adjusted:.4g} ({result.correction} correction)", file=sys.stderr)
+            failed = True
+    return EXIT_REGRESSION if failed else EXIT_OK
+
+
+class _Usage(Exception):
+    """Arguments that do not go together: reported with the usage hint, exit 2."""
 
 
 def _requested(specs: Sequence[str] | None, level: int) -> tuple[list[Requested], bool]:
@@ -203,6 +294,8 @@ def _run(args: argparse.Namespace) -> int:
 
         if args.command == "measures":
             return _list_measures()
+        if args.command == "compare":
+            return _compare(args)
         if args.command == "demo":
             from .data import sample_paths
 
@@ -211,6 +304,9 @@ def _run(args: argparse.Namespace) -> int:
             return _evaluate(args, None, None)
         run = sys.stdin.buffer if args.run == "-" else args.run
         return _evaluate(args, args.qrels, run)
+    except _Usage as exc:
+        print(f"retrieval-eval {args.command}: error: {exc}; see retrieval-eval {args.command} --help", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except RetrievalEvalError as exc:
         print(f"retrieval-eval: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -520,6 +520,23 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
     def __repr__(self) -> str:
         return f"SetEvaluator({len(self)} queries, run_id={self.run_id!r})"
 
+    def subset(self, query_ids: Iterable[str]) -> SetEvaluator:
+        """The evaluation restricted to ``query_ids`` (in that order): its values and summaries cover them only.
+
+        >>> runs = SetEvaluator.from_dict({"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": {"a": 1.0}, "q2": {"x": 1.0}})
+        >>> runs.mean("AP"), runs.subset(["q1"]).mean("AP")
+        (0.5, 1.0)
+        """
+        wanted = list(query_ids)
+        unknown = [q for q in wanted if q not in self._index]
+        if unknown:
+            raise KeyError(f"no query {unknown[0]!r} in this evaluation")
+        subset = SetEvaluator.__new__(SetEvaluator)
+        kept = set(wanted)
+        report = QuerySetReport([q for q in self._report.missing_from_run if q in kept], self._report.not_judged)
+        subset._init(self._batch.select([self._index[q] for q in wanted]), report, self.rel, self.run_id)
+        return subset
+
     # --------------------------------------------------------------------------- the query set
     @property
     def query_ids(self) -> list[str]:

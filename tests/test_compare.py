@@ -1,0 +1,222 @@
+"""compare: many runs on one qrels, paired tests with corrections, report forms and the regression gate.
+
+The statistics are checked against scipy and statsmodels in test_stats.py; here, that compare feeds
+them the project's exact per-query values, corrects within each measure, and reports faithfully.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from retrieval_eval import SetEvaluator
+from retrieval_eval.cli import main
+from retrieval_eval.compare import compare
+from retrieval_eval.model import RetrievalEvalError
+from retrieval_eval.testing import assert_at_least, assert_not_worse
+
+N_QUERIES = 40
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A qrels file and four runs: a base, a better, a worse one and a copy of the base."""
+    root = tmp_path_factory.mktemp("compare")
+    rng = np.random.default_rng(5)
+    qrels_lines, runs = [], {"base": [], "better": [], "worse": []}
+    for q in range(N_QUERIES):
+        relevant = set(rng.choice(30, size=int(rng.integers(1, 8)), replace=False).tolist())
+        qrels_lines += [f"q{q} 0 d{d} {int(d in relevant) * int(rng.integers(1, 3))}\n" for d in range(30)]
+        base = rng.random(30)
+        truth = np.array([d in relevant for d in range(30)], dtype=float)
+        scores = {"base": base, "better": base + 0.6 * truth * rng.random(30), "worse": base - 0.6 * truth * rng.random(30)}
+        for name, values in scores.items():
+            runs[name] += [f"q{q} Q0 d{d} 0 {values[d]:.6f} {name}\n" for d in range(30)]
+    paths = {"qrels": root / "qrels"}
+    paths["qrels"].write_text("".join(qrels_lines))
+    for name, lines in runs.items():
+        paths[name] = root / f"{name}.run"
+        paths[name].write_text("".join(lines))
+    paths["copy"] = root / "copy.run"
+    paths["copy"].write_text(paths["base"].read_text())
+    return paths
+
+
+def _runs(files: dict[str, Path], *names: str) -> dict[str, Path]:
+    return {name: files[name] for name in names}
+
+
+def test_means_are_evaluates_and_deltas_its_per_query_values(files: dict[str, Path]) -> None:
+    result = compare(files["qrels"], _runs(files, "base", "better", "worse"), ["AP", "P_10", "nDCG@10"])
+    assert result.measures == ("AP", "P@10", "nDCG@10")  # canonical measure strings
+    alone = {name: SetEvaluator.from_trec(files["qrels"], files[name]) for name in ("base", "better", "worse")}
+    for name, ev in alone.items():
+        assert result.means[name] == {m: ev.aggregate(m) for m in result.measures}
+    for c in result.comparisons:
+        diff = alone[c.run].array(c.measure) - alone[c.baseline].array(c.measure)
+        assert c.delta == pytest.approx(diff.mean(), abs=1e-15)
+        assert (c.wins, c.ties, c.losses) == (int((diff > 0).sum()), int((diff == 0).sum()), int((diff < 0).sum()))
+        assert c.effect_size == pytest.approx(diff.mean() / diff.std(ddof=1), rel=1e-12)
+    assert [(c.measure, c.baseline, c.run) for c in result.comparisons] == [
+        (m, "base", r) for m in result.measures for r in ("better", "worse")]
+
+
+def test_t_test_and_holm_match_scipy_and_statsmodels(files: dict[str, Path]) -> None:
+    stats = pytest.importorskip("scipy.stats")
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    names = ("base", "better", "worse", "copy")
+    result = compare(files["qrels"], _runs(files, *names), ["AP", "nDCG@10"], all_pairs=True)
+    alone = {name: SetEvaluator.from_trec(files["qrels"], files[name]) for name in names}
+    for measure in result.measures:
+        rows = [c for c in result.comparisons if c.measure == measure]
+        assert len(rows) == 6  # every pair, corrected as one family per measure
+        raw = []
+        for c in rows:
+            a, b = alone[c.baseline].array(measure), alone[c.run].array(measure)
+            expected = 1.0 if np.array_equal(a, b) else stats.ttest_rel(b, a).pvalue
+            assert c.p_value == pytest.approx(expected, abs=1e-9)
+            raw.append(c.p_value)
+        assert [c.p_adjusted for c in rows] == pytest.approx(multitest.multipletests(raw, method="holm")[1], abs=1e-12)
+        assert [c.significant for c in rows] == [c.p_adjusted < 0.05 for c in rows]
+
+
+def test_identical_runs_one_query_and_missing_queries_give_no_nan(files: dict[str, Path], tmp_path: Path) -> None:
+    same = compare(files["qrels"], _runs(files, "base", "copy"), ["AP"], test="wilcoxon")
+    c = same.comparisons[0]
+    assert (c.delta, c.p_value, c.p_adjusted, c.significant, c.effect_size) == (0.0, 1.0, 1.0, False, 0.0)
+    (tmp_path / "one.run").write_text("q0 Q0 d1 1 1.0 x\n")
+    (tmp_path / "two.run").write_text("q0 Q0 d2 1 1.0 x\n")
+    for complete in (True, False):
+        for test in ("t", "wilcoxon", "sign", "permutation", "bootstrap", "tukey"):
+            result = compare(files["qrels"], {"one": tmp_path / "one.run", "two": tmp_path / "two.run"}, ["AP", "RR"],
+                             test=test, complete=complete, seed=1)
+            assert len(result.queries) == (N_QUERIES if complete else 1)
+            numbers = [v for c in result.comparisons for v in (c.delta, c.p_value, c.p_adjusted, c.effect_size,
+                                                                c.ci_low, c.ci_high)]
+            assert all(math.isfinite(v) for v in numbers), test
+            json.loads(result.to_json())  # strict JSON: no NaN
+
+
+def test_a_run_missing_queries_is_compared_on_the_common_ones(files: dict[str, Path], tmp_path: Path) -> None:
+    lines = [line for line in files["better"].read_text().splitlines(keepends=True) if not line.startswith("q1 ")]
+    (tmp_path / "partial.run").write_text("".join(lines))
+    runs = {"base": files["base"], "partial": tmp_path / "partial.run"}
+    complete = compare(files["qrels"], runs, ["AP"])
+    assert len(complete.queries) == N_QUERIES  # -c: the missing query scores 0
+    skipped = compare(files["qrels"], runs, ["AP"], complete=False)
+    assert "q1" not in skipped.queries and len(skipped.queries) == N_QUERIES - 1
+    base = SetEvaluator.from_trec(files["qrels"], files["base"])
+    assert skipped.means["base"]["AP"] == pytest.approx(base.subset(skipped.queries).mean("AP"), abs=1e-15)
+
+
+def test_same_seed_same_bytes_and_seeds_differ_within_monte_carlo_error(files: dict[str, Path]) -> None:
+    runs = _runs(files, "base", "better", "worse")
+    for test in ("permutation", "bootstrap", "tukey"):
+        first = compare(files["qrels"], runs, ["AP", "P@10"], test=test, seed=7, permutations=2000, samples=2000)
+        again = compare(files["qrels"], runs, ["AP", "P@10"], test=test, seed=7, permutations=2000, samples=2000)
+        other = compare(files["qrels"], runs, ["AP", "P@10"], test=test, seed=8, permutations=2000, samples=2000)
+        assert first.to_json() == again.to_json()
+        for a, b in zip(first.comparisons, other.comparisons):
+            assert abs(a.p_value - b.p_value) <= 4 * math.sqrt(0.25 / 2000) + 1e-12
+
+
+def test_json_contract(files: dict[str, Path]) -> None:
+    document = compare(files["qrels"], _runs(files, "base", "better"), ["AP"]).to_dict()
+    assert {"test", "correction", "alpha", "runs", "means", "comparisons"} <= set(document)
+    assert (document["test"], document["correction"], document["alpha"], document["runs"]) == ("t", "holm", 0.05,
+                                                                                                ["base", "better"])
+    assert set(document["means"]["base"]) == {"AP"}
+    assert set(document["comparisons"][0]) == {"measure", "baseline", "run", "delta", "p_value", "p_adjusted",
+                                               "significant", "effect_size", "ci_low", "ci_high", "wins", "ties",
+                                               "losses"}
+
+
+def test_report_forms(files: dict[str, Path]) -> None:
+    runs = {"base_run": files["base"], "better": files["better"], "worse": files["worse"]}
+    result = compare(files["qrels"], runs, ["AP", "P@10"])
+    # Against the baseline only: better beats base_run (a), base_run beats worse (c).
+    assert (result.beats()["better", "AP"], result.beats()["base_run", "AP"]) == (["a"], ["c"])
+    assert compare(files["qrels"], runs, ["AP"], all_pairs=True).beats()["better", "AP"] == ["a", "c"]
+    table = result.to_table()
+    assert "b better" in table and "0.1500 [c]" in table and "paired t-test" in table and "Holm" in table
+    assert table.isascii()  # readable in any terminal: no superscript characters
+    markdown = result.to_markdown()
+    assert markdown.splitlines()[1] == "|---|---:|---:|" and len(markdown.splitlines()) == 2 + 3 + 2
+    latex = result.to_latex()
+    assert r"base\_run" in latex and r"\toprule" in latex and r"\bottomrule" in latex
+    best_ap = max(result.means[r]["AP"] for r in runs)
+    assert rf"\textbf{{{best_ap:.4f}}}" in latex
+    rows = list(csv.DictReader(io.StringIO(result.to_csv())))
+    assert len(rows) == 4 and float(rows[0]["p_value"]) == result.comparisons[0].p_value
+    pd = pytest.importorskip("pandas")
+    frame = result.to_dataframe()
+    assert isinstance(frame, pd.DataFrame) and len(frame) == 4
+
+
+def test_python_api_takes_evaluators_and_open_files(files: dict[str, Path]) -> None:
+    base = SetEvaluator.from_trec(files["qrels"], files["base"])
+    with open(files["better"], "rb") as handle:
+        result = compare(files["qrels"], {"base": base, "better": handle}, ["AP"])
+    assert result.means["base"]["AP"] == base.mean("AP")
+    with pytest.raises(RetrievalEvalError, match="needs the qrels"):
+        compare(None, {"base": base, "better": files["better"]})
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"test": "anova"}, "'test' must be one of"),
+    ({"correction": "sidak"}, "'correction' must be one of"),
+    ({"test": "tukey", "correction": "holm"}, "adjusts for every pair itself"),
+    ({"baseline": "nope"}, "baseline 'nope' is not one of the runs"),
+    ({"alpha": 1.5}, "'alpha' must be between 0 and 1"),
+])
+def test_bad_options(files: dict[str, Path], options: dict, message: str) -> None:
+    with pytest.raises(RetrievalEvalError, match=message):
+        compare(files["qrels"], _runs(files, "base", "better"), ["AP"], **options)
+
+
+def test_cli_gate_exit_codes(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    q, base, better, worse = (str(files[n]) for n in ("qrels", "base", "better", "worse"))
+    assert main(["compare", q, base, better, "--fail-if-worse", "AP"]) == 0
+    assert main(["compare", q, base, worse, "--names", "prod,candidate", "--fail-if-worse", "AP"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "regression: candidate is worse than prod on AP: delta -" in err
+
+
+def test_cli_formats_and_names(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    q, base, better = str(files["qrels"]), str(files["base"]), str(files["better"])
+    assert main(["compare", q, base, better, "-m", "AP", "--format", "json", "--test", "permutation",
+                 "--seed", "3", "--permutations", "500"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["runs"] == ["base.run", "better.run"] and document["test"] == "permutation"
+    assert main(["compare", q, base, better, "-m", "AP", "--format", "markdown"]) == 0
+    assert capsys.readouterr().out.startswith("| run | AP |")
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--names", "a"], "--names gives 1 names for 2 runs"),
+    (["--names", "a,a"], "two runs have the same name"),
+    (["--test", "tukey", "--correction", "holm"], "adjusts for every pair itself"),
+])
+def test_cli_usage_errors_exit_2(files: dict[str, Path], argv: list[str], message: str,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", str(files["qrels"]), str(files["base"]), str(files["better"]), *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_testing_assertions(files: dict[str, Path]) -> None:
+    base = SetEvaluator.from_trec(files["qrels"], files["base"])
+    better = SetEvaluator.from_trec(files["qrels"], files["better"])
+    worse = SetEvaluator.from_trec(files["qrels"], files["worse"])
+    assert_not_worse(base, better, "AP")
+    with pytest.raises(AssertionError, match=r"candidate is worse than baseline on AP: .*lost most on: q\d+ \("):
+        assert_not_worse(base, worse, "AP")
+    assert_at_least(better, {"AP": better.mean("AP")})
+    with pytest.raises(AssertionError, match=r"nDCG@10 is 0\.\d{4}, below 0\.9900; worst queries: q\d+ \(0\."):
+        assert_at_least(worse, {"nDCG@10": 0.99})
