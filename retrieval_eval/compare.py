@@ -110,12 +110,13 @@ class Comparison:
         return {key: sorted(value, key=lambda s: (len(s), s)) for key, value in marks.items()}
 
     def legend(self) -> str:
-        """One line: what the letters mean, with the test, the correction and alpha."""
+        """Two lines: what the letters mean, then the test, the correction and what was compared."""
         correction = ("Tukey HSD adjusts for every pair" if self.test == "tukey"
                       else f"{_CORRECTION_NAMES[self.correction]} correction over each measure's comparisons")
         scope = "every pair of runs" if self.all_pairs else f"each run with the baseline, {self.baseline}"
-        return (f"[x] = significantly better than run x ({_TEST_NAMES[self.test]}, two-sided, {correction}, "
-                f"alpha {self.alpha:g}; compared: {scope}; {len(self.queries)} queries)")
+        return (f"[x]: significantly better than run x at alpha {self.alpha:g}.\n"
+                f"{_TEST_NAMES[self.test]} (two-sided) over {len(self.queries)} queries; {correction}; "
+                f"compared: {scope}.")
 
     # ------------------------------------------------------------------ forms
     def to_dict(self) -> dict[str, Any]:
@@ -180,7 +181,7 @@ class Comparison:
                     text += rf"$^{{{','.join(marks[run, m])}}}$"
                 cells.append(text)
             lines.append(" & ".join(cells) + r" \\")
-        lines += [r"\bottomrule", r"\end{tabular}", "% " + self.legend()]
+        lines += [r"\bottomrule", r"\end{tabular}", *("% " + line for line in self.legend().splitlines())]
         return "\n".join(lines) + "\n"
 
     def to_csv(self) -> str:

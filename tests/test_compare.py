@@ -147,7 +147,7 @@ def test_report_forms(files: dict[str, Path]) -> None:
     assert "b better" in table and "0.1500 [c]" in table and "paired t-test" in table and "Holm" in table
     assert table.isascii()  # readable in any terminal: no superscript characters
     markdown = result.to_markdown()
-    assert markdown.splitlines()[1] == "|---|---:|---:|" and len(markdown.splitlines()) == 2 + 3 + 2
+    assert markdown.splitlines()[1] == "|---|---:|---:|" and len(markdown.splitlines()) == 2 + 3 + 1 + 2
     latex = result.to_latex()
     assert r"base\_run" in latex and r"\toprule" in latex and r"\bottomrule" in latex
     best_ap = max(result.means[r]["AP"] for r in runs)
@@ -220,3 +220,18 @@ def test_testing_assertions(files: dict[str, Path]) -> None:
     assert_at_least(better, {"AP": better.mean("AP")})
     with pytest.raises(AssertionError, match=r"nDCG@10 is 0\.\d{4}, below 0\.9900; worst queries: q\d+ \(0\."):
         assert_at_least(worse, {"nDCG@10": 0.99})
+
+
+def test_same_seed_same_bytes_on_one_cpu_and_on_all(files: dict[str, Path]) -> None:
+    """The reader's thread count follows the CPUs; the output must not."""
+    import shutil
+    import subprocess
+    import sys
+
+    if shutil.which("taskset") is None:
+        pytest.skip("taskset is not available to pin the process to one CPU")
+    argv = [sys.executable, "-m", "retrieval_eval", "compare", str(files["qrels"]), str(files["base"]),
+            str(files["better"]), str(files["worse"]), "--test", "bootstrap", "--seed", "5", "--format", "json"]
+    everywhere = subprocess.run(argv, capture_output=True, check=True).stdout
+    one_cpu = subprocess.run(["taskset", "-c", "0", *argv], capture_output=True, check=True).stdout
+    assert everywhere == one_cpu and b'"bootstrap"' in everywhere
