@@ -92,6 +92,10 @@ def json_report(results: SetEvaluator, requested: Sequence[Requested], *, per_qu
             "not_judged": results.not_judged,
         },
     }
+    left_out = {r.label: results.left_out(r.measure) for r in requested if not r.measure.definition.text}
+    left_out = {label: queries for label, queries in left_out.items() if queries}
+    if left_out:  # GAUC's single-class queries: not in its summary
+        document["queries"]["left_out_of_summary"] = left_out  # type: ignore[index]
     if per_query:
         items = [r for r in requested if not r.measure.definition.summary_only]
         columns = {r.label: _json_values(r.measure, _per_query(results, r.measure)) for r in items}

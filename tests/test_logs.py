@@ -149,6 +149,7 @@ def test_cli_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report = json.loads(out)
     assert {q: v["AUC"] for q, v in report["per_query"].items()} == EXPECTED_AUC
     assert report["aggregate"]["GAUC"] == pytest.approx(0.875)
+    assert report["queries"]["left_out_of_summary"] == {"GAUC": ["s3"], "GAUC(weight='impressions')": ["s3"]}
     assert report["aggregate"]["GAUC(weight='impressions')"] == pytest.approx((3 * 0.75 + 2 * 1.0) / 5)
     assert "GAUC: 1 of 3 queries have only relevant or only non-relevant documents and are left out of its " \
            "summary: s3" in err
