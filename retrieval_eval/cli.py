@@ -40,22 +40,26 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-q", dest="per_query", action="store_true",
-                        help="also print every measure for every query, before the summary")
-    parser.add_argument("-n", dest="no_summary", action="store_true",
-                        help="do not print the summary ('all') lines")
+def _add_judging_options(parser: argparse.ArgumentParser, *, skip_missing: str) -> None:
+    """trec_eval's -c -J -l -M, shared by evaluate and compare."""
     query_set = parser.add_mutually_exclusive_group()
     query_set.add_argument("-c", dest="complete", action="store_true",
-                           help="score judged queries the run lacks as 0 (the default; accepted for trec_eval)")
-    query_set.add_argument("--skip-missing", action="store_true",
-                           help="average only over queries that have both judgments and results")
+                           help="score judged queries a run lacks as 0 (the default; accepted for trec_eval)")
+    query_set.add_argument("--skip-missing", action="store_true", help=skip_missing)
     parser.add_argument("-J", dest="judged_only", action="store_true",
                         help="evaluate only judged documents: drop unjudged ones and re-rank")
     parser.add_argument("-l", dest="level", type=_positive_int, default=1, metavar="LEVEL",
                         help="relevance level: a judgment >= LEVEL is relevant (default 1)")
     parser.add_argument("-M", dest="max_depth", type=_positive_int, default=None, metavar="DEPTH",
                         help="evaluate only the top DEPTH documents of each ranking")
+
+
+def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-q", dest="per_query", action="store_true",
+                        help="also print every measure for every query, before the summary")
+    parser.add_argument("-n", dest="no_summary", action="store_true",
+                        help="do not print the summary ('all') lines")
+    _add_judging_options(parser, skip_missing="average only over queries that have both judgments and results")
     parser.add_argument("-m", dest="measures", action="append", default=None, metavar="MEASURE",
                         help="measure to report, repeatable: trec_eval names and groups (map, P.5,10, "
                              "ndcg_cut.10, official) or ir_measures names (AP, P@10, nDCG@10, R@100)")
@@ -119,16 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--digits", type=_positive_int, default=4, metavar="N", help="decimals in tables (default 4)")
     compare.add_argument("--fail-if-worse", action="append", default=[], metavar="MEASURE",
                          help="exit 1 if a run is significantly worse than the baseline on MEASURE (repeatable)")
-    query_set = compare.add_mutually_exclusive_group()
-    query_set.add_argument("-c", dest="complete", action="store_true",
-                           help="score judged queries a run lacks as 0 (the default; accepted for trec_eval)")
-    query_set.add_argument("--skip-missing", action="store_true",
-                           help="compare only the queries every run has results for")
-    compare.add_argument("-J", dest="judged_only", action="store_true", help="evaluate only judged documents")
-    compare.add_argument("-l", dest="level", type=_positive_int, default=1, metavar="LEVEL",
-                         help="relevance level: a judgment >= LEVEL is relevant (default 1)")
-    compare.add_argument("-M", dest="max_depth", type=_positive_int, default=None, metavar="DEPTH",
-                         help="evaluate only the top DEPTH documents of each ranking")
+    _add_judging_options(compare, skip_missing="compare only the queries every run has results for")
 
     commands.add_parser("measures", help="list every measure with its parameters and trec_eval name",
                         description="List the measure catalogue: name, aliases, one-line definition, parameters "
