@@ -31,7 +31,8 @@ import numpy as np
 from attrs import fields, frozen
 
 from .evaluator import SetEvaluator
-from .measures import parse
+from .measures import Measure, parse
+from .measures.base import summary_weights
 from .model import FloatArray, RetrievalEvalError
 
 __all__ = ["DEFAULT_MEASURES", "Comparison", "PairComparison", "compare"]
@@ -278,11 +279,21 @@ def compare(
     keys = list(dict.fromkeys(str(m) for m in parsed))
     measure_of = {str(m): m for m in parsed}
 
-    evaluators = _evaluate(qrels, runs, rel=rel, complete=complete, judged_only=judged_only, max_depth=max_depth)
-    queries = [q for q in evaluators[names[0]].query_ids if all(q in evaluators[n] for n in names[1:])]
-    evaluators = {n: ev if len(ev) == len(queries) else ev.subset(queries) for n, ev in evaluators.items()}
-    values = {(n, k): evaluators[n].array(measure_of[k]) for n in names for k in keys}
-    means = {n: {k: evaluators[n].aggregate(measure_of[k]) for k in keys} for n in names}
+    scored = _score_runs(qrels, runs, [measure_of[k] for k in keys], rel=rel, complete=complete,
+                         judged_only=judged_only, max_depth=max_depth)
+    common = set.intersection(*(set(s.query_ids) for s in scored.values()))
+    queries = [q for q in scored[names[0]].query_ids if q in common]
+    values: dict[tuple[str, str], FloatArray] = {}
+    means: dict[str, dict[str, float]] = {}
+    for n in names:
+        position = {q: i for i, q in enumerate(scored[n].query_ids)}
+        rows = np.array([position[q] for q in queries], dtype=np.int64)
+        means[n] = {}
+        for k in keys:
+            weights = scored[n].weights[k]
+            values[n, k] = scored[n].values[k][rows]
+            means[n][k] = measure_of[k].definition.aggregate_values(
+                values[n, k], None if weights is None else weights[rows])
 
     pairs = _pairs(names, baseline, all_pairs)
     comparisons = []
@@ -331,21 +342,36 @@ def _pairs(names: list[str], baseline: str, all_pairs: bool) -> list[tuple[str, 
     return pairs
 
 
-def _evaluate(qrels: Any, runs: Mapping[str, Any], **options: Any) -> dict[str, SetEvaluator]:
-    """Every run as a SetEvaluator, the qrels read once for those given as files."""
+@frozen
+class _Scored:
+    """What compare keeps of one run's evaluation: per-query values (and summary weights) per measure."""
+
+    query_ids: list[str]
+    values: dict[str, FloatArray]
+    weights: dict[str, FloatArray | None]
+
+
+def _score_runs(qrels: Any, runs: Mapping[str, Any], measures: list[Measure], **options: Any) -> dict[str, _Scored]:
+    """Every run's values, the qrels read once. A run read from a file is evaluated and dropped before
+    the next is read, so memory holds one run's evaluation at a time, not ten."""
+    from .ranking import RunHandoff
     from .trec import read_qrels_columns, read_run_columns
 
     files = [name for name, run in runs.items() if not isinstance(run, SetEvaluator)]
-    judged = None
-    if files:
-        if qrels is None:
-            raise RetrievalEvalError(f"run {files[0]!r} is a file: compare needs the qrels to evaluate it")
-        judged = read_qrels_columns(qrels)
+    if files and qrels is None:
+        raise RetrievalEvalError(f"run {files[0]!r} is a file: compare needs the qrels to evaluate it")
+    judged = read_qrels_columns(qrels) if files else None
+    rel = options.pop("rel")
     out = {}
     for name, run in runs.items():
         if isinstance(run, SetEvaluator):
-            out[name] = run
+            evaluator = run
         else:
             assert judged is not None
-            out[name] = SetEvaluator.from_columns(judged, read_run_columns(run), **options)
+            evaluator = SetEvaluator._built(judged, RunHandoff(read_run_columns(run)), rel=rel, **options)
+        out[name] = _Scored(
+            evaluator.query_ids, {str(m): evaluator.array(m) for m in measures},
+            {str(m): summary_weights(evaluator._batch, m) for m in measures},
+        )
+        del evaluator
     return out
