@@ -285,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     try:
-        from .model import RetrievalEvalError
+        from .model import MissingExtraError, RetrievalEvalError
 
         if args.command == "measures":
             return _list_measures()
@@ -301,6 +301,9 @@ def _run(args: argparse.Namespace) -> int:
         return _evaluate(args, args.qrels, run)
     except _Usage as exc:
         print(f"retrieval-eval {args.command}: error: {exc}; see retrieval-eval {args.command} --help", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except MissingExtraError as exc:  # an optional dependency: one line that says what to install
+        print(f"retrieval-eval: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except RetrievalEvalError as exc:
         print(f"retrieval-eval: error: {exc}", file=sys.stderr)

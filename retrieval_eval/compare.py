@@ -33,7 +33,7 @@ from attrs import fields, frozen
 from .evaluator import SetEvaluator
 from .measures import Measure, parse
 from .measures.base import summary_weights
-from .model import FloatArray, RetrievalEvalError
+from .model import FloatArray, MissingExtraError, RetrievalEvalError
 
 __all__ = ["DEFAULT_MEASURES", "Comparison", "PairComparison", "compare"]
 
@@ -200,7 +200,7 @@ class Comparison:
         try:
             import pandas as pd
         except ImportError:
-            raise ImportError("Comparison.to_dataframe needs pandas: pip install pandas") from None
+            raise MissingExtraError("Comparison.to_dataframe needs pandas: pip install pandas") from None
         return pd.DataFrame(self.to_dict()["comparisons"])
 
 

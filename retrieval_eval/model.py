@@ -33,6 +33,10 @@ class TrecFormatError(InputFormatError):
 
 
 
+class MissingExtraError(ImportError):
+    """An optional dependency a feature needs is not installed; the message names the extra to install."""
+
+
 class InputTypeError(RetrievalEvalError, TypeError):
     """An in-memory input of the wrong type (a TypeError, and like every input error a ValueError)."""
 

@@ -68,7 +68,7 @@ import numpy as np
 import numpy.typing as npt
 from attrs import evolve, frozen
 
-from .model import FloatArray, RetrievalEvalError
+from .model import FloatArray, MissingExtraError, RetrievalEvalError
 
 __all__ = ["CORRECTIONS", "TESTS", "PairedResult", "adjust", "paired_test", "tukey_hsd"]
 
@@ -403,7 +403,7 @@ def _scipy_stats() -> ModuleType:
     try:
         return importlib.import_module("scipy.stats")
     except ImportError as error:
-        raise ImportError(_NO_SCIPY) from error
+        raise MissingExtraError(_NO_SCIPY) from error
 
 
 def _as_vector(values: npt.ArrayLike, name: str) -> FloatArray:

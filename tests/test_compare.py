@@ -235,3 +235,13 @@ def test_same_seed_same_bytes_on_one_cpu_and_on_all(files: dict[str, Path]) -> N
     everywhere = subprocess.run(argv, capture_output=True, check=True).stdout
     one_cpu = subprocess.run(["taskset", "-c", "0", *argv], capture_output=True, check=True).stdout
     assert everywhere == one_cpu and b'"bootstrap"' in everywhere
+
+
+def test_cli_without_scipy_says_what_to_install(files: dict[str, Path], capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "scipy.stats", None)  # the import then fails
+    assert main(["compare", str(files["qrels"]), str(files["base"]), str(files["better"]), "-m", "AP"]) == 2
+    assert capsys.readouterr().err == (
+        "retrieval-eval: error: scipy is needed for significance tests: pip install 'retrieval_eval[stats]'\n")
