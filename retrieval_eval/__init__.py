@@ -26,6 +26,8 @@ _EXPORTS = {
     "InputWarning": "model",
     "RetrievalEvaluator": "evaluator",
     "SetEvaluator": "evaluator",
+    "compare": "comparison",
+    "Comparison": "comparison",
     "Measure": "measures",
     "UnknownMeasureError": "measures",
     "InvalidParameterError": "measures",
@@ -55,6 +57,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from .comparison import Comparison, compare
     from .evaluator import RetrievalEvaluator, SetEvaluator
     from .measures import InvalidParameterError, Measure, MeasureError, UnknownMeasureError, parse, parse_all
     from .model import (

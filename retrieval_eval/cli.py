@@ -146,7 +146,7 @@ than the baseline on MEASURE, after correction; each such run is named on stderr
 def _compare(args: argparse.Namespace) -> int:
     import os
 
-    from .compare import compare
+    from .comparison import compare
 
     if len(args.runs) < 2:
         raise _Usage("compare needs at least two runs")
@@ -157,7 +157,7 @@ def _compare(args: argparse.Namespace) -> int:
         raise _Usage("two runs have the same name; name them with --names a,b,...")
     measures = list(dict.fromkeys([*(args.measures or []), *args.fail_if_worse])) or None
     if measures and not args.measures:  # the gate's measures join the default ones
-        from .compare import DEFAULT_MEASURES
+        from .comparison import DEFAULT_MEASURES
 
         measures = list(dict.fromkeys([*DEFAULT_MEASURES, *args.fail_if_worse]))
     result = compare(

@@ -3,7 +3,7 @@
 The input is always per-query values of runs over the *same* queries, in the same order (one number
 per query, e.g. AP). Nothing here reads files; :func:`paired_test` compares two runs,
 :func:`tukey_hsd` compares many at once and :func:`adjust` corrects a family of p-values;
-:mod:`retrieval_eval.compare` puts them together for runs read from files.
+:mod:`retrieval_eval.comparison` puts them together for runs read from files.
 
 >>> from retrieval_eval.stats import paired_test
 >>> baseline = [0.20, 0.35, 0.10, 0.50, 0.40, 0.30]

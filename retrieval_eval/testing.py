@@ -55,7 +55,7 @@ def assert_not_worse(
 
     ``seed`` fixes the Monte Carlo tests (permutation, bootstrap), so that a test suite is repeatable.
     """
-    from .compare import compare
+    from .comparison import compare
 
     result = compare(None, {"baseline": baseline, "candidate": candidate}, [measure], test=test, alpha=alpha,
                      correction="none", seed=seed)

@@ -17,7 +17,7 @@ import pytest
 
 from retrieval_eval import SetEvaluator
 from retrieval_eval.cli import main
-from retrieval_eval.compare import compare
+from retrieval_eval import compare
 from retrieval_eval.model import RetrievalEvalError
 from retrieval_eval.testing import assert_at_least, assert_not_worse
 

@@ -7,7 +7,7 @@ queries. The statistics themselves are in :mod:`retrieval_eval.stats`; this modu
 compare and presents it. The multiple-testing family is all the comparisons of one measure.
 
 >>> from retrieval_eval import SetEvaluator
->>> from retrieval_eval.compare import compare
+>>> from retrieval_eval import compare
 >>> qrels = {f"q{i}": {"a": 1, "b": 1, "c": 0} for i in range(8)}
 >>> good = {q: {"a": 3.0, "b": 2.0, "c": 1.0} for q in qrels}
 >>> bad = {q: {"c": 3.0, "a": 2.0, "b": 1.0} for q in qrels}
