@@ -29,6 +29,7 @@ from ._tokenize import (
     _Columns,
     _floats,
     _numbers,
+    _Parsed,
     _parsed_blocks,
     _snippet,
     _source_name,
@@ -83,7 +84,7 @@ def _empty_field(block: _Block, separator: bytes) -> None:
                        f"empty field; expected 4 fields {LOG_FORMAT}; got {line}")
 
 
-def _parse_log_block(block: _Block, delimiter: str) -> tuple[Any, dict[str, np.ndarray]]:
+def _parse_log_block(block: _Block, delimiter: str) -> _Parsed:
     padded, end = block.padded, block.end
     if delimiter == "auto":  # a block of commas without whitespace is CSV (a file is consistent)
         has_space = padded.find(b" ", _FRONT, end) >= 0 or padded.find(b"\t", _FRONT, end) >= 0
