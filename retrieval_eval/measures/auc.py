@@ -28,10 +28,15 @@ def _score_order(b: RankedBatch) -> IntArray | None:
 def _pairs(b: RankedBatch, rel: int) -> tuple[FloatArray, IntArray, IntArray]:
     """Per query: correctly ordered (positive, negative) pairs with ties counted 1/2, positives, negatives.
 
-    Within a query sorted by score descending, a positive beats the negatives below its block of
-    tied scores and ties with the negatives inside that block: the Mann-Whitney U statistic, from
-    cumulative counts instead of a loop over pairs.
+    Computed once per batch and threshold: AUC, GAUC and GAUC's summary weights all read it.
     """
+    return b._cached(("auc-pairs", rel), lambda: _count_pairs(b, rel))
+
+
+def _count_pairs(b: RankedBatch, rel: int) -> tuple[FloatArray, IntArray, IntArray]:
+    """Within a query sorted by score descending, a positive beats the negatives below its block of
+    tied scores and ties with the negatives inside that block: the Mann-Whitney U statistic, from
+    cumulative counts instead of a loop over pairs."""
     n = b.n_queries
     order = _score_order(b)
     segment = b.segment if order is None else b.segment[order]
