@@ -86,11 +86,12 @@ class Comparison:
     queries: tuple[str, ...]
     baseline: str
     all_pairs: bool = False
+    rel: int = 1  #: the relevance level the measures were parsed with
 
     # ------------------------------------------------------------------ what was found
     def significant_worse(self, measure: str | None = None) -> list[PairComparison]:
         """Comparisons where a run is significantly worse than the baseline (after correction)."""
-        key = None if measure is None else str(parse(measure))
+        key = None if measure is None else str(parse(measure, rel=self.rel))
         return [c for c in self.comparisons if c.baseline == self.baseline and c.significant and c.delta < 0
                 and (key is None or c.measure == key)]
 
@@ -315,7 +316,7 @@ def compare(
             ))
     return Comparison(test=test, correction=correction, alpha=alpha, runs=tuple(names), measures=tuple(keys),
                       means=means, comparisons=tuple(comparisons), queries=tuple(queries), baseline=baseline,
-                      all_pairs=all_pairs)
+                      all_pairs=all_pairs, rel=rel)
 
 
 def _paired(stats: Any, matrix: FloatArray, a: int, b: int, test: str, permutations: int, samples: int,

@@ -245,3 +245,13 @@ def test_cli_without_scipy_says_what_to_install(files: dict[str, Path], capsys: 
     assert main(["compare", str(files["qrels"]), str(files["base"]), str(files["better"]), "-m", "AP"]) == 2
     assert capsys.readouterr().err == (
         "retrieval-eval: error: scipy is needed for significance tests: pip install 'retrieval_eval[stats]'\n")
+
+
+def test_the_gate_fires_at_another_relevance_level(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """With -l 2 the measures are P(rel=2)@10 and so on: --fail-if-worse P@10 must still find them."""
+    q, base, worse = (str(files[n]) for n in ("qrels", "base", "worse"))
+    result = compare(files["qrels"], {"base": files["base"], "worse": files["worse"]}, ["AP"], rel=2)
+    assert result.measures == ("AP(rel=2)",) and result.significant_worse("AP") == result.significant_worse()
+    assert result.significant_worse(), "the worse run must lose significantly at rel=2 too"
+    assert main(["compare", q, base, worse, "-l", "2", "-m", "AP", "--fail-if-worse", "AP"]) == 1
+    assert "worse.run is worse than base.run on AP(rel=2)" in capsys.readouterr().err
