@@ -146,7 +146,7 @@ than the baseline on MEASURE, after correction; each such run is named on stderr
 def _compare(args: argparse.Namespace) -> int:
     import os
 
-    from .comparison import compare
+    from .comparison import DEFAULT_MEASURES, compare
 
     if len(args.runs) < 2:
         raise _Usage("compare needs at least two runs")
@@ -155,11 +155,7 @@ def _compare(args: argparse.Namespace) -> int:
         raise _Usage(f"--names gives {len(names)} names for {len(args.runs)} runs")
     if len(set(names)) != len(names):
         raise _Usage("two runs have the same name; name them with --names a,b,...")
-    measures = list(dict.fromkeys([*(args.measures or []), *args.fail_if_worse])) or None
-    if measures and not args.measures:  # the gate's measures join the default ones
-        from .comparison import DEFAULT_MEASURES
-
-        measures = list(dict.fromkeys([*DEFAULT_MEASURES, *args.fail_if_worse]))
+    measures = list(dict.fromkeys([*(args.measures or DEFAULT_MEASURES), *args.fail_if_worse]))  # gated ones too
     result = compare(
         args.qrels, dict(zip(names, args.runs)), measures, baseline=args.baseline, all_pairs=args.all_pairs,
         test=args.test, correction=args.correction, alpha=args.alpha, permutations=args.permutations,
@@ -199,14 +195,13 @@ def _requested(specs: Sequence[str] | None, level: int) -> tuple[list[Requested]
     return requested, show_run_id
 
 
-def _evaluate(args: argparse.Namespace, qrels: object, run: object) -> int:
+def _evaluate(args: argparse.Namespace, qrels: object, run: object, log: object = None) -> int:
     from .evaluator import SetEvaluator
     from .output import json_report, order_requested, trec_lines
 
     requested, show_run_id = _requested(args.measures, args.level)
     requested = order_requested(requested)
-    if getattr(args, "log", None) is not None:
-        log = sys.stdin.buffer if args.log == "-" else args.log
+    if log is not None:
         results = SetEvaluator.from_log(log, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only,
                                         duplicates=args.duplicates)
     else:
@@ -296,7 +291,7 @@ def _run(args: argparse.Namespace) -> int:
 
             return _evaluate(args, *sample_paths())
         if args.log is not None:
-            return _evaluate(args, None, None)
+            return _evaluate(args, None, None, log=sys.stdin.buffer if args.log == "-" else args.log)
         run = sys.stdin.buffer if args.run == "-" else args.run
         return _evaluate(args, args.qrels, run)
     except _Usage as exc:

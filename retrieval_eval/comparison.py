@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from attrs import fields, frozen
+from attrs import asdict, fields, frozen
 
 from .evaluator import SetEvaluator
 from .measures import Measure, parse
@@ -127,12 +127,7 @@ class Comparison:
             "test": self.test, "correction": self.correction, "alpha": self.alpha, "runs": list(self.runs),
             "baseline": self.baseline, "queries": len(self.queries),
             "means": {run: dict(values) for run, values in self.means.items()},
-            "comparisons": [
-                {"measure": c.measure, "baseline": c.baseline, "run": c.run, "delta": c.delta, "p_value": c.p_value,
-                 "p_adjusted": c.p_adjusted, "significant": c.significant, "effect_size": c.effect_size,
-                 "ci_low": c.ci_low, "ci_high": c.ci_high, "wins": c.wins, "ties": c.ties, "losses": c.losses}
-                for c in self.comparisons
-            ],
+            "comparisons": [asdict(c) for c in self.comparisons],  # PairComparison's fields, in order
         }
 
     def to_json(self) -> str:
