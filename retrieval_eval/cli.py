@@ -272,6 +272,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("evaluate takes QRELS and RUN, or --log LOG")
         if args.log is not None and args.qrels is not None:
             parser.error("evaluate: --log replaces QRELS and RUN; give one or the other")
+        if args.log is not None and args.order != "score":
+            parser.error("evaluate: --order applies to run files; a log is always ranked by score")
     with warnings.catch_warnings():
         warnings.simplefilter("always")  # accepted-but-suspicious input is reported every time
         warnings.showwarning = _show_warning

@@ -155,7 +155,8 @@ def test_cli_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
            "summary: s3" in err
 
 
-@pytest.mark.parametrize("argv", [["evaluate", "--log", "x.tsv", "qrels"], ["evaluate", "qrels"], ["evaluate"]])
+@pytest.mark.parametrize("argv", [["evaluate", "--log", "x.tsv", "qrels"], ["evaluate", "qrels"], ["evaluate"],
+                                  ["evaluate", "--log", "x.tsv", "--order", "file"]])
 def test_cli_log_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(argv)
