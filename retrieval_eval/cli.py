@@ -208,6 +208,7 @@ def _evaluate(args: argparse.Namespace, qrels: object, run: object, log: object 
         results = SetEvaluator.from_trec(
             qrels, run, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only,
             duplicates=args.duplicates, complete=not args.skip_missing, order=args.order,
+            subtopics=any(item.measure.definition.subtopics for item in requested),
         )
     if results.missing_from_run and not args.complete:
         action = "left out of the means" if args.skip_missing else "scored as empty rankings (as trec_eval -c)"

@@ -356,7 +356,8 @@ def _score_runs(qrels: Any, runs: Mapping[str, Any], measures: list[Measure], **
     files = [name for name, run in runs.items() if not isinstance(run, SetEvaluator)]
     if files and qrels is None:
         raise RetrievalEvalError(f"run {files[0]!r} is a file: compare needs the qrels to evaluate it")
-    judged = read_qrels_columns(qrels) if files else None
+    diversity = any(m.definition.subtopics for m in measures)
+    judged = read_qrels_columns(qrels, with_subtopics=diversity) if files else None
     rel = options.pop("rel")
     out = {}
     for name, run in runs.items():

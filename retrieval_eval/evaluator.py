@@ -393,7 +393,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
     def from_trec(
         cls, qrels: str | os.PathLike[str] | Any, run: str | os.PathLike[str] | Any, *, rel: int = 1,
         max_depth: int | None = None, judged_only: bool = False, duplicates: Duplicates = "error",
-        complete: bool = True, order: str = "score",
+        complete: bool = True, order: str = "score", subtopics: bool = False,
     ) -> SetEvaluator:
         """Read a TREC qrels file and a TREC run file (paths, ``.gz`` paths or open files).
 
@@ -413,6 +413,10 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         order : {"score", "file", "rank"}, default "score"
             How each query is ranked: by score descending with ties by doc_id descending (trec_eval),
             in file order, or by the file's rank column (which must then hold integers).
+        subtopics : bool, default False
+            Read the qrels' second column as the subtopic (intent) id of each judgment, as the
+            diversity measures (``alpha_nDCG``, ``ERR_IA``, ...) need. A document may then be judged
+            once per subtopic; every other measure sees its largest value.
 
         Raises
         ------
@@ -428,7 +432,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
             raise ValueError(f"'order' must be one of {list(orders)}; got {order!r}")
         # Nobody else holds the run just read: handed over, its columns are freed as the build uses them.
         return cls._built(
-            read_qrels_columns(qrels), RunHandoff(read_run_columns(run, with_ranks=order == "rank")), rel=rel,
+            read_qrels_columns(qrels, with_subtopics=subtopics), RunHandoff(read_run_columns(run, with_ranks=order == "rank")), rel=rel,
             max_depth=max_depth, judged_only=judged_only, duplicates=duplicates, complete=complete,
             order=orders[order],
         )

@@ -162,6 +162,8 @@ class QrelsColumns:
     lines: IntArray
     origin: str = "<qrels>"
     unit: str = "line"
+    #: The second column as subtopic (intent) ids, read only for the diversity measures; None otherwise.
+    subtopics: np.ndarray | None = None
 
 
 

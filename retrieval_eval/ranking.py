@@ -41,6 +41,7 @@ from .model import (
     QrelsColumns,
     RunColumns,
     _display,
+    _location,
 )
 
 T = TypeVar("T")
@@ -105,6 +106,26 @@ class Hits:
         return np.searchsorted(self.row, rows) - self.offsets[query]
 
 
+@frozen(eq=False)
+class Subtopics:
+    """Diversity judgments: per query, one row per (subtopic, document) judgment of the qrels.
+
+    Read from the qrels' second column (``read_qrels_columns(..., with_subtopics=True)``), as ndeval
+    reads TREC Web track qrels. Rows are sorted by query, then document id bytes, then subtopic.
+    ``subtopic`` holds codes of the subtopic ids (equal ids, equal codes, across queries).
+    """
+
+    offsets: IntArray  #: (n_queries + 1,) bounds of each query's rows
+    doc_ids: np.ndarray  #: bytes id of the judged document
+    subtopic: IntArray  #: code of the subtopic id
+    relevance: IntArray  #: the judgment's raw value
+
+    def select(self, indices: IntArray) -> Subtopics:
+        rows = _gather_segments(self.offsets, indices)
+        return Subtopics(_offsets_of(np.diff(self.offsets)[indices]), self.doc_ids[rows], self.subtopic[rows],
+                         self.relevance[rows])
+
+
 # --------------------------------------------------------------------------------------------------
 # The batch
 
@@ -133,6 +154,9 @@ class RankedBatch:
         Id of each judged document, in byte order within each query.
     in_run : (n_queries,) bool
         False for qrels queries the run never mentioned (scored as empty rankings).
+    subtopics : Subtopics or None
+        The per-subtopic judgments of the diversity measures, when the qrels were read with their
+        subtopic column; the judged rows above then hold each document's largest value.
     """
 
     query_ids: list[str]
@@ -144,6 +168,7 @@ class RankedBatch:
     judged_relevance: IntArray
     judged_doc_ids: np.ndarray
     in_run: BoolArray
+    subtopics: Subtopics | None = None
     _cache: dict[tuple[object, ...], Any] = field(factory=dict, init=False, repr=False)
 
     # ---- shape
@@ -248,7 +273,24 @@ class RankedBatch:
             judged_relevance=self.judged_relevance[judged],
             judged_doc_ids=self.judged_doc_ids[judged],
             in_run=self.in_run[indices],
+            subtopics=None if self.subtopics is None else self.subtopics.select(indices),
         )
+
+    def judged_only(self) -> RankedBatch:
+        """This batch with only its judged ranked rows (value >= 0), ranked in the same order: what the
+        ``judged_only=True`` parameter of a measure evaluates on, as trec_eval ``-J`` does for all."""
+
+        def compute() -> RankedBatch:
+            keep = self.labels >= 0
+            kept = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
+            return RankedBatch(
+                query_ids=self.query_ids, offsets=kept[self.offsets], labels=self.labels[keep],
+                doc_ids=self.doc_ids[keep], scores=self.scores[keep], judged_offsets=self.judged_offsets,
+                judged_relevance=self.judged_relevance, judged_doc_ids=self.judged_doc_ids, in_run=self.in_run,
+                subtopics=self.subtopics,
+            )
+
+        return self._cached(("judged-only",), compute)
 
     def doc_id(self, row: int) -> str:
         """The id of the document at ranked row ``row``."""
@@ -363,7 +405,13 @@ def build_batch(
 
     # Judged rows, by query then doc_id bytes: the qrels doc ids are interned (they are few next
     # to the run's), and a run document is judged only if it is among them.
-    keep_q = _check_duplicates(q_query_code, q_docs, qrels.lines, qrels.origin, qrels.unit, "judgment",
+    q_rel, q_lines = np.asarray(qrels.relevance), np.asarray(qrels.lines)
+    subtopics = None
+    if qrels.subtopics is not None:  # diversity qrels: a document may be judged once per subtopic
+        subtopics, rows, q_rel = _diversity_judgments(q_query_code, q_docs, _as_bytes(qrels.subtopics), q_rel,
+                                                      q_lines, qrels, query_vocab, duplicates)
+        q_query_code, q_docs, q_lines = q_query_code[rows], q_docs[rows], q_lines[rows]
+    keep_q = _check_duplicates(q_query_code, q_docs, q_lines, qrels.origin, qrels.unit, "judgment",
                                query_vocab, duplicates)
     doc_vocab, q_doc_code = intern(q_docs)
     q_rows = np.flatnonzero(keep_q)
@@ -371,7 +419,7 @@ def build_batch(
         q_rows = q_rows[np.argsort(q_query_code[q_rows] * len(doc_vocab) + q_doc_code[q_rows])]
     else:
         q_rows = q_rows[np.lexsort((q_doc_code[q_rows], q_query_code[q_rows]))]
-    j_query, j_doc, j_rel = q_query_code[q_rows], q_doc_code[q_rows], np.asarray(qrels.relevance)[q_rows]
+    j_query, j_doc, j_rel = q_query_code[q_rows], q_doc_code[q_rows], q_rel[q_rows]
 
     # Ranked rows of the evaluated queries (run rows of unjudged queries are reported and ignored).
     r_rows = None if judged_head.all() else np.flatnonzero(np.repeat(judged_head, r_run_lengths))
@@ -430,6 +478,7 @@ def build_batch(
         judged_relevance=j_rel.astype(np.int64),
         judged_doc_ids=doc_vocab[j_doc],
         in_run=in_run,
+        subtopics=subtopics,
     )
     missing = [query_ids[i] for i in np.flatnonzero(~in_run)]
     report = QuerySetReport(missing_from_run=missing, not_judged=not_judged, dropped_missing=not complete)
@@ -438,3 +487,37 @@ def build_batch(
     if len(rq) > _CHUNK:
         release_freed_memory()
     return batch, report
+
+
+def _diversity_judgments(
+    query_code: IntArray, docs: np.ndarray, subtopic_ids: np.ndarray, relevance: IntArray, lines: IntArray,
+    qrels: QrelsColumns, query_vocab: np.ndarray, policy: Duplicates,
+) -> tuple[Subtopics, IntArray, IntArray]:
+    """The per-subtopic judgments, and one judgment per (query, document) for every other measure: a
+    row of the pair and the pair's largest value (a document relevant to any subtopic is relevant to
+    the query, as ndeval's own non-intent-aware MAP has it).
+
+    The same (query, subtopic, document) twice is an error, or its first line is kept (``policy``).
+    """
+    _, sub_code = intern(subtopic_ids)
+    _, doc_code = intern(docs)
+    order = np.lexsort((lines, sub_code, doc_code, query_code))  # line order breaks ties: first line first
+    q, d, t = query_code[order], doc_code[order], sub_code[order]
+    repeat = np.flatnonzero((q[1:] == q[:-1]) & (d[1:] == d[:-1]) & (t[1:] == t[:-1])) + 1
+    if repeat.size and policy == "error":
+        second, first = order[repeat[0]], order[repeat[0] - 1]
+        raise InputFormatError(
+            f"{_location(qrels.origin, qrels.unit, int(lines[second]))}: duplicate judgment for query "
+            f"{_display(query_vocab[query_code[second]])!r}, subtopic {_display(subtopic_ids[second])!r}, "
+            f"document {_display(docs[second])!r} (first at {qrels.unit} {int(lines[first])}); expected each "
+            "document at most once per query and subtopic"
+        )
+    if repeat.size:
+        keep = np.ones(len(order), dtype=bool)
+        keep[repeat] = False
+        order, q, d, t = order[keep], q[keep], d[keep], t[keep]
+    value = relevance[order]
+    subtopics = Subtopics(_offsets_of(np.bincount(q, minlength=len(query_vocab))), docs[order], t, value)
+    starts = np.flatnonzero(np.concatenate(([True], (q[1:] != q[:-1]) | (d[1:] != d[:-1]))))
+    largest = np.maximum.reduceat(value, starts) if len(starts) else value[:0]
+    return subtopics, order[starts], largest

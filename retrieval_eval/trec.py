@@ -58,11 +58,14 @@ QRELS_FORMAT = "'query_id iteration doc_id relevance'"
 RUN_FORMAT = "'query_id Q0 doc_id rank score run_id'"
 
 
-def _parse_qrels_block(block: _Block) -> _Parsed:
+def _parse_qrels_block(block: _Block, with_subtopics: bool = False) -> _Parsed:
     tokens = _tokenize(block)
     _check_field_count(tokens, tokens.n_tokens != 4, f"4 fields {QRELS_FORMAT}")
     relevance = _numbers(tokens, 3, np.int64, "relevance must be an integer", QRELS_FORMAT)
-    return tokens, {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "relevance": relevance}
+    columns = {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "relevance": relevance}
+    if with_subtopics:
+        columns["subtopics"] = tokens.strings(1)
+    return tokens, columns
 
 
 def _parse_run_block(block: _Block, with_ranks: bool = False) -> _Parsed:
@@ -79,8 +82,8 @@ def _parse_run_block(block: _Block, with_ranks: bool = False) -> _Parsed:
     return tokens, columns
 
 
-def _qrels_blocks(source: Source) -> Iterator[_Parsed]:
-    return _parsed_blocks(source, _parse_qrels_block)
+def _qrels_blocks(source: Source, with_subtopics: bool = False) -> Iterator[_Parsed]:
+    return _parsed_blocks(source, partial(_parse_qrels_block, with_subtopics=with_subtopics))
 
 
 def _run_blocks(source: Source, with_ranks: bool = False) -> Iterator[_Parsed]:
@@ -92,8 +95,12 @@ def _run_blocks(source: Source, with_ranks: bool = False) -> Iterator[_Parsed]:
 
 
 
-def read_qrels_columns(source: Source) -> QrelsColumns:
+def read_qrels_columns(source: Source, *, with_subtopics: bool = False) -> QrelsColumns:
     """Read a qrels file into columns (ids stay bytes, so ties sort in byte order like trec_eval).
+
+    The second column is ignored, as trec_eval does, unless ``with_subtopics``: it is then kept as the
+    subtopic (intent) id of each judgment, which the diversity measures (``alpha_nDCG``, ``ERR_IA``...)
+    group by, as ndeval reads TREC Web track qrels.
 
     Raises
     ------
@@ -101,7 +108,7 @@ def read_qrels_columns(source: Source) -> QrelsColumns:
         On a malformed line (with ``path:line``) or when the file holds no judgment.
     """
     columns = _Columns(source)
-    for tokens, part in _qrels_blocks(source):
+    for tokens, part in _qrels_blocks(source, with_subtopics):
         columns.add(tokens, part)
     if not columns.rows:
         raise _nothing_found(source, "judgments", QRELS_FORMAT)
@@ -111,6 +118,7 @@ def read_qrels_columns(source: Source) -> QrelsColumns:
         relevance=columns.pop("relevance"),
         lines=columns.pop("lines"),
         origin=_source_name(source),
+        subtopics=columns.pop("subtopics") if with_subtopics else None,
     )
 
 

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 # Registration order is the order of the measures page and, after trec_eval's own, the print order.
-from . import counts, precision, average_precision, graded, sets, judged, auc  # noqa: F401, I001  (in this order)
+from . import counts, precision, average_precision, graded, sets, judged, auc, diversity  # noqa: F401, I001  (in this order)
 from .base import (
     ALIAS_PARAMS,
     ALIASES,
@@ -74,6 +74,15 @@ Judged = REGISTRY["Judged"]
 F1 = REGISTRY["F1"]
 AUC = REGISTRY["AUC"]
 GAUC = REGISTRY["GAUC"]
+alpha_DCG = REGISTRY["alpha_DCG"]
+alpha_nDCG = REGISTRY["alpha_nDCG"]
+ERR_IA = REGISTRY["ERR_IA"]
+nERR_IA = REGISTRY["nERR_IA"]
+NRBP = REGISTRY["NRBP"]
+nNRBP = REGISTRY["nNRBP"]
+P_IA = REGISTRY["P_IA"]
+StRecall = REGISTRY["StRecall"]
+AP_IA = REGISTRY["AP_IA"]
 
 __all__ = [
     "ALIAS_PARAMS", "ALIASES", "AUC", "CUTOFF", "GAUC", "InvalidParameterError", "MeasureError", "REL", "AP", "ERR", "F1", "Judged", "BinG", "Bpref", "DCG", "G", "GMAP", "GMBpref",
@@ -82,5 +91,5 @@ __all__ = [
     "RelString", "RnDCG", "Rprec", "RprecMult", "SetAP", "SetF", "SetP", "SetR", "Success", "TREC_NAMES",
     "TREC_TABLE", "TrecName", "TrecRow", "UnknownMeasureError", "Unj", "Utility", "YAAP", "compute", "compute_text",
     "infAP", "measure", "nDCG", "nDCGRel", "parse", "parse_all", "parse_labelled", "parse_trec_options",
-    "print_order",
+    "print_order", "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "StRecall", "AP_IA",
 ]

@@ -30,7 +30,7 @@ def _average_precision(b: RankedBatch, rel: int, k: int | None, norm: str = "R")
 
 
 @measure(
-    "AP",
+    "AP", judged_only=True,
     params={
         "k": CUTOFF, "rel": REL,
         "norm": Param(str, "R", "denominator: 'R' (trec_eval), 'retrieved' (relevant found within k, FLAGR) "

@@ -77,6 +77,7 @@ class Param:
     description: str
     choices: tuple[Any, ...] | None = None
     minimum: float | None = None
+    maximum: float | None = None
     #: Optional converter applied first (e.g. a dict to a hashable table); ValueError means invalid.
     convert: Callable[[Any], Any] | None = None
 
@@ -85,7 +86,10 @@ class Param:
         if self.choices is not None:
             return "one of " + ", ".join(repr(c) for c in self.choices)
         article = "an" if self.kind.__name__[0] in "aeiou" else "a"
+        if self.minimum is not None and self.maximum is not None:
+            return f"{article} {self.kind.__name__} in [{self.minimum!r}, {self.maximum!r}]"
         bound = f" >= {self.minimum!r}" if self.minimum is not None else ""
+        bound += f" <= {self.maximum!r}" if self.maximum is not None else ""
         return f"{article} {self.kind.__name__}{bound}"
 
     def check(self, owner: str, name: str, value: Any, *, allow_none: bool = True) -> Any:
@@ -108,6 +112,8 @@ class Param:
             valid = value in self.choices
         if valid and self.minimum is not None:
             valid = value >= self.minimum
+        if valid and self.maximum is not None:
+            valid = value <= self.maximum
         if not valid:
             raise InvalidParameterError(f"parameter {name!r} of {owner} must be {self.domain()}; got {value!r}")
         return value
@@ -117,6 +123,9 @@ class Param:
 REL = Param(int, 1, "relevance threshold: a judgment >= rel is relevant", minimum=0)
 #: The rank cutoff shared by the measures written ``Name@k``.
 CUTOFF = Param(int, None, "rank cutoff k: only the top k ranks count", minimum=1)
+#: ir_measures' ``judged_only``: evaluate on the judged documents only, re-ranked (trec_eval ``-J``
+#: for one measure). Measures registered with ``judged_only=True`` take it; no kernel sees it.
+JUDGED_ONLY = Param(bool, False, "drop unjudged documents from the ranking first (trec_eval -J, for this measure)")
 
 
 class TrecSyntax(Protocol):
@@ -190,6 +199,8 @@ class MeasureDef:
     #: For ``aggregate="weighted"``: ``weight(batch, **params)``, each query's weight in the summary
     #: (0 leaves a query out of it, as GAUC does with single-class queries).
     weight: Kernel | None = None
+    #: The kernel reads the qrels' subtopic column (``batch.subtopics``): the diversity measures.
+    subtopics: bool = False
 
     def __call__(self, **params: Any) -> Measure:
         return make_measure(self, params)
@@ -349,6 +360,8 @@ def measure(
     summary_only: bool = False,
     text: bool = False,
     weight: Kernel | None = None,
+    judged_only: bool = False,
+    subtopics: bool = False,
 ) -> Callable[[Kernel], MeasureDef]:
     """Register a kernel ``f(batch, **params) -> (n_queries,) float64`` as measure ``name``.
 
@@ -357,6 +370,8 @@ def measure(
     alias that stands for the measure with those parameters. ``text=True`` marks a kernel returning
     one str per query (printed per query, never aggregated). ``aggregate="weighted"`` needs
     ``weight(batch, **params) -> (n_queries,)``: the summary is then the weighted mean.
+    ``judged_only=True`` adds the ``judged_only`` parameter, handled here, not by the kernel;
+    ``subtopics=True`` marks a kernel that needs the qrels' subtopic column (``batch.subtopics``).
     """
     if (aggregate == "weighted") != (weight is not None):
         raise TypeError(f"measure {name}: aggregate='weighted' and weight= go together")
@@ -366,11 +381,14 @@ def measure(
         doc = (kernel.__doc__ or "").strip()
         if not doc:
             raise TypeError(f"measure {name} needs a docstring")
+        all_params = dict(params or {})
+        if judged_only:
+            all_params["judged_only"] = JUDGED_ONLY
         definition = MeasureDef(
-            name=name, kernel=kernel, params=dict(params or {}), cutoff=cutoff,
+            name=name, kernel=kernel, params=all_params, cutoff=cutoff,
             cutoff_required=cutoff_required, aliases=alias_names, trec=trec, aggregate=aggregate,
             integer=integer, summary_only=summary_only, summary=doc.splitlines()[0], doc=doc, text=text,
-            weight=weight,
+            weight=weight, subtopics=subtopics,
         )
         for key in (name, *alias_names):
             if key in REGISTRY or key in ALIASES:
@@ -410,7 +428,10 @@ def compute_text(batch: RankedBatch, measure: Measure) -> list[str]:
 def summary_weights(batch: RankedBatch, measure: Measure) -> FloatArray | None:
     """Each query's weight in the summary of a weighted measure (GAUC); None for the others."""
     weight = measure.definition.weight
-    return None if weight is None else np.asarray(weight(batch, **measure.resolved()), dtype=np.float64)
+    if weight is None:
+        return None
+    batch, params = _kernel_arguments(batch, measure)
+    return np.asarray(weight(batch, **params), dtype=np.float64)
 
 
 def _run_kernel(batch: RankedBatch, measure: Measure) -> Any:
@@ -418,7 +439,22 @@ def _run_kernel(batch: RankedBatch, measure: Measure) -> Any:
     at = definition.cutoff
     if definition.cutoff_required and at is not None and measure[at] is None:
         raise InvalidParameterError(f"{measure.name} needs a cutoff, for example {measure.name}@10")
-    return definition.kernel(batch, **measure.resolved())
+    batch, params = _kernel_arguments(batch, measure)
+    return definition.kernel(batch, **params)
+
+
+def _kernel_arguments(batch: RankedBatch, measure: Measure) -> tuple[RankedBatch, dict[str, Any]]:
+    """The batch and keyword arguments the kernel gets: ``judged_only`` becomes the judged sub-batch."""
+    params = measure.resolved()
+    if params.pop("judged_only", False):
+        batch = batch.judged_only()
+    if measure.definition.subtopics and batch.subtopics is None:
+        raise MeasureError(
+            f"{measure} needs diversity qrels, whose second column is the subtopic id: read them with "
+            "SetEvaluator.from_trec(..., subtopics=True) or read_qrels_columns(..., with_subtopics=True) "
+            "(the command line does so when a diversity measure is asked for)"
+        )
+    return batch, params
 
 
 def print_order(measure: Measure) -> tuple[int, int, float]:

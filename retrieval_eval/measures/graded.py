@@ -92,7 +92,7 @@ def _dcg_upto(b: RankedBatch, gains: Gains | None, query: IntArray, upto: IntArr
 
 
 @measure(
-    "nDCG",
+    "nDCG", judged_only=True,
     params={"k": CUTOFF, "dcg": DCG_STYLE, "gains": GAINS_PARAM},
     cutoff="k", aliases=("NDCG",),
     trec=(TrecName("ndcg", syntax=TrecGainPairs()), TrecName("ndcg_cut", cutoff=True, defaults=P_CUTOFFS)),

@@ -24,12 +24,14 @@ from .base import (
 #: A measure with the name it is printed under.
 Labelled = tuple[Measure, str]
 
-_IR_SYNTAX = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<params>.*)\))?(?:@(?P<at>[^@()]+))?$")
+# Names are identifiers, Unicode ones included (ir_measures registers α_nDCG).
+_IR_SYNTAX = re.compile(r"^(?P<name>[^\W\d]\w*)(?:\((?P<params>.*)\))?(?:@(?P<at>[^@()]+))?$")
 _LEADING_INT = re.compile(r"^\s*[-+]?\d+")
 
 
 def _unknown(name: str) -> UnknownMeasureError:
-    known = [*REGISTRY, *ALIASES, *TREC_NAMES, *trec_table.group_names()]
+    # Non-ASCII aliases (α_nDCG) only respell an ASCII name, which is suggested in their place.
+    known = [k for k in (*REGISTRY, *ALIASES, *TREC_NAMES, *trec_table.group_names()) if k.isascii()]
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
     if not close:
         close = [k for k in known if k.lower() == name.lower()]
@@ -127,6 +129,9 @@ def _parse_trec(text: str, rel: int | None) -> list[Labelled] | None:
     name, dot, params = text.partition(".")
     if name in TREC_NAMES:
         return _trec_items(name, params if dot else None, rel)
+    registered = _IR_SYNTAX.match(text)
+    if registered and (registered["name"] in REGISTRY or registered["name"] in ALIASES):
+        return None  # a registered name such as P_IA@10 is not the label P_<cutoff>
     base, _, suffix = text.rpartition("_")
     if base in TREC_NAMES and suffix:
         trec = TREC_NAMES[base][1]

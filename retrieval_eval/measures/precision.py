@@ -27,7 +27,7 @@ def _lround(x: FloatArray) -> IntArray:
     return np.floor(x + 0.5).astype(np.int64)
 
 
-@measure("Rprec", params={"rel": REL}, aliases=("RPrec",), trec=(TrecName("Rprec"),))
+@measure("Rprec", judged_only=True, params={"rel": REL}, aliases=("RPrec",), trec=(TrecName("Rprec"),))
 def r_precision(b: RankedBatch, *, rel: int) -> FloatArray:
     """R-precision: rel@R / R, the precision at rank R.
 
@@ -37,7 +37,7 @@ def r_precision(b: RankedBatch, *, rel: int) -> FloatArray:
     return safe_div(b.hits(rel).upto(R), R)
 
 
-@measure("RR", params={"k": CUTOFF, "rel": REL}, cutoff="k", aliases=("MRR",), trec=(TrecName("recip_rank"),))
+@measure("RR", judged_only=True, params={"k": CUTOFF, "rel": REL}, cutoff="k", aliases=("MRR",), trec=(TrecName("recip_rank"),))
 def reciprocal_rank(b: RankedBatch, *, k: int | None, rel: int) -> FloatArray:
     """Reciprocal rank: 1 / r_1, the inverse rank of the first relevant document.
 
@@ -53,7 +53,7 @@ def reciprocal_rank(b: RankedBatch, *, k: int | None, rel: int) -> FloatArray:
 
 
 @measure(
-    "IPrec", params={"recall": Param(float, None, "recall level in [0, 1]", minimum=0.0), "rel": REL},
+    "IPrec", judged_only=True, params={"recall": Param(float, None, "recall level in [0, 1]", minimum=0.0), "rel": REL},
     cutoff="recall", cutoff_required=True,
     trec=(TrecName("iprec_at_recall", cutoff=True, defaults=RECALL_POINTS, float_cutoffs=True),),
 )
@@ -73,8 +73,8 @@ def interpolated_precision(b: RankedBatch, *, recall: float, rel: int) -> FloatA
 
 
 @measure(
-    "P", params={"k": CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True,
-    trec=(TrecName("P", cutoff=True, defaults=P_CUTOFFS),),
+    "P", params={"k": CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True, aliases=("Precision",),
+    trec=(TrecName("P", cutoff=True, defaults=P_CUTOFFS),), judged_only=True,
 )
 def precision(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
     """Precision at k: rel@k / k.
@@ -85,8 +85,8 @@ def precision(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
 
 
 @measure(
-    "R", params={"k": CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True,
-    trec=(TrecName("recall", cutoff=True, defaults=P_CUTOFFS),),
+    "R", params={"k": CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True, aliases=("Recall",),
+    trec=(TrecName("recall", cutoff=True, defaults=P_CUTOFFS),), judged_only=True,
 )
 def recall(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
     """Recall at k: rel@k / R.
@@ -98,7 +98,7 @@ def recall(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
 
 
 @measure(
-    "Success", params={"k": CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True, aliases=("HitRate",),
+    "Success", judged_only=True, params={"k": CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True, aliases=("HitRate",),
     trec=(TrecName("success", cutoff=True, defaults=SUCCESS_CUTOFFS),),
 )
 def success(b: RankedBatch, *, k: int, rel: int) -> FloatArray:

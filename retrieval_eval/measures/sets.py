@@ -50,7 +50,7 @@ def utility(
 
 
 @measure(
-    "SetP",
+    "SetP", judged_only=True,
     params={"relative": Param(bool, False, "divide by min(n, R) instead of n (trec_eval set_relative_P)"),
             "rel": REL},
     aliases=(("SetRelP", {"relative": True}),),
@@ -80,7 +80,7 @@ def set_recall(b: RankedBatch, *, rel: int) -> FloatArray:
     return safe_div(b.n_relevant_retrieved(rel), b.n_relevant(rel))
 
 
-@measure("SetAP", params={"rel": REL}, trec=(TrecName("set_map"),))
+@measure("SetAP", judged_only=True, params={"rel": REL}, trec=(TrecName("set_map"),))
 def set_ap(b: RankedBatch, *, rel: int) -> FloatArray:
     """Set AP: (nrr / n) * (nrr / R), set precision times set recall, as nrr^2 / (n * R).
 
@@ -93,7 +93,7 @@ def set_ap(b: RankedBatch, *, rel: int) -> FloatArray:
 
 
 @measure(
-    "SetF", params={"beta": Param(float, 1.0, "weight of recall against precision (used as is, not squared)",
+    "SetF", judged_only=True, params={"beta": Param(float, 1.0, "weight of recall against precision (used as is, not squared)",
                                   minimum=0.0), "rel": REL},
     trec=(TrecName("set_F", syntax=TrecValues(("beta",))),),
 )
