@@ -23,8 +23,8 @@ difference is exactly what its explanation predicts, with the alternative value 
     binary gains), with tied scores sharing their averaged weight; ours follows trec_eval 10's
     ``rbp``, which rescales gains per query to [0, 1] by the query's largest judged level. Both
     read the string ``RBP`` as p = 0.8. Neither provider is installed here, so ir_measures' own
-    values are checked (against the definition computed here) only when one is; ``RBP(rel=1)``
-    (cwl_eval's binary gains) has no counterpart in our RBP.
+    values are checked (against the definition computed here) only when one is. ``RBP(rel=k)``
+    (binary gains) is the same measure on both sides, checked against cwl_eval on untied queries.
 (d) ``Judged``: ir_measures counts any qrels entry as a judgment, negative values included, and
     breaks score ties by doc_id ascending; we count only values >= 0 (DESIGN §3: negative =
     pooled but unjudged, as trec_eval's ``unj`` and ``-J``) and rank ties by doc_id descending.
@@ -507,6 +507,23 @@ def test_rbp_ir_measures_follows_its_definition(data: str, text: str) -> None:
     p = float(ir_measures.parse_measure(text).params.get("p", 0.8))
     for qid, value in theirs(data, text).items():
         assert same(value, rbp_ir_measures(run.get(qid, {}), qrels[qid], p)), (text, qid)
+
+
+@pytest.mark.parametrize("text", ("RBP(rel=1)", "RBP(rel=2,p=0.9)"))
+@pytest.mark.parametrize("data", sorted(DATASETS))
+def test_rbp_binary_gains_equal_cwl_eval(data: str, text: str) -> None:
+    """``RBP(rel=k)``: binary gains, as ir_measures computes it with cwl-eval, on every untied query."""
+    if not provider_available(text):
+        pytest.skip("cwl-eval (ir_measures' provider for RBP(rel=k)) is not installed")
+    qrels, run = dataset(data)
+    got, expected = our_values(data, text), theirs(data, text)
+    compared = 0
+    for qid, value in expected.items():
+        scores = run.get(qid, {})
+        if len(set(scores.values())) == len(scores):  # tie order aside (ours: trec_eval's)
+            assert same(got[qid], value, 1e-9), (text, qid)
+            compared += 1
+    assert compared > 0
 
 
 # --------------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import numpy as np
 from .._segments import safe_div, segment_count, segment_sum
 from ..model import FloatArray, IntArray
 from ..ranking import RankedBatch
-from .base import CUTOFF, REL, Param, TrecName, measure
+from .base import CUTOFF, REL, InvalidParameterError, Param, TrecName, measure
 from .gains import (
     DCG_STYLE,
     GAINS_PARAM,
@@ -273,11 +273,13 @@ def _powers(p: float, size: int) -> FloatArray:
 
 
 @measure(
-    "RBP", params={"p": Param(float, 0.8, "persistence: the probability of looking at the next rank", minimum=0.0),
-                   "gains": GAINS_PARAM},
+    "RBP", params={"p": Param(float, 0.8, "persistence: the probability of looking at the next rank", minimum=0.0,
+                             maximum=1.0),
+                   "gains": GAINS_PARAM,
+                   "rel": Param(int, None, "binary gains instead: a judgment >= rel gains 1, any other 0", minimum=0)},
     trec=(TrecName("rbp", preset=(("p", 0.9),), syntax=TrecGainPairs(extra=("p",))),),
 )
-def rbp(b: RankedBatch, *, p: float, gains: Gains | None) -> FloatArray:
+def rbp(b: RankedBatch, *, p: float, gains: Gains | None, rel: int | None) -> FloatArray:
     """Rank-biased precision: (1 - p) * sum over ranks i of gain_i * p^(i-1), without residual.
 
     Gains are the judged levels (or custom gains), rescaled per query to [0, 1] when any gain of the
@@ -289,14 +291,22 @@ def rbp(b: RankedBatch, *, p: float, gains: Gains | None) -> FloatArray:
     trec_eval 10 reads its min/max uninitialised (the value then depends on the other measures
     requested); we compute what it intends, which matches its ``-m all_trec`` output.
 
+    ``RBP(rel=k)`` uses binary gains instead (1 for a judgment >= k), as ir_measures' ``RBP(rel=k)``
+    (computed by cwl-eval) does; it cannot be combined with ``gains``.
+
     Edge cases: an empty ranking gives 0; a degenerate table (max == min) gives gain 0.
 
     Reference: Moffat & Zobel, "Rank-biased precision for measurement of retrieval effectiveness",
     TOIS 2008.
     """
+    powers = _powers(p, int(b.num_ret.max(initial=0)))
+    if rel is not None:
+        if gains is not None:
+            raise InvalidParameterError("RBP takes binary gains (rel) or custom gains (gains), not both")
+        relevant = b.hits(rel)
+        return (1.0 - p) * segment_sum(powers[relevant.rank - 1], relevant.query, b.n_queries)
     hits, gain = unit_gains(b, gains)  # the judged rows: unjudged ones gain 0
     keep = gain != 0
-    powers = _powers(p, int(b.num_ret.max(initial=0)))
     total = segment_sum(gain[keep] * powers[hits.rank[keep] - 1], hits.query[keep], b.n_queries)
     return (1.0 - p) * total
 
