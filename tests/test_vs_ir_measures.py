@@ -241,7 +241,7 @@ PARAM_SAMPLES = {
 NOT_PARSED: dict[tuple[str, str], str] = {}
 #: Names that need a cutoff here (ir_measures marks it optional, but its providers cannot compute
 #: them without one, or compute the whole ranking, which our measures write without ``@``).
-NEED_CUTOFF = {"P", "R", "Success", "Precision", "Recall", "alpha_DCG", "α_DCG", "alpha_nDCG", "α_nDCG", "ERR_IA",
+NEED_CUTOFF = {"SDCG", "NERR8", "NERR9", "BPM", "P", "R", "Success", "Precision", "Recall", "alpha_DCG", "α_DCG", "alpha_nDCG", "α_nDCG", "ERR_IA",
                "nERR_IA", "P_IA", "StRecall", "IPrec"}
 
 

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 # Registration order is the order of the measures page and, after trec_eval's own, the print order.
-from . import counts, precision, average_precision, graded, sets, judged, auc, diversity  # noqa: F401, I001  (in this order)
+from . import counts, precision, average_precision, graded, sets, judged, auc, diversity, cwl, preference  # noqa: F401, I001  (in this order)
 from .base import (
     ALIAS_PARAMS,
     ALIASES,
@@ -83,6 +83,16 @@ nNRBP = REGISTRY["nNRBP"]
 P_IA = REGISTRY["P_IA"]
 StRecall = REGISTRY["StRecall"]
 AP_IA = REGISTRY["AP_IA"]
+SDCG = REGISTRY["SDCG"]
+NERR8 = REGISTRY["NERR8"]
+NERR9 = REGISTRY["NERR9"]
+NERR10 = REGISTRY["NERR10"]
+NERR11 = REGISTRY["NERR11"]
+INST = REGISTRY["INST"]
+INSQ = REGISTRY["INSQ"]
+BPM = REGISTRY["BPM"]
+Compat = REGISTRY["Compat"]
+Accuracy = REGISTRY["Accuracy"]
 
 __all__ = [
     "ALIAS_PARAMS", "ALIASES", "AUC", "CUTOFF", "GAUC", "InvalidParameterError", "MeasureError", "REL", "AP", "ERR", "F1", "Judged", "BinG", "Bpref", "DCG", "G", "GMAP", "GMBpref",
@@ -92,4 +102,5 @@ __all__ = [
     "TREC_TABLE", "TrecName", "TrecRow", "UnknownMeasureError", "Unj", "Utility", "YAAP", "compute", "compute_text",
     "infAP", "measure", "nDCG", "nDCGRel", "parse", "parse_all", "parse_labelled", "parse_trec_options",
     "print_order", "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "StRecall", "AP_IA",
+    "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM", "Compat", "Accuracy",
 ]

@@ -3,9 +3,10 @@
 Adding a measure without all three fails here. The sources of evidence:
 - documentation: its docstring and its section of docs/measures.md (generated from the registry);
 - hand-computed cases: the case tables of test_evaluator, test_all_trec_hand_computed, test_err_judged_f1,
-  test_flagr_example, test_log_measures, test_diversity;
+  test_flagr_example, test_log_measures, test_diversity, test_cwl_compat;
 - oracles: trec_eval's expected outputs (test_conformance), ir_measures (test_vs_ir_measures), and
-  the slow per-query loops of test_err_judged_f1 and test_oracles, scikit-learn (test_log_measures), ndeval (test_diversity).
+  the slow per-query loops of test_err_judged_f1 and test_oracles, scikit-learn (test_log_measures), ndeval (test_diversity),
+  ir_measures' cwl_eval, compat and accuracy providers (test_cwl_compat).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import test_oracles
 import test_all_trec_hand_computed
 import test_log_measures
 import test_diversity
+import test_cwl_compat
 from conftest import TESTDATA
 
 from retrieval_eval.measures import REGISTRY, parse, trec_table
@@ -39,13 +41,14 @@ def hand_computed() -> set[str]:
     beyond = [case[0] for case in (*test_err_judged_f1.ERR_CASES, *test_err_judged_f1.JUDGED_CASES, *test_err_judged_f1.F1_CASES)]
     flagr = ["P@1", "R@1", "F1@1", "DCG@1", "IDCG@1", "nDCG@1", "AP@1"]  # test_flagr_example's worked table
     return (set(test_evaluator.HAND_COMPUTED) | _names(all_trec) | _names(beyond) | _names(flagr)
-            | test_log_measures.HAND_COMPUTED | test_diversity.HAND_COMPUTED)
+            | test_log_measures.HAND_COMPUTED | test_diversity.HAND_COMPUTED | test_cwl_compat.HAND_COMPUTED)
 
 
 def oracle_compared() -> set[str]:
     names = _names([text for texts in test_vs_ir_measures.CASES.values() for text in texts])
     names |= {"ERR", "Judged", "F1"}  # test_err_judged_f1.test_batch_matches_per_query_oracle
     names |= test_oracles.ORACLE_CHECKED | test_log_measures.ORACLE_CHECKED | test_diversity.ORACLE_CHECKED
+    names |= test_cwl_compat.ORACLE_CHECKED
     if (TESTDATA / "MANIFEST.md").is_file():
         for expected in CONFORMANCE_FILES:
             for line in (TESTDATA / expected).read_text().splitlines():
