@@ -36,11 +36,20 @@ Aggregate = Literal["mean", "sum", "gmean", "weighted"]
 MIN_GEO_MEAN = 1e-5
 
 
+def sequential_mean(values: FloatArray) -> float:
+    """The mean with the sum taken left to right, as trec_eval adds query after query.
+
+    NumPy's ``mean`` sums pairwise, which can differ in the last bit, and so in the printed fourth
+    decimal when the mean lies halfway between two (tests/test_vs_trec_eval_c.py found such lines).
+    """
+    return float(np.cumsum(values)[-1]) / len(values)
+
+
 def geometric_mean(values: FloatArray) -> float:
     """trec_eval's geometric mean: exp(mean(log(max(x, 1e-5)))); 0.0 for no values."""
     if len(values) == 0:
         return 0.0
-    return math.exp(float(np.log(np.maximum(values, MIN_GEO_MEAN)).mean()))
+    return math.exp(sequential_mean(np.log(np.maximum(values, MIN_GEO_MEAN))))
 
 
 class MeasureError(RetrievalEvalError):
@@ -254,7 +263,7 @@ class MeasureDef:
                 raise MeasureError(f"{self.name} is summarised by a weighted mean: pass its weights")
             total = float(weights.sum())
             return float((weights * values).sum()) / total if total > 0 else 0.0
-        return float(values.mean())
+        return sequential_mean(values)
 
 
 @frozen
