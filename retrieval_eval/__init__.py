@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+#: The one place the version is written: pyproject.toml reads it (hatchling's [tool.hatch.version]).
 __version__ = "0.1.0"
 
 #: public name -> module that defines it
@@ -41,7 +42,7 @@ _EXPORTS = {
     "write_run": "trec",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = sorted(_EXPORTS)  # noqa: PLE0605 (built from _EXPORTS, the one list of public names)
 
 
 def __getattr__(name: str) -> Any:
@@ -56,16 +57,25 @@ def __dir__() -> list[str]:
     return sorted([*globals(), *__all__])
 
 
-if TYPE_CHECKING:
-    from .comparison import Comparison, compare
-    from .evaluator import RetrievalEvaluator, SetEvaluator
-    from .measures import InvalidParameterError, Measure, MeasureError, UnknownMeasureError, parse, parse_all
-    from .model import (
-        Document,
-        InputFormatError,
-        InputTypeError,
-        InputWarning,
-        Judgment,
-        RetrievalEvalError,
-    )
-    from .trec import TrecFormatError, read_qrels, read_run, write_qrels, write_run
+if TYPE_CHECKING:  # the lazy names above, for type checkers (``X as X``: an explicit re-export)
+    from .comparison import Comparison as Comparison
+    from .comparison import compare as compare
+    from .evaluator import RetrievalEvaluator as RetrievalEvaluator
+    from .evaluator import SetEvaluator as SetEvaluator
+    from .measures import InvalidParameterError as InvalidParameterError
+    from .measures import Measure as Measure
+    from .measures import MeasureError as MeasureError
+    from .measures import UnknownMeasureError as UnknownMeasureError
+    from .measures import parse as parse
+    from .measures import parse_all as parse_all
+    from .model import Document as Document
+    from .model import InputFormatError as InputFormatError
+    from .model import InputTypeError as InputTypeError
+    from .model import InputWarning as InputWarning
+    from .model import Judgment as Judgment
+    from .model import RetrievalEvalError as RetrievalEvalError
+    from .trec import TrecFormatError as TrecFormatError
+    from .trec import read_qrels as read_qrels
+    from .trec import read_run as read_run
+    from .trec import write_qrels as write_qrels
+    from .trec import write_run as write_run

@@ -6,17 +6,25 @@ Heavy imports (numpy and the package) happen inside the commands, so ``--help`` 
 from __future__ import annotations
 
 import argparse
+import difflib
+import os
 import sys
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:  # imported for annotations only: the commands import lazily, to keep --help fast
+    from .evaluator import SetEvaluator
     from .output import Requested
 
 EXIT_OK = 0
 EXIT_REGRESSION = 1  #: compare --fail-if-worse found a significant regression
 EXIT_BAD_INPUT = 2
+
+#: The command a trec_eval habit means: ``retrieval-eval -m map QRELS RUN`` is ``evaluate``.
+DEFAULT_COMMAND = "evaluate"
+#: The most decimals --digits prints: a float64 holds at most 17 significant decimal digits.
+MAX_DIGITS = 17
 
 _EVALUATE_HELP = """\
 Score a TREC run against TREC qrels and print trec_eval's lines (or JSON).
@@ -28,6 +36,27 @@ without judgments are ignored. Both are reported on stderr.
 With --log, one labelled log of 'group item score label' rows (TSV, CSV, .gz, or Parquet with
 pyarrow) stands for both files: each group is ranked by score and each row's label is its
 judgment, so AUC, GAUC and every ranking measure work on click logs."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line usage error, in the same form as the commands' own usage errors."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}; see {self.prog} --help\n")
+
+
+def _digits(text: str) -> int:
+    """--digits: 0 to 17 decimals; more would print digits that no float64 holds."""
+    value = _positive_int(text)
+    if value > MAX_DIGITS:
+        raise argparse.ArgumentTypeError(
+            f"expected at most {MAX_DIGITS} decimals (a float64 holds no more significant digits); got {text!r}")
+    return value
+
+
+def _add_quiet(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--quiet", action="store_true",
+                        help="do not print the note: and warning: lines on stderr (errors are always printed)")
 
 
 def _positive_int(text: str) -> int:
@@ -63,8 +92,8 @@ def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", dest="measures", action="append", default=None, metavar="MEASURE",
                         help="measure to report, repeatable: trec_eval names and groups (map, P.5,10, "
                              "ndcg_cut.10, official) or ir_measures names (AP, P@10, nDCG@10, R@100)")
-    parser.add_argument("--digits", type=_positive_int, default=4, metavar="N",
-                        help="decimals printed in trec format (default 4)")
+    parser.add_argument("--digits", type=_digits, default=4, metavar="N",
+                        help=f"decimals printed in trec format, 0 to {MAX_DIGITS} (default 4)")
     parser.add_argument("--format", choices=("trec", "json"), default="trec",
                         help="trec: trec_eval's lines (default); json: full precision, per query and summary")
     parser.add_argument("--order", choices=("score", "file", "rank"), default="score",
@@ -72,13 +101,20 @@ def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
                              "or by the rank column")
     parser.add_argument("--duplicates", choices=("error", "first"), default="error",
                         help="a document listed twice for one query: fail (default) or keep its first line")
+    _add_quiet(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from . import __version__
+
+    parser = _Parser(
         prog="retrieval-eval",
         description="Evaluate ranked retrieval runs with trec_eval's exact numbers.",
+        epilog=f"Without a command, {DEFAULT_COMMAND} is meant, as in trec_eval: 'retrieval-eval -m map QRELS RUN' "
+               f"is 'retrieval-eval {DEFAULT_COMMAND} -m map QRELS RUN'. 'retrieval-eval COMMAND --help' describes "
+               "each command.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
 
@@ -120,14 +156,22 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--format", choices=("table", "markdown", "latex", "csv", "json"), default="table",
                          help="table (default), markdown or latex: means with significance marks; csv: one line "
                               "per comparison; json: everything")
-    compare.add_argument("--digits", type=_positive_int, default=4, metavar="N", help="decimals in tables (default 4)")
+    compare.add_argument("--digits", type=_digits, default=4, metavar="N",
+                         help=f"decimals in tables, 0 to {MAX_DIGITS} (default 4)")
     compare.add_argument("--fail-if-worse", action="append", default=[], metavar="MEASURE",
                          help="exit 1 if a run is significantly worse than the baseline on MEASURE (repeatable)")
     _add_judging_options(compare, skip_missing="compare only the queries every run has results for")
+    _add_quiet(compare)
 
-    commands.add_parser("measures", help="list every measure with its parameters and trec_eval name",
-                        description="List the measure catalogue: name, aliases, one-line definition, parameters "
-                                    "with defaults, trec_eval name and how the summary aggregates it.")
+    measures = commands.add_parser(
+        "measures", help="list every measure with its parameters and trec_eval name",
+        description="List the measure catalogue: name, aliases, one-line definition, parameters with defaults, "
+                    "trec_eval name and how the summary aggregates it.")
+    measures.add_argument("search", metavar="TEXT", nargs="?",
+                          help="list only the measures whose name, alias or trec_eval name contains TEXT "
+                               "(ignoring case): 'ndcg' lists nDCG, nDCGRel, RnDCG, alpha_nDCG ...")
+    measures.add_argument("--format", choices=("text", "json"), default="text",
+                          help="text: one block per measure (default); json: a list of objects with the same fields")
     return parser
 
 
@@ -144,15 +188,13 @@ than the baseline on MEASURE, after correction; each such run is named on stderr
 
 
 def _compare(args: argparse.Namespace) -> int:
-    import os
-
     from .comparison import DEFAULT_MEASURES, compare
 
     if len(args.runs) < 2:
         raise _Usage("compare needs at least two runs")
     names = args.names.split(",") if args.names else [os.path.basename(run) for run in args.runs]
     if len(names) != len(args.runs):
-        raise _Usage(f"--names gives {len(names)} names for {len(args.runs)} runs")
+        raise _Usage(f"--names gives {_counted(len(names), 'name', 'names')} for {len(args.runs)} runs")
     if len(set(names)) != len(names):
         raise _Usage("two runs have the same name; name them with --names a,b,...")
     measures = list(dict.fromkeys([*(args.measures or DEFAULT_MEASURES), *args.fail_if_worse]))  # gated ones too
@@ -195,6 +237,11 @@ def _requested(specs: Sequence[str] | None, level: int) -> tuple[list[Requested]
     return requested, show_run_id
 
 
+def _counted(n: int, one: str, many: str) -> str:
+    """``n`` followed by the words that agree with it: ``_counted(1, "query has", "queries have")``."""
+    return f"{n} {one if n == 1 else many}"
+
+
 def _evaluate(args: argparse.Namespace, qrels: object, run: object, log: object = None) -> int:
     from .evaluator import SetEvaluator
     from .output import json_report, order_requested, trec_lines
@@ -210,28 +257,8 @@ def _evaluate(args: argparse.Namespace, qrels: object, run: object, log: object 
             duplicates=args.duplicates, complete=not args.skip_missing, order=args.order,
             subtopics=any(item.measure.definition.subtopics for item in requested),
         )
-    if results.missing_from_run and not args.complete:
-        action = "left out of the means" if args.skip_missing else "scored as empty rankings (as trec_eval -c)"
-        print(f"retrieval-eval: note: {len(results.missing_from_run)} judged queries have no results; "
-              f"{action}: {_preview(results.missing_from_run)}", file=sys.stderr)
-    if results.not_judged:
-        print(f"retrieval-eval: note: {len(results.not_judged)} run queries have no judgments and are ignored: "
-              f"{_preview(results.not_judged)}", file=sys.stderr)
-    unjudged = results.only_unjudged
-    if unjudged:
-        _warn(f"{len(unjudged)} queries have only negative judgments (pooled but never judged), so every measure "
-              f"is 0 for them: {_preview(unjudged)}")
-    unjudged_set = set(unjudged)
-    no_relevant = [q for q in results.without_relevant if q not in unjudged_set]
-    if no_relevant:
-        _warn(f"{len(no_relevant)} queries have no relevant judgment (relevance >= {args.level}), so AP, "
-              f"R-precision, recall and nDCG are 0 for them: {_preview(no_relevant)}")
-    for item in requested:
-        left_out = results.left_out(item.measure)
-        if left_out:
-            print(f"retrieval-eval: note: {item.label}: {len(left_out)} of {len(results)} queries have only relevant "
-                  f"or only non-relevant documents and are left out of its summary: {_preview(left_out)}",
-                  file=sys.stderr)
+    if not args.quiet:
+        _report_query_set(args, results, requested)
     out = sys.stdout
     if args.format == "json":
         out.write(json_report(results, requested, per_query=args.per_query, summary=not args.no_summary) + "\n")
@@ -241,6 +268,44 @@ def _evaluate(args: argparse.Namespace, qrels: object, run: object, log: object 
         out.write("".join(line + "\n" for line in lines))
     out.flush()
     return EXIT_OK
+
+
+def _report_query_set(args: argparse.Namespace, results: SetEvaluator, requested: Sequence[Requested]) -> None:
+    """The note: and warning: lines about the query set on stderr (all of them silenced by --quiet)."""
+    missing = results.missing_from_run
+    if missing and not args.complete:
+        action = "left out of the means" if args.skip_missing else "scored as empty rankings (as trec_eval -c)"
+        _note(f"{_counted(len(missing), 'judged query has', 'judged queries have')} no results; "
+              f"{action}: {_preview(missing)}")
+    ignored = results.not_judged
+    if ignored:
+        _note(f"{_counted(len(ignored), 'run query has no judgments and is', 'run queries have no judgments and are')}"
+              f" ignored: {_preview(ignored)}")
+    unjudged = results.only_unjudged
+    if unjudged:
+        _warn(f"{_counted(len(unjudged), 'query has', 'queries have')} only negative judgments (pooled but never "
+              f"judged), so every measure is 0 for {_them(unjudged)}: {_preview(unjudged)}")
+    unjudged_set = set(unjudged)
+    no_relevant = [q for q in results.without_relevant if q not in unjudged_set]
+    if no_relevant:
+        _warn(f"{_counted(len(no_relevant), 'query has', 'queries have')} no relevant judgment (relevance >= "
+              f"{args.level}), so AP, R-precision, recall and nDCG are 0 for {_them(no_relevant)}: "
+              f"{_preview(no_relevant)}")
+    for item in requested:
+        left_out = results.left_out(item.measure)
+        if left_out:
+            one = len(left_out) == 1
+            _note(f"{item.label}: {len(left_out)} of {_counted(len(results), 'query', 'queries')} "
+                  f"{'has' if one else 'have'} only relevant or only non-relevant documents and "
+                  f"{'is' if one else 'are'} left out of its summary: {_preview(left_out)}")
+
+
+def _them(items: Sequence[str]) -> str:
+    return "it" if len(items) == 1 else "them"
+
+
+def _note(message: str) -> None:
+    print(f"retrieval-eval: note: {message}", file=sys.stderr)
 
 
 def _warn(message: str) -> None:
@@ -257,26 +322,57 @@ def _preview(items: Sequence[str], limit: int = 5) -> str:
     return shown + (f", ... ({len(items) - limit} more)" if len(items) > limit else "")
 
 
-def _list_measures() -> int:
-    from .measures.describe import listing
+def _list_measures(args: argparse.Namespace) -> int:
+    from .output import catalogue_json, catalogue_text, find_measures
 
-    sys.stdout.write(listing())
+    found = find_measures(args.search)
+    if not found:
+        raise _Usage(f"no measure name, alias or trec_eval name contains {args.search!r}")
+    sys.stdout.write(catalogue_json(found) + "\n" if args.format == "json" else catalogue_text(found))
     return EXIT_OK
 
 
+def _with_command(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """``argv`` with ``evaluate`` put first when it names no command: trec_eval's ``-m map QRELS RUN``.
+
+    A first word that is no file but close to a command name is taken for a misspelt command.
+    """
+    commands = [name for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+                for name in action.choices]
+    if not argv or argv[0] in commands or argv[0] in ("-h", "--help", "--version"):
+        return argv
+    if not argv[0].startswith("-") and not os.path.exists(argv[0]):
+        close = difflib.get_close_matches(argv[0], commands, n=1)
+        if close:
+            parser.error(f"unknown command {argv[0]!r} (did you mean {close[0]!r}?)")
+    return [DEFAULT_COMMAND, *argv]
+
+
+def _evaluate_usage_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with evaluate's arguments beyond what argparse checks; None if nothing."""
+    if args.log is None and args.run is None:
+        return "evaluate takes QRELS and RUN, or --log LOG"
+    if args.log is not None and args.qrels is not None:
+        return "--log replaces QRELS and RUN; give one or the other"
+    if args.log is not None and args.order != "score":
+        return "--order applies to run files; a log is always ranked by score"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 success, 2 bad input or usage)."""
+    """Run the command line; returns the exit code (0 success, 2 bad input or usage).
+
+    Without a command, ``evaluate`` is meant (``retrieval-eval -m map QRELS RUN``, as in trec_eval).
+    """
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command == "evaluate":  # parser.error exits 2 with the usage line
-        if args.log is None and args.run is None:
-            parser.error("evaluate takes QRELS and RUN, or --log LOG")
-        if args.log is not None and args.qrels is not None:
-            parser.error("evaluate: --log replaces QRELS and RUN; give one or the other")
-        if args.log is not None and args.order != "score":
-            parser.error("evaluate: --order applies to run files; a log is always ranked by score")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(_with_command(parser, argv))
+    problem = _evaluate_usage_problem(args) if args.command == "evaluate" else None
+    if problem is not None:  # exit 2 with one line, as argparse's own usage errors
+        parser.exit(EXIT_BAD_INPUT, f"retrieval-eval evaluate: error: {problem}; see retrieval-eval evaluate --help\n")
     with warnings.catch_warnings():
-        warnings.simplefilter("always")  # accepted-but-suspicious input is reported every time
+        # Accepted-but-suspicious input is reported every time, unless --quiet.
+        warnings.simplefilter("ignore" if getattr(args, "quiet", False) else "always")
         warnings.showwarning = _show_warning
         return _run(args)
 
@@ -286,7 +382,7 @@ def _run(args: argparse.Namespace) -> int:
         from .model import MissingExtraError, RetrievalEvalError
 
         if args.command == "measures":
-            return _list_measures()
+            return _list_measures(args)
         if args.command == "compare":
             return _compare(args)
         if args.command == "demo":

@@ -23,6 +23,7 @@ from .measures import (
     Bpref,
     IPrec,
     Measure,
+    MeasureError,
     P,
     R,
     Rprec,
@@ -31,7 +32,7 @@ from .measures import (
     nDCG,
     parse,
 )
-from .measures.base import geometric_mean, summary_weights
+from .measures.base import Param, geometric_mean, summary_weights
 from .measures.trec_table import P_CUTOFFS, RECALL_POINTS
 from .model import (
     FIELD_SEPARATORS,
@@ -59,6 +60,13 @@ def _check_rel(owner: str, rel: object) -> int:
 def _check_cutoff(owner: str, k: object) -> int:
     """A required cutoff ``k``, checked as every measure's cutoff is."""
     return int(CUTOFF.check(owner, "k", k, allow_none=False))
+
+
+#: The depth of :meth:`RetrievalEvaluator.relevant_retrieved`: a count, so 0 (the empty top) is allowed.
+_DEPTH = Param(int, None, "rank depth k: the top k ranks (0: none)", minimum=0)
+
+#: How the summaries other than the arithmetic mean combine the queries (see :meth:`SetEvaluator.mean`).
+_NOT_A_MEAN = {"sum": "the sum over queries", "gmean": "a geometric mean", "weighted": "a weighted mean"}
 
 
 def _check_ids(given: Iterable[object], what: str) -> None:
@@ -175,9 +183,10 @@ class RetrievalEvaluator:
         self._scores: dict[Measure, float] = {}
 
     def __repr__(self) -> str:
+        retrieved, judged = int(self._batch.num_ret[0]), len(self._batch.judged_relevance)
         return (
-            f"RetrievalEvaluator(query_id={self.query_id!r}, retrieved={int(self._batch.num_ret[0])} documents, "
-            f"judged={len(self._batch.judged_relevance)} documents)"
+            f"RetrievalEvaluator(query_id={self.query_id!r}, retrieved={retrieved} document{'' if retrieved == 1 else 's'}, "
+            f"judged={judged} document{'' if judged == 1 else 's'})"
         )
 
     # ------------------------------------------------------------------------------ any measure
@@ -246,10 +255,23 @@ class RetrievalEvaluator:
         return self.score(RR())
 
     def relevant_retrieved(self, k: int | None = None) -> int:
-        """Number of relevant documents in the top k (in the whole ranking when k is None)."""
+        """Number of relevant documents in the top k (in the whole ranking when k is None).
+
+        ``k = 0`` is the empty top: 0, as ireval's ``relevantRetrieved(0)``. A negative ``k`` raises
+        :class:`InvalidParameterError`.
+
+        Examples
+        --------
+        >>> ev = RetrievalEvaluator("q", [Document("a"), Document("b")], [Judgment("a", 1)])
+        >>> ev.relevant_retrieved(0), ev.relevant_retrieved(1), ev.relevant_retrieved()
+        (0, 1, 1)
+        """
         if k is None:
             return int(self._batch.n_relevant_retrieved(self.rel)[0])
-        return int(self._batch.relevant_at(_check_cutoff("relevant_retrieved", k), self.rel)[0])
+        depth = int(_DEPTH.check("relevant_retrieved", "k", k, allow_none=False))
+        if depth == 0:
+            return 0
+        return int(self._batch.relevant_at(depth, self.rel)[0])
 
     @classmethod
     def fixed_points(cls) -> list[int]:
@@ -359,7 +381,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         qrels_q, qrels_d, qrels_r = gather("judged")
         run = RunColumns(run_q, run_d, run_s.astype(np.float64), np.arange(1, len(run_q) + 1))
         qrels = QrelsColumns(qrels_q, qrels_d, qrels_r.astype(np.int64), np.arange(1, len(qrels_q) + 1))
-        batch, report = build_batch(qrels, run, order="given", queries=np.asarray(qids, dtype=str))
+        batch, _ = build_batch(qrels, run, order="given", queries=np.asarray(qids, dtype=str))
         self._init(batch, QuerySetReport([], []), rel, run_id="")
 
     def _init(self, batch: RankedBatch, report: QuerySetReport, rel: int, run_id: str) -> None:
@@ -522,7 +544,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         return self._batch.n_queries
 
     def __repr__(self) -> str:
-        return f"SetEvaluator({len(self)} queries, run_id={self.run_id!r})"
+        return f"SetEvaluator({len(self)} {'query' if len(self) == 1 else 'queries'}, run_id={self.run_id!r})"
 
     def subset(self, query_ids: Iterable[str]) -> SetEvaluator:
         """The evaluation restricted to ``query_ids`` (in that order): its values and summaries cover them only.
@@ -592,17 +614,50 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         return dict(zip(self._batch.query_ids, compute_text(self._batch, parse(measure, rel=self.rel))))
 
     def mean(self, measure: MeasureLike) -> float:
-        """Arithmetic mean over the evaluated queries (0.0 for an empty set)."""
-        values = self.array(measure)
-        return float(values.mean()) if len(values) else 0.0
+        """Arithmetic mean of ``measure`` over the evaluated queries (0.0 for an empty set).
+
+        Only for the measures whose trec_eval summary is the arithmetic mean, where ``mean(m)`` equals
+        :meth:`aggregate`. The others raise rather than return a number trec_eval does not print:
+        ``mean("GMAP")`` would be the mean of the per-query APs, that is MAP.
+
+        Raises
+        ------
+        MeasureError
+            For a measure summarised otherwise: the counts (``NumQ``, ``NumRet``, ``NumRel``,
+            ``NumRelRet``, ``NumNonRelJudgedRet``: summed), ``GMAP`` and ``GMBpref`` (geometric mean) and
+            ``GAUC`` (weighted mean). :meth:`aggregate` returns their summary, and ``array(m).mean()``
+            the arithmetic mean of their per-query values. Also for the text measure ``relstring``.
+
+        Examples
+        --------
+        >>> runs = SetEvaluator.from_dict({"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": {"a": 1.0}, "q2": {"x": 1.0}})
+        >>> runs.mean("AP"), round(runs.aggregate("GMAP"), 6), runs.aggregate("NumRet")
+        (0.5, 0.003162, 2.0)
+        >>> runs.mean("GMAP")
+        Traceback (most recent call last):
+          ...
+        retrieval_eval.measures.base.MeasureError: mean('GMAP'): the summary of GMAP is a geometric mean, not an arithmetic mean; aggregate('GMAP') returns it (array('GMAP').mean() is the arithmetic mean of the per-query values)
+        """
+        parsed = parse(measure, rel=self.rel)
+        how = _NOT_A_MEAN.get(parsed.definition.aggregate)
+        if how is not None:
+            given = measure if isinstance(measure, str) else str(measure)
+            raise MeasureError(
+                f"mean({given!r}): the summary of {parsed.definition.name} is {how}, not an arithmetic mean; "
+                f"aggregate({given!r}) returns it (array({given!r}).mean() is the arithmetic mean of the "
+                "per-query values)"
+            )
+        return self.aggregate(parsed)
 
     def geometric_mean(self, measure: MeasureLike) -> float:
         """exp(mean(log(max(value, 1e-5)))): trec_eval's gm_map rule applied to any measure."""
         return geometric_mean(self.array(measure))
 
     def aggregate(self, measure: MeasureLike) -> float:
-        """The summary trec_eval prints: a sum for counts, the geometric mean for GMAP, else the mean
-        (a weighted mean for GAUC, over the queries :meth:`left_out` does not name)."""
+        """The summary trec_eval prints: a sum for counts, the geometric mean for GMAP and GMBpref, else
+        the mean (a weighted mean for GAUC, over the queries :meth:`left_out` does not name).
+
+        It equals :meth:`mean` for every measure that :meth:`mean` accepts."""
         parsed = parse(measure, rel=self.rel)
         return parsed.definition.aggregate_values(self.array(parsed), summary_weights(self._batch, parsed))
 

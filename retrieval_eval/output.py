@@ -1,14 +1,19 @@
-"""Formatting evaluation results: trec_eval's text lines and JSON."""
+"""Formatting evaluation results (trec_eval's text lines and JSON) and the measure catalogue."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 
 from attrs import frozen
 
 from .evaluator import SetEvaluator
-from .measures import Measure, print_order
+from .measures import REGISTRY, Measure, print_order
+from .measures.base import MeasureDef
+
+#: trec_eval prints the measure name with ``%-22s``.
+NAME_WIDTH = 22
 
 
 @frozen
@@ -44,8 +49,8 @@ def _value(measure: Measure, value: float | str, digits: int) -> str:
     return f"{value:{digits + 2}.{digits}f}"
 
 
-def _line(label: str, query: str, text: str) -> str:
-    return f"{label:<22}\t{query}\t{text}"
+def _line(label: str, query: str, text: str, width: int = NAME_WIDTH) -> str:
+    return f"{label:<{width}}\t{query}\t{text}"
 
 
 def trec_lines(
@@ -55,20 +60,24 @@ def trec_lines(
     """trec_eval's output: per-query blocks (with ``-q``), then the ``all`` block (led by runid if asked).
 
     Summary-only measures (num_q, gm_map) appear only in the ``all`` block, text measures
-    (relstring) only per query.
+    (relstring) only per query. Names are padded to 22 characters, as trec_eval's ``%-22s`` does;
+    when a printed name is longer (ir_measures strings such as ``nDCG(dcg='exp-log2')@10``), every
+    name is padded to the longest one instead, so the query and value columns stay aligned.
     """
+    per_query_items = [r for r in requested if not r.measure.definition.summary_only] if per_query else []
+    summary_items = [r for r in requested if not r.measure.definition.text] if summary else []
+    labels = [r.label for r in (*per_query_items, *summary_items)] + (["runid"] if summary and run_id else [])
+    width = max([NAME_WIDTH, *map(len, labels)])
     if per_query:
-        per_query_items = [r for r in requested if not r.measure.definition.summary_only]
         values = [_per_query(results, r.measure) for r in per_query_items]
         for i, qid in enumerate(results.query_ids):
             for item, column in zip(per_query_items, values):
-                yield _line(item.label, qid, _value(item.measure, column[i], digits))
+                yield _line(item.label, qid, _value(item.measure, column[i], digits), width)
     if summary:
         if run_id:
-            yield _line("runid", "all", results.run_id)
-        for item in requested:
-            if not item.measure.definition.text:
-                yield _line(item.label, "all", _value(item.measure, results.aggregate(item.measure), digits))
+            yield _line("runid", "all", results.run_id, width)
+        for item in summary_items:
+            yield _line(item.label, "all", _value(item.measure, results.aggregate(item.measure), digits), width)
 
 
 def _json_values(measure: Measure, values: Sequence[float] | Sequence[str]) -> list[object]:
@@ -108,3 +117,59 @@ def json_report(results: SetEvaluator, requested: Sequence[Requested], *, per_qu
             for r in requested if not r.measure.definition.text
         }
     return json.dumps(document, indent=2)
+
+
+# ------------------------------------------------------------------------------ the measure catalogue
+def find_measures(search: str | None = None) -> list[MeasureDef]:
+    """The registered measures whose name, alias or trec_eval name contains ``search`` (ignoring case).
+
+    All of them, in registry order, when ``search`` is None or empty.
+    """
+    if not search:
+        return list(REGISTRY.values())
+    wanted = search.casefold()
+    return [
+        definition for definition in REGISTRY.values()
+        if any(wanted in name.casefold()
+               for name in (definition.name, *definition.aliases, *(trec.name for trec in definition.trec)))
+    ]
+
+
+def catalogue_text(definitions: Sequence[MeasureDef]) -> str:
+    """The blocks of ``retrieval-eval measures`` for ``definitions`` (every block for the whole registry)."""
+    from .measures.describe import listing
+
+    text = listing()
+    blocks = re.split(r"(?m)^(?=\S)", text)[1:]  # a block starts at each unindented line: the measure's name
+    if len(blocks) != len(REGISTRY):  # pragma: no cover - the listing's layout changed
+        raise RuntimeError(f"the measure listing has {len(blocks)} blocks for {len(REGISTRY)} measures")
+    keep = {definition.name for definition in definitions}
+    return "".join(block for block, name in zip(blocks, REGISTRY) if name in keep)
+
+
+def _catalogue_entry(definition: MeasureDef) -> dict[str, object]:
+    aggregate = None if definition.text else definition.aggregate
+    return {
+        "name": definition.name,
+        "aliases": list(definition.aliases),
+        "summary": definition.summary,
+        "parameters": [
+            {"name": name, "type": spec.kind.__name__, "default": spec.default, "description": spec.description,
+             "choices": None if spec.choices is None else list(spec.choices), "cutoff": name == definition.cutoff}
+            for name, spec in definition.params.items()
+        ],
+        "trec_eval": [f"{trec.name}_<cutoff>" if trec.cutoff else trec.name for trec in definition.trec],
+        "aggregate": aggregate,
+        "text": definition.text,
+    }
+
+
+def catalogue_json(definitions: Sequence[MeasureDef]) -> str:
+    """``retrieval-eval measures --format json``: a list with one object per measure.
+
+    Each object has ``name``, ``aliases``, ``summary`` (the one-line definition), ``parameters`` (each
+    with ``name``, ``type``, ``default``, ``description``, ``choices`` and ``cutoff``: whether it is
+    written after ``@``), ``trec_eval`` (its trec_eval names, ``_<cutoff>`` marking a cutoff),
+    ``aggregate`` (``mean``, ``sum``, ``gmean`` or ``weighted``; null for a text measure) and ``text``.
+    """
+    return json.dumps([_catalogue_entry(d) for d in definitions], indent=2, ensure_ascii=False, default=repr)

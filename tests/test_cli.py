@@ -16,7 +16,7 @@ RUN = "q1 Q0 b 1 3.0 mine\nq1 Q0 c 2 2.0 mine\nq1 Q0 a 3 1.0 mine\nq2 Q0 x 1 1.0
 
 
 @pytest.fixture
-def files(write) -> tuple[str, str]:  # noqa: ANN001
+def files(write) -> tuple[str, str]:
     return write("qrels", QRELS), write("run", RUN)
 
 
@@ -26,42 +26,42 @@ def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
     return code, out, err
 
 
-def test_selected_measures_in_trec_order(capsys, files) -> None:  # noqa: ANN001
+def test_selected_measures_in_trec_order(capsys, files) -> None:
     """-m order does not matter: lines come in trec_eval's table order; no runid unless asked."""
     code, out, _ = _run(capsys, "evaluate", "-m", "P.2", "-m", "map", *files)
     assert code == 0
     assert out.splitlines() == ["map                   \tall\t0.5278", "P_2                   \tall\t0.3333"]
 
 
-def test_per_query_then_summary(capsys, files) -> None:  # noqa: ANN001
-    code, out, err = _run(capsys, "evaluate", "-q", "-m", "num_ret", "-m", "recip_rank", *files)
+def test_per_query_then_summary(capsys, files) -> None:
+    _, out, err = _run(capsys, "evaluate", "-q", "-m", "num_ret", "-m", "recip_rank", *files)
     assert [line.split() for line in out.splitlines()] == [
         ["num_ret", "q1", "3"], ["recip_rank", "q1", "0.5000"],
         ["num_ret", "q2", "1"], ["recip_rank", "q2", "1.0000"],
         ["num_ret", "q3", "0"], ["recip_rank", "q3", "0.0000"],
         ["num_ret", "all", "4"], ["recip_rank", "all", "0.5000"],
     ]
-    assert "1 judged queries have no results; scored as empty rankings (as trec_eval -c): q3" in err
-    assert "1 run queries have no judgments and are ignored: q4" in err
+    assert "1 judged query has no results; scored as empty rankings (as trec_eval -c): q3" in err
+    assert "1 run query has no judgments and is ignored: q4" in err
 
 
-def test_c_flag_silences_the_missing_query_note(capsys, files) -> None:  # noqa: ANN001
+def test_c_flag_silences_the_missing_query_note(capsys, files) -> None:
     _, _, err = _run(capsys, "evaluate", "-c", "-m", "map", *files)
-    assert "judged queries have no results" not in err
+    assert "have no results" not in err and "has no results" not in err
 
 
-def test_skip_missing_averages_over_the_intersection(capsys, files) -> None:  # noqa: ANN001
+def test_skip_missing_averages_over_the_intersection(capsys, files) -> None:
     _, out, err = _run(capsys, "evaluate", "--skip-missing", "-m", "num_q", "-m", "recip_rank", *files)
     assert out.split() == ["num_q", "all", "2", "recip_rank", "all", "0.7500"]
     assert "left out of the means" in err
 
 
-def test_ir_measures_names_keep_their_spelling(capsys, files) -> None:  # noqa: ANN001
+def test_ir_measures_names_keep_their_spelling(capsys, files) -> None:
     _, out, _ = _run(capsys, "evaluate", "-m", "nDCG@10", "-m", "AP", "-m", "P@2", "-m", "RR", *files)
     assert [line.split()[0] for line in out.splitlines()] == ["AP", "RR", "P@2", "nDCG@10"]
 
 
-def test_level_and_depth_and_judged_only(capsys, files) -> None:  # noqa: ANN001
+def test_level_and_depth_and_judged_only(capsys, files) -> None:
     _, out, _ = _run(capsys, "evaluate", "-q", "-l2", "-m", "num_rel", *files)
     assert out.split()[:3] == ["num_rel", "q1", "1"]
     _, out, _ = _run(capsys, "evaluate", "-q", "-M1", "-m", "num_ret", *files)
@@ -70,12 +70,12 @@ def test_level_and_depth_and_judged_only(capsys, files) -> None:  # noqa: ANN001
     assert out.split()[:6] == ["num_ret", "q1", "3", "P_1", "q1", "0.0000"]
 
 
-def test_no_summary_and_digits(capsys, files) -> None:  # noqa: ANN001
+def test_no_summary_and_digits(capsys, files) -> None:
     _, out, _ = _run(capsys, "evaluate", "-q", "-n", "--digits", "2", "-m", "map", *files)
     assert out.split() == ["map", "q1", "0.58", "map", "q2", "1.00", "map", "q3", "0.00"]
 
 
-def test_json_keeps_full_precision(capsys, files) -> None:  # noqa: ANN001
+def test_json_keeps_full_precision(capsys, files) -> None:
     _, out, _ = _run(capsys, "evaluate", "-q", "--format", "json", "-m", "map", "-m", "nDCG@10", "-m", "official", *files)
     report = json.loads(out)
     assert report["aggregate"]["map"] == pytest.approx(((1 / 2 + 2 / 3) / 2 + 1 + 0) / 3, abs=1e-15)
@@ -95,7 +95,7 @@ BAD_INPUT = [
 
 
 @pytest.mark.parametrize(("args", "message"), BAD_INPUT)
-def test_measure_errors_exit_2(capsys, files, args: list[str], message: str | None) -> None:  # noqa: ANN001
+def test_measure_errors_exit_2(capsys, files, args: list[str], message: str | None) -> None:
     code, out, err = _run(capsys, "evaluate", *args, *files)
     if message is None:
         assert code == 0 and "P_1000" in out
@@ -104,19 +104,19 @@ def test_measure_errors_exit_2(capsys, files, args: list[str], message: str | No
         assert err.count("\n") == 1
 
 
-def test_bad_file_exits_2_with_one_line(capsys, write) -> None:  # noqa: ANN001
+def test_bad_file_exits_2_with_one_line(capsys, write) -> None:
     qrels = write("qrels", "q1 0 a 1\nq1 0 b\n")
     code, out, err = _run(capsys, "evaluate", qrels, write("run", RUN))
     assert code == 2 and out == ""
     assert err == f"retrieval-eval: error: {qrels}:2: 3 fields; expected 4 fields 'query_id iteration doc_id relevance'; got 'q1 0 b'\n"
 
 
-def test_missing_file_exits_2(capsys, tmp_path) -> None:  # noqa: ANN001
+def test_missing_file_exits_2(capsys, tmp_path) -> None:
     code, _, err = _run(capsys, "evaluate", str(tmp_path / "q"), str(tmp_path / "r"))
     assert code == 2 and "cannot open" in err
 
 
-def test_usage_errors_exit_2(capsys) -> None:  # noqa: ANN001
+def test_usage_errors_exit_2(capsys) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["evaluate", "only-one-file"])
     assert exit_.value.code == 2
@@ -125,7 +125,7 @@ def test_usage_errors_exit_2(capsys) -> None:  # noqa: ANN001
     assert exit_.value.code == 2
 
 
-def test_help_explains_every_flag(capsys) -> None:  # noqa: ANN001
+def test_help_explains_every_flag(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["evaluate", "--help"])
     text = capsys.readouterr().out
@@ -134,14 +134,14 @@ def test_help_explains_every_flag(capsys) -> None:  # noqa: ANN001
         assert flag in text
 
 
-def test_demo_evaluates_the_bundled_sample(capsys) -> None:  # noqa: ANN001
+def test_demo_evaluates_the_bundled_sample(capsys) -> None:
     code, out, err = _run(capsys, "demo")
     assert code == 0
     assert out.splitlines()[0].split() == ["runid", "all", "sample"]
     assert len(out.splitlines()) == 30 and "q13" in err  # runid + 29 official lines
 
 
-def test_measures_lists_the_registry(capsys) -> None:  # noqa: ANN001
+def test_measures_lists_the_registry(capsys) -> None:
     from retrieval_eval.measures import REGISTRY
 
     code, out, _ = _run(capsys, "measures")
@@ -163,17 +163,17 @@ def test_console_script_reports_errors_without_traceback(tmp_path: Path) -> None
     if not script.exists():
         pytest.skip("the console script is not installed in this environment")
     done = subprocess.run([str(script), "evaluate", str(tmp_path / "none"), str(tmp_path / "none")],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, check=False)
     assert done.returncode == 2 and "Traceback" not in done.stderr and "cannot open" in done.stderr
 
 
-def test_c_and_skip_missing_conflict(capsys, files) -> None:  # noqa: ANN001
+def test_c_and_skip_missing_conflict(capsys, files) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["evaluate", "-c", "--skip-missing", *files])
     assert exit_.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
 
 
-def test_order_by_file_or_rank_column(capsys, write) -> None:  # noqa: ANN001
+def test_order_by_file_or_rank_column(capsys, write) -> None:
     qrels = write("q", "q 0 a 1\n")
     run = write("r", "q Q0 b 2 9.0 r\nq Q0 a 1 1.0 r\n")
     answers = {order: _run(capsys, "evaluate", "--order", order, "-m", "recip_rank", qrels, run)[1].split()[-1]
@@ -181,15 +181,222 @@ def test_order_by_file_or_rank_column(capsys, write) -> None:  # noqa: ANN001
     assert answers == {"score": "0.5000", "file": "0.5000", "rank": "1.0000"}
 
 
-def test_digits_keep_trec_eval_width_rule(capsys, files) -> None:  # noqa: ANN001
+def test_digits_keep_trec_eval_width_rule(capsys, files) -> None:
     _, out, _ = _run(capsys, "evaluate", "--digits", "6", "-m", "map", *files)
     assert out.endswith("\t0.527778\n")
     _, out, _ = _run(capsys, "evaluate", "--digits", "0", "-m", "map", *files)
     assert out.endswith("\t 1\n")
 
 
-def test_json_counts_are_integers(capsys, files) -> None:  # noqa: ANN001
+def test_json_counts_are_integers(capsys, files) -> None:
     _, out, _ = _run(capsys, "evaluate", "-q", "--format", "json", "-m", "num_ret", *files)
     report = json.loads(out)
     assert report["aggregate"]["num_ret"] == 4 and isinstance(report["aggregate"]["num_ret"], int)
     assert report["per_query"]["q1"]["num_ret"] == 3 and isinstance(report["per_query"]["q1"]["num_ret"], int)
+
+
+# ---------------------------------------------------------------------------- issue 15: trec_eval habits
+class TestNoCommandMeansEvaluate:
+    """``retrieval-eval -m map QRELS RUN`` and ``retrieval-eval QRELS RUN`` are ``evaluate``, as in trec_eval."""
+
+    def test_options_first(self, capsys, files) -> None:
+        assert _run(capsys, "-m", "map", "-q", *files) == _run(capsys, "evaluate", "-m", "map", "-q", *files)
+
+    def test_files_only(self, capsys, files) -> None:
+        code, out, err = _run(capsys, *files)
+        assert (code, out, err) == _run(capsys, "evaluate", *files)
+        assert code == 0 and out.startswith("runid                 \tall\tmine\n")
+
+    def test_commands_still_work(self, capsys) -> None:
+        assert _run(capsys, "measures")[0] == 0
+        assert _run(capsys, "demo", "-m", "map")[1].split() == ["map", "all", "0.2677"]
+
+    def test_help_lists_the_commands_and_the_default(self, capsys) -> None:
+        with pytest.raises(SystemExit) as exit_:
+            main(["--help"])
+        text = capsys.readouterr().out
+        assert exit_.value.code == 0
+        for command in ("evaluate", "demo", "compare", "measures"):
+            assert f"    {command}  " in text
+        assert "Without a command, evaluate is meant" in text
+
+    @pytest.mark.parametrize(("word", "command"), [("compre", "compare"), ("measure", "measures")],
+                             ids=["compre", "measure"])
+    def test_misspelt_command_is_not_taken_for_a_file(self, capsys, word: str, command: str) -> None:
+        with pytest.raises(SystemExit) as exit_:
+            main([word, "a", "b"])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2
+        assert err == f"retrieval-eval: error: unknown command {word!r} (did you mean {command!r}?); " \
+                      "see retrieval-eval --help\n"
+
+    def test_a_file_named_like_a_command_is_still_a_file(self, capsys, write, monkeypatch) -> None:
+        """A first word that is an existing file is QRELS, even when it looks like a misspelt command."""
+        run = write("run", RUN)
+        monkeypatch.chdir(Path(run).parent)
+        Path("compre").write_text(QRELS, encoding="utf-8")
+        assert _run(capsys, "compre", "run", "-m", "map")[0] == 0
+
+
+class TestVersion:
+    def test_version_flag(self, capsys) -> None:
+        from retrieval_eval import __version__
+
+        with pytest.raises(SystemExit) as exit_:
+            main(["--version"])
+        assert exit_.value.code == 0 and capsys.readouterr().out == f"retrieval-eval {__version__}\n"
+
+    def test_version_is_written_once(self) -> None:
+        """pyproject.toml takes the version from retrieval_eval/__init__.py (hatchling's version source)."""
+        tomllib = pytest.importorskip("tomllib")
+        root = Path(__file__).resolve().parents[1]
+        project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+        assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
+        assert project["tool"]["hatch"]["version"]["path"] == "retrieval_eval/__init__.py"
+
+    def test_installed_metadata_agrees(self) -> None:
+        from importlib import metadata
+
+        from retrieval_eval import __version__
+
+        try:
+            installed = metadata.version("retrieval_eval")
+        except metadata.PackageNotFoundError:
+            pytest.skip("retrieval_eval is not installed")
+        assert installed == __version__
+
+
+# --------------------------------------------------------------------------- issue 15: grammar and noise
+def test_notes_count_in_the_singular_and_the_plural(capsys, write) -> None:
+    """'1 query has', '2 queries have': never '1 queries'."""
+    qrels = write("q", "q1 0 a 1\nq2 0 b 1\nq3 0 c 1\nq5 0 e 0\nq6 0 f -1\n")
+    run = write("r", "q1 Q0 a 1 1.0 r\nq5 Q0 e 1 1.0 r\nq6 Q0 f 1 1.0 r\nq8 Q0 x 1 1.0 r\nq9 Q0 y 1 1.0 r\n")
+    _, _, err = _run(capsys, "-m", "map", qrels, run)
+    assert err.splitlines() == [
+        "retrieval-eval: note: 2 judged queries have no results; scored as empty rankings (as trec_eval -c): q2, q3",
+        "retrieval-eval: note: 2 run queries have no judgments and are ignored: q8, q9",
+        ("retrieval-eval: warning: 1 query has only negative judgments (pooled but never judged), so every measure "
+         "is 0 for it: q6"),
+        ("retrieval-eval: warning: 1 query has no relevant judgment (relevance >= 1), so AP, R-precision, recall and "
+         "nDCG are 0 for it: q5"),
+    ]
+
+
+def test_left_out_note_agrees_with_its_count(capsys, write) -> None:
+    log = write("log.tsv", "s1 a 0.9 1\ns1 b 0.4 0\n")
+    _, _, err = _run(capsys, "evaluate", "--log", log, "-m", "GAUC")
+    assert err == ""
+    log = write("log2.tsv", "s1 a 0.9 1\n")
+    _, _, err = _run(capsys, "evaluate", "--log", log, "-m", "GAUC")
+    assert err == ("retrieval-eval: note: GAUC: 1 of 1 query has only relevant or only non-relevant documents and "
+                   "is left out of its summary: s1\n")
+
+
+def test_names_count_agrees(capsys, files) -> None:
+    code, _, err = _run(capsys, "compare", "--names", "one", files[0], files[1], files[1])
+    assert code == 2 and "--names gives 1 name for 2 runs" in err
+
+
+class TestQuiet:
+    def test_quiet_silences_notes_and_warnings(self, capsys, write) -> None:
+        qrels = write("q", "\ufeffq1 0 a 1\nq2 0 b 1\nq5 0 e 0\n")  # a byte order mark: an InputWarning
+        run = write("r", "q1 Q0 a 1 1.0 r\nq5 Q0 e 1 1.0 r\nq9 Q0 y 1 1.0 r\n")
+        code, loud_out, loud_err = _run(capsys, "-m", "map", qrels, run)
+        assert code == 0 and "note:" in loud_err and "warning: " in loud_err and "byte order mark" in loud_err
+        code, out, err = _run(capsys, "--quiet", "-m", "map", qrels, run)
+        assert (code, out, err) == (0, loud_out, "")
+
+    def test_quiet_never_silences_errors(self, capsys, write) -> None:
+        qrels = write("q", "q1 0 a\n")
+        code, _, err = _run(capsys, "evaluate", "--quiet", qrels, write("r", RUN))
+        assert code == 2 and err.startswith("retrieval-eval: error: ") and err.count("\n") == 1
+
+    def test_demo_and_compare_take_it(self, capsys, write) -> None:
+        assert "note: 1 judged query has no results" in _run(capsys, "demo", "-m", "map")[2]
+        assert _run(capsys, "demo", "--quiet", "-m", "map")[2] == ""
+        qrels, run = write("q", "\ufeff" + QRELS), write("r", RUN)
+        args = ["compare", qrels, run, run, "--names", "a,b", "-m", "map"]
+        assert _run(capsys, *args)[2].startswith("retrieval-eval: warning: ")  # the byte order mark
+        code, out, err = _run(capsys, *args, "--quiet")
+        assert code == 0 and out.startswith("run") and err == ""
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+def test_digits_above_17_are_refused(capsys, files, command: str) -> None:
+    """17 decimals are as many as a float64 holds; 18 is a one-line usage error, exit 2."""
+    extra = [files[1]] if command == "compare" else []
+    with pytest.raises(SystemExit) as exit_:
+        main([command, "--digits", "18", *files, *extra])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1
+    assert err.startswith(f"retrieval-eval {command}: error: argument --digits: expected at most 17 decimals")
+    _, out, _ = _run(capsys, "evaluate", "--digits", "17", "-m", "map", *files)
+    assert out == f"map                   \tall\t{((1 / 2 + 2 / 3) / 2 + 1 + 0) / 3:19.17f}\n"
+
+
+@pytest.mark.parametrize("argv", [["evaluate", "--format", "xml", "q", "r"], ["evaluate", "-M", "-3", "q", "r"],
+                                  ["measures", "--format", "yaml"], [], ["evaluate"], ["--log", "x.tsv", "q"]],
+                         ids=["bad-choice", "negative-depth", "measures-bad-format", "nothing", "no-files",
+                              "log-and-files"])
+def test_usage_errors_are_one_line(capsys, argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and "error: " in err and err.endswith(" --help\n")
+
+
+class TestLongNames:
+    """Names are padded to 22 as trec_eval's %-22s; a longer name widens the column for every line."""
+
+    def test_short_names_keep_trec_eval_bytes(self, capsys, files) -> None:
+        _, out, _ = _run(capsys, "evaluate", "-q", "-m", "map", "-m", "num_nonrel_judged_ret", *files)
+        assert out.splitlines()[:2] == ["map                   \tq1\t0.5833", "num_nonrel_judged_ret \tq1\t1"]
+
+    def test_a_long_name_keeps_the_columns_aligned(self, capsys, files) -> None:
+        long = "nDCG(dcg='exp-log2')@10"
+        _, out, _ = _run(capsys, "-q", "-m", "map", "-m", long, "-m", "official", *files)
+        lines = out.splitlines()
+        assert {line.index("\t") for line in lines} == {len(long)}
+        assert "map" + " " * (len(long) - 3) + "\tq1\t0.5833" in lines
+        assert lines[-2] == "P_1000" + " " * (len(long) - 6) + "\tall\t0.0010"
+        assert lines[-1].startswith(f"{long}\tall\t0.")
+
+
+class TestMeasuresCommand:
+    def test_filter_by_name_or_alias_ignoring_case(self, capsys) -> None:
+        _, lower, _ = _run(capsys, "measures", "ndcg")
+        _, upper, _ = _run(capsys, "measures", "NDCG")
+        assert lower == upper
+        names = [line.split()[0] for line in lower.splitlines() if not line.startswith(" ")]
+        assert names[:3] == ["nDCG", "nDCGRel", "RnDCG"] and "alpha_nDCG" in names and "AP" not in names
+
+    def test_filter_finds_aliases_and_trec_eval_names(self, capsys) -> None:
+        _, out, _ = _run(capsys, "measures", "mrr")
+        assert out.startswith("RR (aliases: MRR)\n")
+        _, out, _ = _run(capsys, "measures", "gm_")
+        assert [line for line in out.splitlines() if not line.startswith(" ")] == ["GMAP", "GMBpref"]
+
+    def test_unfiltered_listing_is_every_block(self, capsys) -> None:
+        from retrieval_eval.measures.describe import listing
+
+        assert _run(capsys, "measures")[1] == listing()
+
+    def test_json(self, capsys) -> None:
+        from retrieval_eval.measures import REGISTRY
+
+        code, out, _ = _run(capsys, "measures", "--format", "json")
+        entries = json.loads(out)
+        assert code == 0 and [e["name"] for e in entries] == list(REGISTRY)
+        ap = next(e for e in entries if e["name"] == "AP")
+        assert ap["aliases"] == ["MAP"] and ap["trec_eval"] == ["map", "map_cut_<cutoff>"]
+        assert ap["aggregate"] == "mean" and ap["summary"] == REGISTRY["AP"].summary
+        assert {"name": "k", "type": "int", "default": None, "description": REGISTRY["AP"].params["k"].description,
+                "choices": None, "cutoff": True} in ap["parameters"]
+        _, out, _ = _run(capsys, "measures", "--format", "json", "gm_map")
+        assert [(e["name"], e["aggregate"]) for e in json.loads(out)] == [("GMAP", "gmean")]
+
+    def test_no_match_is_a_usage_error(self, capsys) -> None:
+        code, out, err = _run(capsys, "measures", "nosuchthing")
+        assert code == 2 and out == ""
+        assert err == ("retrieval-eval measures: error: no measure name, alias or trec_eval name contains "
+                       "'nosuchthing'; see retrieval-eval measures --help\n")

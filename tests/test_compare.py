@@ -199,7 +199,7 @@ def test_cli_formats_and_names(files: dict[str, Path], capsys: pytest.CaptureFix
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["--names", "a"], "--names gives 1 names for 2 runs"),
+    (["--names", "a"], "--names gives 1 name for 2 runs"),
     (["--names", "a,a"], "two runs have the same name"),
     (["--test", "tukey", "--correction", "holm"], "adjusts for every pair itself"),
 ])

@@ -7,11 +7,19 @@ the arithmetic that produces them, so each case can be checked on paper.
 from __future__ import annotations
 
 from math import log2
+from typing import ClassVar
 
 import pytest
 
-from retrieval_eval import Document, InputFormatError, InputTypeError, Judgment, RetrievalEvaluator, SetEvaluator
-
+from retrieval_eval import (
+    Document,
+    InputFormatError,
+    InputTypeError,
+    Judgment,
+    MeasureError,
+    RetrievalEvaluator,
+    SetEvaluator,
+)
 
 #: Measures whose hand-computed cases live in this file (read by test_completeness.py).
 HAND_COMPUTED = {"AP", "Bpref", "nDCG", "P", "R", "Rprec", "RR", "IPrec", "Success", "NumRel", "NumRet",
@@ -67,6 +75,14 @@ class TestMixedRanking:
         assert MIXED.relevant_retrieved(3) == 1
         assert MIXED.relevant_retrieved(4) == 2
         assert MIXED.relevant_retrieved() == 3
+
+    def test_relevant_retrieved_in_the_empty_top_is_zero(self) -> None:
+        """relevant_retrieved(0) is 0, as ireval's relevantRetrieved(0) (issue 15); k < 0 stays an error."""
+        from retrieval_eval import InvalidParameterError
+
+        assert MIXED.relevant_retrieved(0) == 0 and type(MIXED.relevant_retrieved(0)) is int
+        with pytest.raises(InvalidParameterError, match="'k' of relevant_retrieved must be an int >= 0; got -1"):
+            MIXED.relevant_retrieved(-1)
 
     def test_interpolated_precision_uses_lround_cutoffs(self) -> None:
         """Precision at the hits is 1, 2/4, 3/5; cut-off c = lround(p * 5): 0.3 -> 2, 0.7 -> 4 > 3 hits."""
@@ -240,8 +256,8 @@ class TestValidation:
 
 
 class TestSetEvaluator:
-    QRELS = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"x": 1}, "10": {"m": 1}, "9": {"n": 1}}
-    RUN = {"q1": {"a": 1.0, "b": 3.0, "c": 2.0}, "q2": {"y": 1.0}, "10": {"m": 5.0}, "extra": {"z": 1.0}}
+    QRELS: ClassVar[dict[str, dict[str, int]]] = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"x": 1}, "10": {"m": 1}, "9": {"n": 1}}
+    RUN: ClassVar[dict[str, dict[str, float]]] = {"q1": {"a": 1.0, "b": 3.0, "c": 2.0}, "q2": {"y": 1.0}, "10": {"m": 5.0}, "extra": {"z": 1.0}}
 
     def test_means_and_sums(self) -> None:
         runs = SetEvaluator.from_dict(self.QRELS, self.RUN)
@@ -253,6 +269,26 @@ class TestSetEvaluator:
         assert runs.aggregate("NumRet") == runs.num_retrieved() == 5
         assert runs.num_relevant() == 5 and runs.num_relevant_retrieved() == 3
         assert runs.aggregate("NumQ") == 4 == runs.num_queries
+
+    @pytest.mark.parametrize(("measure", "how"), [
+        ("GMAP", "a geometric mean"), ("gm_map", "a geometric mean"), ("GMBpref", "a geometric mean"),
+        ("NumQ", "the sum over queries"), ("NumRet", "the sum over queries"), ("num_rel", "the sum over queries"),
+        ("NumRelRet", "the sum over queries"), ("NumNonRelJudgedRet", "the sum over queries"),
+        ("GAUC", "a weighted mean"),
+    ], ids=["GMAP", "gm_map", "GMBpref", "NumQ", "NumRet", "num_rel", "NumRelRet", "NumNonRelJudgedRet", "GAUC"])
+    def test_mean_refuses_a_measure_summarised_otherwise(self, measure: str, how: str) -> None:
+        """mean() is the arithmetic mean: for GMAP it would be MAP, so it raises and points to aggregate() (issue 15)."""
+        runs = SetEvaluator.from_dict(self.QRELS, self.RUN)
+        with pytest.raises(MeasureError, match=rf"^mean\('{measure}'\): the summary of \w+ is {how}, not an "
+                                              rf"arithmetic mean; aggregate\('{measure}'\) returns it"):
+            runs.mean(measure)
+        assert runs.aggregate(measure) >= 0.0  # the summary is there, under its own name
+
+    @pytest.mark.parametrize("measure", ["AP", "map", "nDCG@10", "P@2", "RR", "Bpref", "Rprec", "AUC", "utility"])
+    def test_mean_is_the_summary_wherever_it_is_allowed(self, measure: str) -> None:
+        runs = SetEvaluator.from_dict(self.QRELS, self.RUN)
+        values = runs.array(measure)
+        assert runs.mean(measure) == runs.aggregate(measure) == pytest.approx(sum(values) / len(values), abs=1e-15)
 
     def test_query_set_report_and_order(self) -> None:
         runs = SetEvaluator.from_dict(self.QRELS, self.RUN)
@@ -289,6 +325,14 @@ class TestSetEvaluator:
         with pytest.raises(ValueError, match="different relevance thresholds"):
             SetEvaluator([strict, RetrievalEvaluator("other", [], [])])
         assert SetEvaluator([strict, RetrievalEvaluator("other", [], [])], rel=1).per_query("AP")["q"] == 1.0
+
+    def test_repr_counts_in_the_singular_and_the_plural(self) -> None:
+        one = SetEvaluator.from_dict({"q": {"a": 1}}, {"q": {"a": 1.0}})
+        assert repr(one) == "SetEvaluator(1 query, run_id='')"
+        assert repr(one["q"]) == "RetrievalEvaluator(query_id='q', retrieved=1 document, judged=1 document)"
+        two = SetEvaluator.from_dict(self.QRELS, self.RUN)
+        assert repr(two) == "SetEvaluator(4 queries, run_id='')"
+        assert repr(two["q1"]) == "RetrievalEvaluator(query_id='q1', retrieved=3 documents, judged=3 documents)"
 
     def test_from_evaluators_rejects_repeated_queries(self) -> None:
         with pytest.raises(InputFormatError, match="repeated: q"):

@@ -86,9 +86,9 @@ CASES = [
     Case("nul-byte", "rejected", run=RUN.replace("q1 Q0 b", "q1 Q0 b\0"), pattern="2: NUL byte in the line",
          where="run"),
     Case("only-negative-judgments", "warned", QRELS + "q3 0 d -1\n", RUN + "q3 Q0 d 1 1.0 r\n",
-         "1 queries have only negative judgments .*: q3"),
+         "1 query has only negative judgments .*: q3"),
     Case("no-relevant-judgment", "warned", QRELS + "q3 0 d 0\n", RUN + "q3 Q0 d 1 1.0 r\n",
-         "1 queries have no relevant judgment .*: q3"),
+         "1 query has no relevant judgment .*: q3"),
 ]
 
 
