@@ -1,9 +1,10 @@
 """Timing of the diversity measures against ir_measures + pyndeval (ndeval's C code), on the same files.
 
-    python benchmarks/diversity.py [--dir /tmp/bench] [--subtopics 5] [--repeat 3]
+    python benchmarks/diversity.py [--workdir DIR] [--subtopics 5] [--repeat 3]
 
 Input: the ``robust`` shape of ``benchmarks/generate.py`` (250 queries x 1000 documents, ~1250
-judgments per query, tied scores), generated into ``--dir`` if missing. Its qrels become diversity
+judgments per query, tied scores), generated into ``--workdir`` (default
+``$TMPDIR/retrieval_eval-benchmarks``, shared with the other benchmarks) if missing. Its qrels become diversity
 qrels: each judgment is copied to 1..``--subtopics`` of the query's subtopics (seeded), keeping
 its grade, so a query has ``--subtopics`` subtopics and a relevant document covers one or more.
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -98,18 +100,18 @@ def theirs(qrels: Path, run: Path) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dir", type=Path, default=Path("/tmp/bench"))
+    parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "retrieval_eval-benchmarks")
     parser.add_argument("--subtopics", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    args.dir.mkdir(parents=True, exist_ok=True)
-    qrels, run = args.dir / "robust.qrels", args.dir / "robust.run"
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    qrels, run = args.workdir / "robust.qrels", args.workdir / "robust.run"
     if not run.exists():
-        subprocess.run([sys.executable, str(Path(__file__).with_name("generate.py")), "robust", str(args.dir)], check=True)
-    div = args.dir / f"robust.div{args.subtopics}.qrels"
+        subprocess.run([sys.executable, str(Path(__file__).with_name("generate.py")), "robust", str(args.workdir)], check=True)
+    div = args.workdir / f"robust.div{args.subtopics}.qrels"
     if not div.exists():
         diversity_qrels(qrels, div, args.subtopics)
-    untied = args.dir / "robust.untied.run"
+    untied = args.workdir / "robust.untied.run"
     if not untied.exists():
         untie(run, untied)
     n_lines = sum(1 for _ in div.open())
