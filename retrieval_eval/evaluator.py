@@ -35,17 +35,19 @@ from .measures import (
 from .measures.base import Param, geometric_mean, summary_weights
 from .measures.trec_table import P_CUTOFFS, RECALL_POINTS
 from .model import (
-    FIELD_SEPARATORS,
     Document,
     FloatArray,
     InputFormatError,
     InputTypeError,
+    IntArray,
     Judgment,
     QrelsColumns,
     RunColumns,
     _display,
     check_id,
     id_problem,
+    to_relevance,
+    to_score,
 )
 from .ranking import Order, QuerySetReport, RankedBatch, RunHandoff, build_batch
 
@@ -69,8 +71,66 @@ _DEPTH = Param(int, None, "rank depth k: the top k ranks (0: none)", minimum=0)
 _NOT_A_MEAN = {"sum": "the sum over queries", "gmean": "a geometric mean", "weighted": "a weighted mean"}
 
 
+def _check_max_depth(max_depth: object) -> int | None:
+    """``max_depth`` as an int >= 0 or None: InputTypeError for another type (1.5, '3'), InputFormatError below 0."""
+    if max_depth is None:
+        return None
+    if isinstance(max_depth, np.integer):
+        max_depth = int(max_depth)
+    if isinstance(max_depth, bool) or not isinstance(max_depth, int):
+        raise InputTypeError(f"'max_depth' must be an int >= 0 or None; got {type(max_depth).__name__} {max_depth!r}")
+    if max_depth < 0:
+        raise InputFormatError(f"'max_depth' must be >= 0 or None; got {max_depth}")
+    return max_depth
+
+
+def _check_nested(given: object, name: str, shape: str) -> None:
+    """Raise InputTypeError unless ``given`` is a mapping of query ids to mappings (pytrec_eval's dicts)."""
+    if not isinstance(given, Mapping):
+        raise InputTypeError(f"{name!r} must be a mapping {{query_id: {shape}}}; got {type(given).__name__}")
+    for query_id, docs in given.items():
+        if not isinstance(docs, Mapping):
+            raise InputTypeError(
+                f"{name}[{query_id!r}] must be a mapping {shape}; got {type(docs).__name__} {docs!r}"
+            )
+
+
+#: Value types NumPy converts exactly and in one pass (anything else is checked one entry at a time).
+_FAST_SCORES = {float, int, np.float64, np.float32, np.int64, np.int32}
+_FAST_RELEVANCE = {int, np.int64, np.int32}
+
+
+def _dict_scores(run: Mapping[str, Mapping[str, object]]) -> FloatArray:
+    """The run's scores in entry order; a bool, str, NaN or too large score raises, naming its entry."""
+    values = [s for docs in run.values() for s in docs.values()]
+    if set(map(type, values)) <= _FAST_SCORES:
+        try:
+            scores = np.asarray(values, dtype=np.float64)
+        except OverflowError:
+            scores = None
+        if scores is not None and not np.isnan(scores).any():
+            return scores
+    return np.asarray([
+        to_score(score, f"run score of query {q!r}, document {d!r}") for q, docs in run.items() for d, score in docs.items()
+    ], dtype=np.float64)
+
+
+def _dict_relevance(qrels: Mapping[str, Mapping[str, object]]) -> IntArray:
+    """The qrels' relevance values in entry order, by :class:`Judgment`'s rule (a bool or str raises)."""
+    values = [r for docs in qrels.values() for r in docs.values()]
+    if set(map(type, values)) <= _FAST_RELEVANCE:
+        try:
+            return np.asarray(values, dtype=np.int64)
+        except OverflowError:
+            pass
+    return np.asarray([
+        to_relevance(value, f"qrels relevance of query {q!r}, document {d!r}")
+        for q, docs in qrels.items() for d, value in docs.items()
+    ], dtype=np.int64)
+
+
 def _check_ids(given: Iterable[object], what: str) -> None:
-    """Raise if any of ``ids`` could not be written as a TREC field (see :func:`model.id_problem`)."""
+    """Raise if any of ``ids`` is not a usable in-memory id (see :func:`model.id_problem`)."""
     ids: list[Any] = list(given)  # not yet known to be str: join raises TypeError otherwise
     try:
         joined = "\0".join(ids)  # one pass in C for the common case: every id fine
@@ -92,8 +152,8 @@ def _reject_item(query_id: str, where: str, expected: type, item: object) -> Non
     raise InputTypeError(f"{where} must be a {expected.__name__}; got {type(item).__name__} {item!r}")
 
 
-#: In NUL-joined ids: a field separator, or an empty id (two NULs in a row, or one at either end).
-_BAD_ID = re.compile("[" + re.escape("".join(sorted(FIELD_SEPARATORS))) + "]|\0\0|^\0|\0$|^$")
+#: In NUL-joined ids: a lone surrogate (not UTF-8), or an empty id (two NULs in a row, or one at either end).
+_BAD_ID = re.compile("[\ud800-\udfff]|\0\0|^\0|\0$|^$")
 
 
 class RetrievalEvaluator:
@@ -102,18 +162,23 @@ class RetrievalEvaluator:
     Parameters
     ----------
     query_id : str
-        The query's identifier.
+        The query's identifier: any non-empty str, spaces and tabs included (``"laptop bag"``), without
+        NUL or lone surrogates. Only writing it to a TREC file (:func:`~retrieval_eval.trec.write_run`)
+        needs an id without whitespace.
     retrieved : list of Document
         The ranking, best first: list position is the rank (``Document.rank`` is not used to order).
     judgments : iterable of Judgment
         The query's relevance judgments. Documents not judged count as non-relevant.
     rel : int, default 1
         Relevance threshold of the binary measures: a judgment >= rel is relevant (trec_eval ``-l``).
+        A NumPy integer is taken as the int it holds.
 
     Raises
     ------
+    InvalidParameterError
+        If ``rel`` is not an int >= 0 (checked first).
     InputFormatError
-        If a document appears twice in ``retrieved`` or is judged twice.
+        If ``query_id`` is no id, or a document appears twice in ``retrieved`` or is judged twice.
     TypeError
         If ``retrieved`` is not a list or tuple of Document, or a judgment is not a Judgment.
 
@@ -135,6 +200,7 @@ class RetrievalEvaluator:
     def __init__(
         self, query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], *, rel: int = 1
     ) -> None:
+        rel = _check_rel("RetrievalEvaluator", rel)
         problem = id_problem(query_id)
         if problem is not None:
             raise InputFormatError(f"'query_id' {problem}")
@@ -183,6 +249,8 @@ class RetrievalEvaluator:
         self._scores: dict[Measure, float] = {}
 
     def __repr__(self) -> str:
+        if not hasattr(self, "_batch"):  # a constructor that raised (a debugger may still show it)
+            return "RetrievalEvaluator(<not built>)"
         retrieved, judged = int(self._batch.num_ret[0]), len(self._batch.judged_relevance)
         return (
             f"RetrievalEvaluator(query_id={self.query_id!r}, retrieved={retrieved} document{'' if retrieved == 1 else 's'}, "
@@ -351,6 +419,8 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
     """
 
     def __init__(self, evaluators: Iterable[RetrievalEvaluator], *, rel: int | None = None) -> None:
+        if rel is not None:
+            rel = _check_rel("SetEvaluator", rel)
         evaluators = list(evaluators)
         for ev in evaluators:
             if not isinstance(ev, RetrievalEvaluator):
@@ -400,6 +470,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         complete: bool = True,
     ) -> SetEvaluator:
         """Build from columnar judgments and results (what the TREC readers produce)."""
+        max_depth = _check_max_depth(max_depth)
         return cls._built(qrels, run, rel=rel, order=order, max_depth=max_depth, judged_only=judged_only,
                           duplicates=duplicates, complete=complete)
 
@@ -424,7 +495,9 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         rel : int, default 1
             Relevance threshold of the binary measures (trec_eval ``-l``).
         max_depth : int, optional
-            Evaluate only the top ``max_depth`` documents of each ranking (trec_eval ``-M``).
+            Evaluate only the top ``max_depth`` documents of each ranking (trec_eval ``-M``): an int
+            >= 0 (a NumPy integer too). Another type (``1.5``, ``'3'``) raises :class:`InputTypeError`,
+            a negative value :class:`InputFormatError`.
         judged_only : bool, default False
             Drop unjudged documents before ranking (trec_eval ``-J``).
         duplicates : {"error", "first"}, default "error"
@@ -449,6 +522,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         """
         from .trec import read_qrels_columns, read_run_columns
 
+        max_depth = _check_max_depth(max_depth)
         orders = {"score": "score", "file": "given", "rank": "rank"}
         if order not in orders:
             raise ValueError(f"'order' must be one of {list(orders)}; got {order!r}")
@@ -484,6 +558,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         """
         from .logs import Delimiter, read_log_columns
 
+        max_depth = _check_max_depth(max_depth)
         qrels, run = read_log_columns(log, delimiter=cast(Delimiter, delimiter), columns=columns)
         return cls._built(qrels, RunHandoff(run), rel=rel, max_depth=max_depth, judged_only=judged_only,
                           duplicates=duplicates, complete=True, order="score")
@@ -496,30 +571,36 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         """Build from pytrec_eval-style dicts: ``{qid: {doc: relevance}}`` and ``{qid: {doc: score}}``.
 
         Each query is ranked by score descending, ties by doc_id descending (trec_eval's rule).
+
+        Ids, relevance values and scores follow the rules of :class:`Document` and :class:`Judgment`:
+        a score is a Python or NumPy int or float (not a bool, not a str such as ``'1.0'``, not NaN),
+        a relevance a Python or NumPy int (or an integral float) that fits in int64.
+
+        Raises
+        ------
+        InputTypeError
+            If ``qrels`` or ``run`` (or one of their values) is not a mapping, an id is not a str, a
+            score is not a number or a relevance not an int; the message names the entry.
+        InputFormatError
+            An empty id, a NaN score, a relevance beyond int64, or a negative ``max_depth``.
         """
+        rel = _check_rel("SetEvaluator", rel)
+        max_depth = _check_max_depth(max_depth)
+        _check_nested(qrels, "qrels", "{doc_id: relevance}")
+        _check_nested(run, "run", "{doc_id: score}")
         _check_ids(qrels, "qrels query id")
         _check_ids(run, "run query id")
         qrels_q = [q for q, docs in qrels.items() for _ in docs]
         qrels_d = [d for docs in qrels.values() for d in docs]
-        qrels_r = [r for docs in qrels.values() for r in docs.values()]
         run_q = [q for q, docs in run.items() for _ in docs]
         run_d = [d for docs in run.values() for d in docs]
-        run_s = [s for docs in run.values() for s in docs.values()]
         _check_ids(qrels_d, "qrels doc id")
         _check_ids(run_d, "run doc id")
-        for value in qrels_r:
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                raise InputFormatError(f"qrels relevance values must be integers; got {value!r}")
-        try:
-            scores = np.asarray(run_s, dtype=np.float64)
-        except (TypeError, ValueError):
-            bad = next(s for s in run_s if not isinstance(s, (int, float, np.number)) or isinstance(s, bool))
-            raise InputFormatError(f"run scores must be numbers; got {bad!r}") from None
-        if np.isnan(scores).any():
-            raise InputFormatError("run scores must not be NaN (the ranking order would be undefined)")
+        relevance = _dict_relevance(qrels)
+        scores = _dict_scores(run)
         columns_q = QrelsColumns(
             np.asarray(qrels_q, dtype=str), np.asarray(qrels_d, dtype=str),
-            np.asarray(qrels_r, dtype=np.int64), np.arange(1, len(qrels_q) + 1), origin="qrels dict", unit="entry",
+            relevance, np.arange(1, len(qrels_q) + 1), origin="qrels dict", unit="entry",
         )
         columns_r = RunColumns(
             np.asarray(run_q, dtype=str), np.asarray(run_d, dtype=str), scores,
@@ -544,6 +625,8 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         return self._batch.n_queries
 
     def __repr__(self) -> str:
+        if not hasattr(self, "_batch"):  # a constructor that raised (a debugger may still show it)
+            return "SetEvaluator(<not built>)"
         return f"SetEvaluator({len(self)} {'query' if len(self) == 1 else 'queries'}, run_id={self.run_id!r})"
 
     def subset(self, query_ids: Iterable[str]) -> SetEvaluator:

@@ -7,11 +7,12 @@ file format (the readers in :mod:`retrieval_eval.trec` produce them, the model n
 from __future__ import annotations
 
 import math
-from typing import TypeAlias
+import re
+from typing import Any, TypeAlias, cast
 
 import numpy as np
 import numpy.typing as npt
-from attrs import Attribute, field, frozen
+from attrs import Attribute, field, fields, frozen
 
 FloatArray: TypeAlias = npt.NDArray[np.float64]
 
@@ -46,22 +47,42 @@ class InputWarning(UserWarning):
 
 
 def id_problem(value: object) -> str | None:
-    """Why ``value`` cannot be a query or document id, or None if it can.
+    """Why ``value`` cannot be a query or document id in memory, or None if it can.
 
-    Ids are written into whitespace-separated files, so they must be non-empty strings without the
-    bytes that separate fields there (C's isspace: space, \\t, \\n, \\v, \\f, \\r); NUL is refused
-    too, since C tools (and NumPy's bytes arrays) cut strings at it. Other characters, Unicode
-    spaces included, are data, as they are in a file.
+    In the Python API an id is data: any non-empty ``str``, spaces and tabs included
+    (``RetrievalEvaluator("laptop bag", ...)``). It must be encodable as UTF-8, since ids are
+    compared as UTF-8 bytes (trec_eval's ``strcmp`` order), so a lone surrogate (``"\\ud800"``) is
+    refused; so is NUL, since NumPy's string arrays (and C tools) cut strings at it, which would make
+    ``"a\\0"`` the same id as ``"a"``. Only writing an id into a TREC file needs more: see
+    :func:`field_problem`.
     """
     if not isinstance(value, str):
         return f"must be a str; got {type(value).__name__} {value!r}"
-    if not value or "\0" in value or not FIELD_SEPARATORS.isdisjoint(value):
-        return f"must be non-empty, without whitespace or NUL; got {value!r}"
+    if not value or "\0" in value:
+        return f"must be a non-empty str without NUL; got {value!r}"
+    if _SURROGATE.search(value):
+        return f"must be encodable as UTF-8 (no lone surrogate); got {value!r}"
     return None
+
+
+def field_problem(value: object) -> str | None:
+    """Why ``value`` cannot be written as a field of a TREC file, or None if it can.
+
+    On top of :func:`id_problem`, a field must not contain the bytes that separate fields there
+    (C's isspace: space, \\t, \\n, \\v, \\f, \\r). Other characters, Unicode spaces included, are
+    data, as they are in a file.
+    """
+    problem = id_problem(value)
+    if problem is None and not FIELD_SEPARATORS.isdisjoint(cast(str, value)):
+        return f"cannot be written to a TREC file: it contains whitespace, which separates fields there; got {value!r}"
+    return problem
 
 
 #: The characters that separate fields in TREC files (C's isspace in the C locale).
 FIELD_SEPARATORS = frozenset(" \t\n\v\f\r")
+
+#: A code point that UTF-8 cannot encode: in a Python str, only a lone surrogate is one.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def check_id(value: object, what: str) -> None:
@@ -71,52 +92,106 @@ def check_id(value: object, what: str) -> None:
         raise (InputTypeError if not isinstance(value, str) else InputFormatError)(f"{what} {problem}")
 
 
+def check_field(value: object, what: str) -> None:
+    """Like :func:`check_id`, for an id about to be written to a TREC file (see :func:`field_problem`)."""
+    problem = field_problem(value)
+    if problem is not None:
+        raise (InputTypeError if not isinstance(value, str) else InputFormatError)(f"{what} {problem}")
+
+
 def _check_id(instance: object, attribute: Attribute[str], value: str) -> None:
     check_id(value, f"'{attribute.name}'")  # any object may arrive here: check_id says what is wrong
 
 
-def _check_rank(instance: object, attribute: object, value: int | None) -> None:
+#: Relevance values are stored as int64 (trec_eval reads them with atol into a long).
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _to_rank(value: object) -> int | None:
     if value is None:
-        return
+        return None
+    if isinstance(value, np.integer):
+        value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputTypeError(f"'rank' must be an int >= 1 or None; got {type(value).__name__} {value!r}")
     if value < 1:
         raise InputFormatError(f"'rank' must be >= 1 or None; got {value}")
+    return value
+
+
+def is_number(value: object) -> bool:
+    """A Python or NumPy int or float, not a bool (nor a str that looks like a number)."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+
+
+def to_score(value: object, what: str = "'score'") -> float:
+    """A score as a float: any int or float, Python or NumPy, but not a bool, a str or NaN."""
+    if not is_number(value):
+        raise InputTypeError(f"{what} must be a number; got {type(value).__name__} {value!r}")
+    try:
+        score = float(cast(float, value))
+    except OverflowError:
+        raise InputFormatError(f"{what} is too large for a float; got {value!r}") from None
+    if math.isnan(score):
+        # A NaN score would make the ranking order undefined (trec_eval's comparator is not consistent).
+        raise InputFormatError(f"{what} must not be NaN")
+    return score
 
 
 def _to_score(value: object) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not is_number(value):
         raise InputTypeError(f"'score' must be a number or None; got {type(value).__name__} {value!r}")
-    score = float(value)
-    if math.isnan(score):
-        # A NaN score would make the ranking order undefined (trec_eval's comparator is not consistent).
-        raise InputFormatError("'score' must not be NaN")
-    return score
+    return to_score(value)
 
 
-def _to_relevance(value: object) -> int:
+def to_relevance(value: object, what: str = "'relevance'") -> int:
+    """A relevance as an int: a Python or NumPy int (or an integral float) that fits in int64."""
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        value = int(value)
+    if isinstance(value, np.integer):
+        value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        raise InputTypeError(f"'relevance' must be an int; got {type(value).__name__} {value!r}")
+        raise InputTypeError(f"{what} must be an int; got {type(value).__name__} {value!r}")
+    if not _INT64[0] <= value <= _INT64[1]:
+        raise InputFormatError(f"{what} must fit in a 64-bit integer [-2**63, 2**63 - 1]; got {value}")
     return value
 
 
-@frozen
+def _to_relevance(value: object) -> int:
+    return to_relevance(value)
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+_UNSET = _Unset()
+
+
+def _repr(self: Any) -> str:
+    """attrs' repr, except that it works on an object whose constructor failed (a debugger shows those)."""
+    names = [a.name for a in fields(type(self))]
+    return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n, _UNSET)!r}' for n in names)})"
+
+
+@frozen(repr=False)
 class Document:
     """One retrieved document (ireval's ``Document(documentNumber, rank, score)``).
 
     Parameters
     ----------
     doc_id : str
-        Document identifier; non-empty, no whitespace.
+        Document identifier: any non-empty str (spaces included) without NUL or lone surrogates;
+        only :func:`~retrieval_eval.trec.write_run` refuses whitespace, which a TREC file cannot hold.
     rank : int or None, default None
-        1-based rank. Informational: a :class:`RetrievalEvaluator` ranks by list position. Documents
-        that were not retrieved (``relevant_missed_documents``) have ``rank=None``.
+        1-based rank (a NumPy integer is taken as the int it holds). Informational: a
+        :class:`RetrievalEvaluator` ranks by list position. Documents that were not retrieved (``relevant_missed_documents``) have ``rank=None``.
     score : float or None, default None
-        Retrieval score; NaN is rejected.
+        Retrieval score: a Python or NumPy int or float, stored as a float; NaN, bool and str are
+        rejected (:class:`InputFormatError`, :class:`InputTypeError`).
 
     Examples
     --------
@@ -125,17 +200,23 @@ class Document:
     """
 
     doc_id: str = field(validator=_check_id)
-    rank: int | None = field(default=None, validator=_check_rank)
+    rank: int | None = field(default=None, converter=_to_rank)
     score: float | None = field(default=None, converter=_to_score)
 
+    __repr__ = _repr
 
-@frozen
+
+@frozen(repr=False)
 class Judgment:
     """One relevance judgment (ireval's ``Judgment(documentNumber, judgment)``).
 
     ``relevance >= rel`` (default 1) means relevant, ``0 <= relevance < rel`` judged non-relevant,
     and a negative value means "pooled but not judged" (trec_eval's convention): it never counts
     as relevant nor as judged non-relevant.
+
+    ``doc_id`` follows :class:`Document`'s rule. ``relevance`` is a Python or NumPy int (or an
+    integral float), stored as an int; it must fit in int64 (:class:`InputFormatError`), and a bool
+    or str raises :class:`InputTypeError`.
 
     Examples
     --------
@@ -145,6 +226,8 @@ class Judgment:
 
     doc_id: str = field(validator=_check_id)
     relevance: int = field(converter=_to_relevance)
+
+    __repr__ = _repr
 
 
 # --------------------------------------------------------------------------------------------------

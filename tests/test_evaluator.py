@@ -223,16 +223,16 @@ class TestValidation:
             RetrievalEvaluator("q1", [("q1", Document("a"))], [])  # type: ignore[list-item]
         assert issubclass(InputTypeError, TypeError) and issubclass(InputTypeError, ValueError)
 
-    @pytest.mark.parametrize("query_id", ["", "a b", 7], ids=["empty", "space", "int"])
+    @pytest.mark.parametrize("query_id", ["", "a\0b", "\ud800", 7], ids=["empty", "nul", "surrogate", "int"])
     def test_query_id(self, query_id: object) -> None:
         with pytest.raises(InputFormatError, match="'query_id' must be"):
             RetrievalEvaluator(query_id, [], [])  # type: ignore[arg-type]
 
     def test_document_and_judgment_fields(self) -> None:
-        with pytest.raises(InputFormatError, match="'doc_id' must be non-empty"):
+        with pytest.raises(InputFormatError, match="'doc_id' must be a non-empty str"):
             Document("")
-        with pytest.raises(InputFormatError, match="'doc_id' must be non-empty, without whitespace or NUL"):
-            Judgment("a b", 1)
+        with pytest.raises(InputFormatError, match="'doc_id' must be a non-empty str without NUL"):
+            Judgment("a\0", 1)
         with pytest.raises(InputFormatError, match="'rank' must be >= 1"):
             Document("a", 0)
         with pytest.raises(InputFormatError, match="NaN"):
@@ -352,11 +352,11 @@ class TestSetEvaluator:
         assert runs.per_query("P(rel=1)@3")["q1"] == pytest.approx(2 / 3)
 
     def test_bad_dict_values(self) -> None:
-        with pytest.raises(InputFormatError, match="integers"):
+        with pytest.raises(InputTypeError, match="qrels relevance of query 'q', document 'a' must be an int"):
             SetEvaluator.from_dict({"q": {"a": 1.5}}, {"q": {"a": 1.0}})  # type: ignore[dict-item]
         with pytest.raises(InputFormatError, match="NaN"):
             SetEvaluator.from_dict({"q": {"a": 1}}, {"q": {"a": float("nan")}})
-        with pytest.raises(InputFormatError, match="run scores must be numbers; got 'x'"):
+        with pytest.raises(InputTypeError, match="run score of query 'q', document 'a' must be a number; got str 'x'"):
             SetEvaluator.from_dict({"q": {"a": 1}}, {"q": {"a": "x"}})  # type: ignore[dict-item]
 
 

@@ -73,12 +73,19 @@ def _plain(value: Any, kind: type) -> Any:
     return value
 
 
+#: The largest magnitude of an int parameter (a cutoff, ``rel``, a length): kernels compute with
+#: int64, so every int parameter lies in [-2**62, 2**62], whatever its own bounds say.
+INT_LIMIT = 2**62
+
+
 @frozen
 class Param:
     """One parameter of a measure: its type, default, allowed values and a one-line description.
 
     :meth:`check` is the one validation of measure parameters: measure strings, ``Measure(...)``
-    calls and the evaluators' ``rel`` and ``k`` arguments all go through it.
+    calls and the evaluators' ``rel`` and ``k`` arguments all go through it. NumPy scalars are taken
+    as the Python numbers they hold; NaN is never a valid float; an int must also lie within
+    :data:`INT_LIMIT` (2**62) of 0, since kernels compute with int64 (``Judged@10**21`` is refused).
     """
 
     kind: type
@@ -124,7 +131,12 @@ class Param:
         if valid and self.maximum is not None:
             valid = value <= self.maximum
         if not valid:
-            raise InvalidParameterError(f"parameter {name!r} of {owner} must be {self.domain()}; got {value!r}")
+            raise InvalidParameterError(f"parameter {name!r} of {owner} must be {self.domain()}; got {value!r:.100}")
+        if isinstance(value, int) and not isinstance(value, bool) and not -INT_LIMIT <= value <= INT_LIMIT:
+            raise InvalidParameterError(
+                f"parameter {name!r} of {owner} must be {self.domain()} and at most 2**62 in size "
+                f"(it is computed with int64); got {value!r:.100}"
+            )
         return value
 
 

@@ -35,11 +35,14 @@ from attrs import frozen
 from .._segments import safe_div, segment_count, segment_ids, segment_sum
 from ..model import BoolArray, FloatArray, IntArray
 from ..ranking import RankedBatch
-from .base import CUTOFF, REL, Param, measure
+from .base import REL, Param, measure
 
 #: Redundancy intolerance: each further document on a subtopic gains (1 - alpha) times the previous one.
 ALPHA = Param(float, 0.5, "redundancy intolerance: a subtopic's gain shrinks by (1 - alpha) each time it "
               "is covered again", minimum=0.0, maximum=1.0)
+#: The cut-off of the @k diversity measures. Their collection-independent forms sum a discount over
+#: every rank up to k, so k is bounded (ndeval itself stops at 20).
+DIVERSITY_CUTOFF = Param(int, None, "rank cutoff k: only the top k ranks count", minimum=1, maximum=1_000_000)
 #: NRBP's patience: the probability of looking at the next rank.
 BETA = Param(float, 0.5, "patience: the probability of looking at the next rank", minimum=0.0, maximum=1.0)
 
@@ -204,7 +207,7 @@ def _dependent(b: RankedBatch, rel: int, alpha: float, k: int, kind: str) -> Flo
     return safe_div(_run_sum(b, c, alpha, k, discount), _ideal_sum(b, rel, alpha, k, discount))
 
 
-@measure("alpha_DCG", params={"k": CUTOFF, "rel": REL, "alpha": ALPHA}, cutoff="k", cutoff_required=True,
+@measure("alpha_DCG", params={"k": DIVERSITY_CUTOFF, "rel": REL, "alpha": ALPHA}, cutoff="k", cutoff_required=True,
          aliases=("α_DCG",), judged_only=True, subtopics=True)
 def alpha_dcg(b: RankedBatch, *, k: int, rel: int, alpha: float) -> FloatArray:
     """alpha-DCG at k, over the ideal-ideal value: novelty-discounted gain of the top k, 1/log2(1+r) discount.
@@ -219,7 +222,7 @@ def alpha_dcg(b: RankedBatch, *, k: int, rel: int, alpha: float) -> FloatArray:
     return _independent(b, rel, alpha, k, "dcg")
 
 
-@measure("alpha_nDCG", params={"k": CUTOFF, "rel": REL, "alpha": ALPHA}, cutoff="k", cutoff_required=True,
+@measure("alpha_nDCG", params={"k": DIVERSITY_CUTOFF, "rel": REL, "alpha": ALPHA}, cutoff="k", cutoff_required=True,
          aliases=("α_nDCG",), judged_only=True, subtopics=True)
 def alpha_ndcg(b: RankedBatch, *, k: int, rel: int, alpha: float) -> FloatArray:
     """alpha-nDCG at k: alpha-DCG@k of the run over that of the greedy ideal ranking.
@@ -233,7 +236,7 @@ def alpha_ndcg(b: RankedBatch, *, k: int, rel: int, alpha: float) -> FloatArray:
     return _dependent(b, rel, alpha, k, "dcg")
 
 
-@measure("ERR_IA", params={"k": CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True, judged_only=True,
+@measure("ERR_IA", params={"k": DIVERSITY_CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True, judged_only=True,
          subtopics=True)
 def err_ia(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
     """Intent-aware ERR at k, as ndeval computes it: 1/r-discounted novelty gain over the ideal-ideal value.
@@ -248,7 +251,7 @@ def err_ia(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
     return _independent(b, rel, 0.5, k, "err")
 
 
-@measure("nERR_IA", params={"k": CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True, judged_only=True,
+@measure("nERR_IA", params={"k": DIVERSITY_CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True, judged_only=True,
          subtopics=True)
 def nerr_ia(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
     """Intent-aware ERR at k over that of the greedy ideal ranking (ndeval's nERR-IA).
@@ -297,7 +300,7 @@ def _in_top(c: Coverage, k: int) -> BoolArray:
     return np.asarray(c.pair_rank <= k)
 
 
-@measure("P_IA", params={"k": CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True, judged_only=True,
+@measure("P_IA", params={"k": DIVERSITY_CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True, judged_only=True,
          subtopics=True)
 def p_ia(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
     """Intent-aware precision at k: the mean over the S subtopics of each subtopic's precision at k.
@@ -307,10 +310,10 @@ def p_ia(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
     Reference: Agrawal et al., "Diversifying search results", WSDM 2009; ndeval 4.5.
     """
     c = coverage(b, rel)
-    return safe_div(segment_count(_in_top(c, k), c.pair_query, b.n_queries), k * c.n_subtopics)
+    return safe_div(segment_count(_in_top(c, k), c.pair_query, b.n_queries), float(k) * c.n_subtopics)
 
 
-@measure("StRecall", params={"k": CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True, subtopics=True)
+@measure("StRecall", params={"k": DIVERSITY_CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True, subtopics=True)
 def subtopic_recall(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
     """Subtopic recall at k: the fraction of the S subtopics with a relevant document in the top k.
 

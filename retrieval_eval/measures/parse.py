@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, cast
 
+from ..model import InputTypeError
 from . import trec_table
 from .base import (
     ALIAS_PARAMS,
@@ -26,15 +27,44 @@ Labelled = tuple[Measure, str]
 
 # Names are identifiers, Unicode ones included (ir_measures registers α_nDCG).
 _IR_SYNTAX = re.compile(r"^(?P<name>[^\W\d]\w*)(?:\((?P<params>.*)\))?(?:@(?P<at>[^@()]+))?$")
-_LEADING_INT = re.compile(r"^\s*[-+]?\d+")
+# An integer cut-off, read like C's atol when it is a decimal number (23.4 -> 23); anything else
+# after the digits (P_1O, P.5;10) is a typo, not a shorter cut-off.
+_INT_CUTOFF = re.compile(r"^\s*([-+]?\d+)(?:\.\d*)?\s*$")
+
+#: The longest measure string accepted: no measure needs more, and longer ones are refused at once.
+MAX_MEASURE_LENGTH = 1000
 
 
-def _unknown(name: str) -> UnknownMeasureError:
+def _checked(text: object) -> str:
+    """``text`` if it can be a measure string; InputTypeError for another type, UnknownMeasureError if too long."""
+    if not isinstance(text, str):
+        raise InputTypeError(
+            f"a measure must be a str or a Measure; got {type(text).__name__} {text!r:.200}"
+            + (" (ask for one measure at a time)" if isinstance(text, (list, tuple, set)) else "")
+        )
+    if len(text) > MAX_MEASURE_LENGTH:
+        raise UnknownMeasureError(
+            f"measure string of {len(text)} characters is too long (at most {MAX_MEASURE_LENGTH}): {text[:40]!r}..."
+        )
+    return text
+
+
+def _unknown(name: str, text: str = "") -> UnknownMeasureError:
     # Non-ASCII aliases (α_nDCG) only respell an ASCII name, which is suggested in their place.
     known = [k for k in (*REGISTRY, *ALIASES, *TREC_NAMES, *trec_table.group_names()) if k.isascii()]
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    rest = text.strip()[len(name):] if text.strip().startswith(name) else ""
+    # A trec_eval name or a registered one in another case, written in ir_measures syntax (ndcg@10):
+    # suggest the registered spelling with the rest of the string (nDCG@10), not the name itself.
+    folded = name.lower()
+    spelled = [TREC_NAMES[name][0]] if name in TREC_NAMES else []
+    spelled += [k for k in (*REGISTRY, *ALIASES) if k.lower() == folded and k != name and k.isascii()]
+    spelled += [canonical for k, (canonical, _) in TREC_NAMES.items() if k.lower() == folded]
+    if spelled:
+        close = [spelled[0] + rest]
+    else:
+        close = [k for k in difflib.get_close_matches(name, known, n=3, cutoff=0.6) if k != name]
     if not close:
-        close = [k for k in known if k.lower() == name.lower()]
+        close = [k for k in known if k.lower() == name.lower() and k != name]
     hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     return UnknownMeasureError(f"unknown measure {name!r}{hint} (`retrieval-eval measures` lists them all)")
 
@@ -64,19 +94,27 @@ def _parse_ir(text: str, rel: int | None) -> Measure | None:
             if not isinstance(call, ast.Call) or call.args:
                 raise ValueError
             for keyword in call.keywords:
+                if keyword.arg in params and keyword.arg not in ALIAS_PARAMS.get(name, {}):
+                    raise InvalidParameterError(f"parameter {keyword.arg!r} is given twice in {text!r}")
                 params[str(keyword.arg)] = ast.literal_eval(keyword.value)
-        except (SyntaxError, ValueError) as exc:
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            if isinstance(exc, InvalidParameterError):
+                raise
             raise UnknownMeasureError(
                 f"cannot parse parameters of {text!r}; expected Name(key=value, ...)@cutoff"
             ) from exc
     if "cutoff" in params and definition.cutoff and definition.cutoff != "cutoff":
+        if definition.cutoff in params:
+            raise InvalidParameterError(f"the cutoff of {canonical} is given twice in {text!r}")
         params[definition.cutoff] = params.pop("cutoff")  # ir_measures spells the cutoff 'cutoff'
     if match["at"] is not None:
         if definition.cutoff is None:
             raise UnknownMeasureError(f"{canonical} takes no @cutoff; got {text!r}")
+        if definition.cutoff in params:
+            raise InvalidParameterError(f"the cutoff of {canonical} is given twice in {text!r}")
         try:
             params[definition.cutoff] = ast.literal_eval(match["at"].strip())
-        except (SyntaxError, ValueError) as exc:
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             raise InvalidParameterError(f"cutoff of {text!r} must be a number") from exc
     measure = definition(**params)
     # cutoff_required implies a cutoff parameter (the name is never None then).
@@ -86,7 +124,11 @@ def _parse_ir(text: str, rel: int | None) -> Measure | None:
 
 
 def _trec_cutoffs(name: str, text: str, floats: bool) -> list[float]:
-    """trec_eval's cutoff lists: comma separated, sorted, unique; integers read like C's atol."""
+    """trec_eval's cutoff lists: comma separated, sorted, unique.
+
+    An integer cut-off written as a decimal number is read like C's atol (``23.4`` -> 23); any other
+    text (``1O`` in ``P_1O``, ``5;10`` in ``P.5;10``) raises rather than being read as a shorter number.
+    """
     values: list[float] = []
     for item in text.split(","):
         if floats:
@@ -95,10 +137,10 @@ def _trec_cutoffs(name: str, text: str, floats: bool) -> list[float]:
             except ValueError:
                 raise InvalidParameterError(f"cutoff {item!r} of {name} must be a number") from None
         else:
-            match = _LEADING_INT.match(item)
-            if not match or int(match.group()) <= 0:
+            match = _INT_CUTOFF.match(item)
+            if not match or int(match[1]) <= 0:
                 raise InvalidParameterError(f"cutoff {item!r} of {name} must be a positive integer")
-            values.append(int(match.group()))
+            values.append(int(match[1]))
     if len(set(values)) != len(values):
         raise InvalidParameterError(f"cutoffs of {name} must be unique; got {text!r}")
     return sorted(values)
@@ -151,7 +193,7 @@ def parse_labelled(text: str, *, rel: int | None = None) -> list[Labelled]:
     >>> [(str(m), label) for m, label in parse_labelled("rbp.p=0.95")]
     [('RBP(p=0.95)', 'rbp_p=0.95')]
     """
-    text = text.strip()
+    text = _checked(text).strip()
     names = trec_table.group(text)
     if names is not None:
         return [item for name in names for item in _trec_items(name, None, rel)]
@@ -161,7 +203,7 @@ def parse_labelled(text: str, *, rel: int | None = None) -> list[Labelled]:
     measure = _parse_ir(text, rel)
     if measure is None:
         match = _IR_SYNTAX.match(text)
-        raise _unknown(match["name"] if match else text)
+        raise _unknown(match["name"] if match else text, text)
     return [(measure, str(measure))]
 
 
@@ -199,8 +241,10 @@ def parse_trec_options(specs: Sequence[str], *, rel: int | None = None) -> list[
     """
     wanted: dict[str, str | None] = {}  # trec_eval name -> its parameter string (first given wins)
     extra: list[Labelled] = []
+    if isinstance(specs, str):
+        raise InputTypeError(f"specs must be a sequence of measure strings, not one str; got {specs!r:.200}")
     for spec in specs:
-        text = spec.strip()
+        text = _checked(spec).strip()
         if text == trec_table.RUN_ID:
             continue
         names = trec_table.group(text)
@@ -229,7 +273,7 @@ def parse(text: str | Measure, *, rel: int | None = None) -> Measure:
     """
     if isinstance(text, Measure):
         return _with_rel(text, {name for name, _ in text.params}, rel)
-    measure = _parse_ir(text, rel)
+    measure = _parse_ir(_checked(text), rel)
     if measure is not None:
         return measure
     measures = parse_all(text, rel=rel)

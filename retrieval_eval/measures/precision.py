@@ -53,7 +53,8 @@ def reciprocal_rank(b: RankedBatch, *, k: int | None, rel: int) -> FloatArray:
 
 
 @measure(
-    "IPrec", judged_only=True, params={"recall": Param(float, None, "recall level in [0, 1]", minimum=0.0), "rel": REL},
+    "IPrec", judged_only=True, params={"recall": Param(float, None, "recall level in [0, 1]", minimum=0.0,
+                                                                  maximum=1.0), "rel": REL},
     cutoff="recall", cutoff_required=True,
     trec=(TrecName("iprec_at_recall", cutoff=True, defaults=RECALL_POINTS, float_cutoffs=True),),
 )

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from retrieval_eval.measures import (
-    AP, P, REGISTRY, TREC_NAMES, IPrec, Measure, MeasureError, nDCG, parse, parse_all, trec_table,
+    AP,
+    REGISTRY,
+    TREC_NAMES,
+    IPrec,
+    Measure,
+    MeasureError,
+    P,
+    nDCG,
+    parse,
+    parse_all,
+    trec_table,
 )
 
 
@@ -110,3 +122,106 @@ def test_numret_rel_is_ir_measures_numrelret() -> None:
     assert runs.aggregate("NumRet(rel=2)") == 1
     assert parse("NumRet", rel=2) == parse("NumRet") and str(parse("NumRet(rel=1)")) == "NumRet(rel=1)"
     assert parse("NumRet(rel=1)").trec_label is None  # trec_eval has no such line; num_rel_ret is NumRelRet
+
+
+# ------------------------------------------------------------------------ issue 15: typos and limits
+@pytest.mark.parametrize(
+    ("specs", "bad"),
+    [(["P_1O"], "'1O'"), (["P.5;10"], "'5;10'"), (["P.10x"], "'10x'"), (["ndcg_cut.1e3"], "'1e3'"),
+     (["P_5", "map_cut_1O"], "'1O'")],
+    ids=["label-letter-O", "semicolon", "trailing-letter", "exponent", "second-option"],
+)
+def test_a_typo_in_a_cutoff_is_never_a_shorter_cutoff(specs: list[str], bad: str) -> None:
+    """P_1O was read as P_1 and P.5;10 as P_5 (C's atol stops at the first non-digit): both now raise."""
+    from retrieval_eval.measures import InvalidParameterError, parse_trec_options
+
+    with pytest.raises(InvalidParameterError, match=f"cutoff {bad} of .* must be a positive integer"):
+        parse_trec_options(specs)
+    with pytest.raises(InvalidParameterError, match=f"cutoff {bad}"):
+        for spec in specs:
+            parse_all(spec)
+
+
+def test_a_decimal_cutoff_is_still_read_like_atol() -> None:
+    """trec_eval's own test data writes ndcg_cut.23.4, which atol reads as 23: that stays."""
+    assert [str(m) for m in parse_all("ndcg_cut.10,23.4")] == ["nDCG@10", "nDCG@23"]
+    assert [str(m) for m in parse_all("P. 5 ,+10")] == ["P@5", "P@10"]
+
+
+@pytest.mark.parametrize(
+    ("text", "suggestion"),
+    [("ndcg@10", "'nDCG@10'?"), ("map@5", "'AP@5'?"), ("ap(rel=2)@5", "'AP(rel=2)@5'?"), ("NDCG_cut@5", "'nDCG@5'?")],
+)
+def test_a_trec_name_in_ir_measures_syntax_suggests_the_registered_spelling(text: str, suggestion: str) -> None:
+    """parse('ndcg@10') suggested 'ndcg', which is what was typed; it now suggests 'nDCG@10'."""
+    with pytest.raises(MeasureError, match=re.escape(f"did you mean {suggestion}")) as info:
+        parse(text)
+    assert "'ndcg' or" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "text", ["P(rel=1,rel=2)@5", "P(rel=2, rel=2)@5", "P(k=5)@10", "P(cutoff=5)@10", "P(k=5, cutoff=10)"],
+)
+def test_a_repeated_parameter_is_refused(text: str) -> None:
+    """P(rel=1,rel=2) silently kept the last value (and P(k=5)@10 the @): now refused, naming the parameter."""
+    from retrieval_eval.measures import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="given twice"):
+        parse(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("IPrec@1e308", r"'recall' of IPrec must be a float in \[0.0, 1.0\]"), ("IPrec@1.5", "in \\[0.0, 1.0\\]"),
+     ("iprec_at_recall.2", "in \\[0.0, 1.0\\]"), (f"Judged@{10**21}", "at most 2\\*\\*62"),
+     (f"P@{2**62 + 1}", "at most 2\\*\\*62"), (f"RelString(length={10**21})", "at most 2\\*\\*62"),
+     (f"AP(rel={10**21})", "at most 2\\*\\*62"), ("set_F.nan", "'beta' of SetF must be a float >= 0.0; got nan")],
+)
+def test_parameters_out_of_range_are_refused_by_the_shared_check(text: str, message: str) -> None:
+    """IPrec@1e308 raised IndexError and Judged@10**21 OverflowError; every cutoff now has a bounded domain."""
+    from retrieval_eval.measures import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match=message):
+        parse_all(text)
+
+
+def test_nan_and_numpy_parameters_go_through_param_check() -> None:
+    """SetF(beta=nan) is refused (NaN is no float in any domain); NumPy scalars are the numbers they hold."""
+    import numpy as np
+
+    from retrieval_eval.measures import InvalidParameterError
+
+    set_f = REGISTRY["SetF"]
+    for nan in (float("nan"), np.float32("nan"), np.float64("nan")):
+        with pytest.raises(InvalidParameterError, match="'beta' of SetF"):
+            set_f(beta=nan)
+    assert set_f(beta=np.float32(0.5)) == set_f(beta=0.5)
+    assert P(rel=np.int64(2)) @ np.int64(5) == parse("P(rel=2)@5")
+    assert P @ 2**62 == P(k=2**62)
+
+
+def test_a_long_measure_string_is_refused_at_once() -> None:
+    """A 100,000-character string raised MemoryError in the parser; strings over 1,000 characters are refused."""
+    from retrieval_eval.measures import parse_trec_options
+    from retrieval_eval.measures.parse import MAX_MEASURE_LENGTH
+
+    assert MAX_MEASURE_LENGTH == 1000
+    for text in ("P(" * 50_000, "P@" + "1" * 100_000, "nDCG(" + "[" * 99_990 + ")"):
+        with pytest.raises(MeasureError, match=r"measure string of \d+ characters is too long \(at most 1000\)"):
+            parse(text)
+        with pytest.raises(MeasureError, match="too long"):
+            parse_trec_options([text])
+    with pytest.raises(MeasureError) as info:  # just under the limit: an ordinary parse error, no crash
+        parse("nDCG(dcg=" + "(" * 980 + ")")
+    assert "too long" not in str(info.value)
+
+
+def test_a_measure_that_is_not_a_string_is_a_type_error() -> None:
+    """score(['AP', 'P@5']) raised AttributeError: a list is now the project's InputTypeError."""
+    from retrieval_eval import InputTypeError
+
+    for given in (["AP", "P@5"], ("AP",), 5, None):
+        with pytest.raises(InputTypeError, match="a measure must be a str or a Measure"):
+            parse(given)  # type: ignore[arg-type]
+        with pytest.raises(InputTypeError, match="a measure must be a str or a Measure"):
+            parse_all(given)  # type: ignore[arg-type]
