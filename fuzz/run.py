@@ -2,7 +2,9 @@
 
     python fuzz/run.py [--iterations 2000] [--seed 0] [--seconds 50]
 
-Starts from the bundled sample files, applies random mutations (bytes flipped, inserted or deleted;
+Starts from the bundled sample files and the seeds in ``fuzz/seeds/`` (input shapes that once broke
+something: ``NAME.qrels`` and ``NAME.run``, raw bytes such as gzip without ``.gz``, bzip2, xz or zstd
+data, a gzip stream with trailing garbage, a run where qrels belong), applies random mutations (bytes flipped, inserted or deleted;
 lines repeated, swapped or cut; NUL, BOM, CR, non-UTF-8 bytes, huge numbers, gzip streams whole or
 cut), and runs every input through ``read_qrels_columns`` / ``read_run_columns`` and through
 ``retrieval-eval evaluate`` in this process.
@@ -24,6 +26,7 @@ import random
 import sys
 import time
 import warnings
+from pathlib import Path
 
 from retrieval_eval.cli import main as cli_main
 from retrieval_eval.data import sample_paths
@@ -67,7 +70,7 @@ def mutate(data: bytes, rnd: random.Random) -> bytes:
     return data
 
 
-def check_reader(reader, path: str) -> str:  # noqa: ANN001
+def check_reader(reader, path: str) -> str:
     """'parsed', 'rejected', or raises (a crash)."""
     try:
         reader(path)
@@ -104,7 +107,12 @@ def main(argv: list[str] | None = None) -> int:
 
     rnd = random.Random(args.seed)
     qrels_path, run_path = sample_paths()
-    seeds = {"qrels": open(qrels_path, "rb").read(), "run": open(run_path, "rb").read()}
+    seeds = {"qrels": [Path(qrels_path).read_bytes()], "run": [Path(run_path).read_bytes()]}
+    seed_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "seeds")
+    for name in sorted(os.listdir(seed_dir)) if os.path.isdir(seed_dir) else []:
+        kind = name.rsplit(".", 1)[-1]
+        if kind in seeds:
+            seeds[kind].append(Path(seed_dir, name).read_bytes())
     os.makedirs(args.workdir, exist_ok=True)
     paths = {kind: os.path.join(args.workdir, f"input.{kind}") for kind in seeds}
     counts = {"parsed": 0, "rejected": 0}
@@ -114,10 +122,11 @@ def main(argv: list[str] | None = None) -> int:
     warnings.simplefilter("ignore", InputWarning)  # warnings are fine; crashes are not
     while tried < args.iterations and time.perf_counter() - start < args.seconds:
         tried += 1
-        data = {kind: mutate(seed, rnd) if rnd.random() < 0.7 else seed for kind, seed in seeds.items()}
-        for kind in data:
+        chosen = {kind: rnd.choice(pool) for kind, pool in seeds.items()}
+        data = {kind: mutate(seed, rnd) if rnd.random() < 0.7 else seed for kind, seed in chosen.items()}
+        for kind, content in list(data.items()):
             if rnd.random() < 0.05:  # a gzip stream, whole or cut
-                packed = gzip.compress(data[kind])
+                packed = gzip.compress(content)
                 data[kind] = packed[: rnd.randint(0, len(packed))] if rnd.random() < 0.5 else packed
                 paths[kind] = os.path.join(args.workdir, f"input.{kind}.gz")
             else:

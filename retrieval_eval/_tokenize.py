@@ -14,7 +14,7 @@ import os
 import warnings
 import zlib
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import IO, Any, TypeAlias, TypeVar, Union, cast, overload
@@ -61,28 +61,110 @@ _IS_SPACE[[ord(c) for c in FIELD_SEPARATORS]] = True
 _HASH = ord("#")
 
 
+#: Leading bytes of compressed formats: gzip is read; the others are refused with a clear message.
+_GZIP_MAGIC = b"\x1f\x8b"
+_UNSUPPORTED_MAGIC = {b"BZh": "bzip2", b"\xfd7zXZ\x00": "xz", b"\x28\xb5\x2f\xfd": "zstd"}
+#: Bytes looked at to recognise a format (the longest magic number above).
+_MAGIC_LENGTH = 6
+
+
 @contextmanager
 def _open_binary(source: Source) -> Iterator[tuple[Callable[[memoryview], int], str]]:
-    """A ``fill(view) -> bytes written`` function for the source (0 at the end), and its name for errors."""
+    """A ``fill(view) -> bytes written`` function for the source (0 at the end), and its name for errors.
+
+    Compression is recognised by the first bytes, not by the name: gzip is decompressed (a file,
+    a stream or stdin, with or without ``.gz``); bzip2, xz and zstd are refused by name.
+    """
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
-        opener = gzip.open if _is_gzip(path) else open
         try:
-            handle = opener(path, "rb")
+            handle = open(path, "rb")  # noqa: SIM115 - closed by the with below
         except OSError as exc:
             raise TrecFormatError(f"{path}: cannot open: {exc.strerror or exc}") from None
         with handle:
-            yield handle.readinto, path
+            yield _binary_filler(handle, path), path
         return
     name = _source_name(source)
     if isinstance(source, io.TextIOBase):
         # A character is at most 4 bytes of UTF-8, so a quarter of the view's size always fits.
         yield _filler(lambda n: source.read(max(n // 4, 1)).encode("utf-8")), name
-    elif hasattr(source, "readinto"):
-        yield source.readinto, name
     else:
-        # Neither a text stream nor readinto: a binary reader with read() only.
-        yield _filler(cast(IO[bytes], source).read), name
+        yield _binary_filler(cast(IO[bytes], source), name), name
+
+
+def _binary_filler(handle: IO[bytes], name: str) -> Callable[[memoryview], int]:
+    """The fill function of a binary file or stream, decompressing gzip found by its magic bytes."""
+    try:
+        head = _read_head(handle)
+    except OSError as exc:
+        raise TrecFormatError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    for magic, format_name in _UNSUPPORTED_MAGIC.items():
+        if head.startswith(magic):
+            raise TrecFormatError(f"{name}: compressed with {format_name}, which is not supported; decompress it "
+                                  f"first; expected plain text or gzip; got a file starting with {head[:len(magic)]!r}")
+    stream = io.BufferedReader(_Prefixed(head, handle))
+    if head.startswith(_GZIP_MAGIC):
+        return _chunked_filler(gzip.GzipFile(fileobj=stream, mode="rb"))
+    return _chunked_filler(stream)
+
+
+def _read_head(handle: IO[bytes]) -> bytes:
+    """The first bytes of a stream (fewer only at its end), read without losing any."""
+    head = b""
+    while len(head) < _MAGIC_LENGTH:
+        data = handle.read(_MAGIC_LENGTH - len(head))
+        if not data:
+            break
+        head += data
+    return head
+
+
+class _Prefixed(io.RawIOBase):
+    """A raw stream giving ``head`` and then the rest of ``stream`` (the bytes read to find the format)."""
+
+    def __init__(self, head: bytes, stream: IO[bytes]) -> None:
+        self._head, self._stream = head, stream
+        self._readinto = getattr(stream, "readinto", None)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, view: Any) -> int:
+        if self._head:
+            n = min(len(view), len(self._head))
+            view[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        if self._readinto is not None:
+            return int(self._readinto(view) or 0)
+        data = self._stream.read(len(view))
+        view[: len(data)] = data
+        return len(data)
+
+
+def _chunked_filler(stream: io.BufferedIOBase) -> Callable[[memoryview], int]:
+    """Fill one read at a time, so that the data before an error (corrupt compressed data, EIO) is
+    kept: the error is raised on the next call, once the lines before it are counted."""
+    failed: list[BaseException] = []
+
+    def fill(view: memoryview) -> int:
+        if failed:
+            raise failed[0]
+        total = 0
+        while total < len(view):
+            try:
+                got = stream.readinto1(view[total:])
+            except (EOFError, zlib.error, gzip.BadGzipFile, OSError) as exc:
+                if not total:
+                    raise
+                failed.append(exc)
+                break
+            if not got:
+                break
+            total += got
+        return total
+
+    return fill
 
 
 def _filler(read: Callable[[int], bytes]) -> Callable[[memoryview], int]:
@@ -111,7 +193,7 @@ class _Block:
         return cls(name, bytearray(_FRONT) + data + bytearray(_PAD), _FRONT + len(data), unterminated)
 
 
-def _blocks(source: Source) -> Iterator[_Block]:
+def _blocks(source: Source) -> Generator[_Block, None, None]:
     """The source's data in blocks of whole lines, each read straight into its own padded buffer.
 
     Raises :class:`_Unreadable` when compressed data is corrupt (the caller knows how many lines
@@ -129,6 +211,8 @@ def _blocks(source: Source) -> Iterator[_Block]:
                 got = fill(memoryview(padded)[start : len(padded) - _PAD])
             except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
                 raise _Unreadable(name, str(exc)) from None
+            except OSError as exc:  # EIO, a directory, ...: the lines before it are still counted
+                raise _Unreadable(name, exc.strerror or str(exc), compressed=False) from None
             if not got:
                 break
             end = start + got
@@ -146,8 +230,20 @@ def _blocks(source: Source) -> Iterator[_Block]:
 class _Unreadable(Exception):
     """Compressed data that cannot be decompressed (reported once the lines before it are counted)."""
 
-    def __init__(self, name: str, reason: str) -> None:
-        self.name, self.reason = name, reason
+    def __init__(self, name: str, reason: str, *, compressed: bool = True) -> None:
+        self.name, self.reason, self.compressed = name, reason, compressed
+
+    def error(self, lines: int) -> TrecFormatError:
+        """The message, once the ``lines`` complete lines before the problem are counted."""
+        if not self.compressed:
+            return TrecFormatError(f"{self.name}: cannot read after {lines} complete lines: {self.reason}")
+        if self.reason.startswith("Not a gzipped file"):  # the first stream was checked: junk follows it
+            return TrecFormatError(
+                f"{self.name}: trailing garbage after the gzip stream (after {lines} complete lines); expected "
+                f"nothing after the end of the compressed data; got bytes that are not a gzip stream")
+        return TrecFormatError(
+            f"{self.name}: compressed data is truncated or corrupt after {lines} complete lines ({self.reason}); "
+            "expected a complete gzip stream")
 
 
 def _strip_bom(padded: bytearray, end: int, name: str) -> int:
@@ -524,10 +620,7 @@ def _parsed_blocks(source: Source, parse: Callable[[_Block], _Parsed]) -> Iterat
                 except _Unreadable as unreadable:  # a malformed line before the bad data is reported first
                     while pending:
                         numbered(pending.popleft())
-                    raise TrecFormatError(
-                        f"{unreadable.name}: compressed data is truncated or corrupt after {lines_before} complete "
-                        f"lines ({unreadable.reason}); expected a complete gzip stream"
-                    ) from None
+                    raise unreadable.error(lines_before) from None
                 pending.append(pool.submit(parse, block))
                 if len(pending) > threads:
                     yield numbered(pending.popleft())
@@ -588,11 +681,21 @@ class _Columns:
 
 
 def _is_gzip(path: str) -> bool:
+    """Whether a file written to ``path`` is compressed (by its name: readers look at the content)."""
     return path.endswith(".gz")
 
 
+def _starts_with_gzip(path: str) -> bool:
+    """Whether the file at ``path`` starts with gzip's magic bytes (an unreadable file does not)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(_GZIP_MAGIC)) == _GZIP_MAGIC
+    except OSError:
+        return False
+
+
 def _plain_file_size(source: Source) -> int | None:
-    if isinstance(source, (str, os.PathLike)) and not _is_gzip(os.fspath(source)):
+    if isinstance(source, (str, os.PathLike)) and not _starts_with_gzip(os.fspath(source)):
         try:
             return os.path.getsize(source)
         except OSError:
@@ -605,3 +708,23 @@ def _source_name(source: Source) -> str:
         return os.fspath(source)
     return str(getattr(source, "name", "<stream>"))
 
+
+
+def first_line_fields(path: str) -> int | None:
+    """Fields on the first data line of the file at ``path`` (gzip or plain), or None when there is none
+    in its first block or the file cannot be read: a cheap look, for hints in error messages."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            blocks = _blocks(path)
+            try:
+                for block in blocks:
+                    tokens = _tokenize(block)
+                    if len(tokens.n_tokens):
+                        return int(tokens.n_tokens[0])
+                    return None
+            finally:
+                blocks.close()
+    except (TrecFormatError, _Unreadable, _BadLine, OSError):
+        return None
+    return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import math
 import os
 import sys
 import warnings
@@ -19,7 +20,9 @@ if TYPE_CHECKING:  # imported for annotations only: the commands import lazily, 
 
 EXIT_OK = 0
 EXIT_REGRESSION = 1  #: compare --fail-if-worse found a significant regression
+EXIT_OUTPUT_FAILED = 1  #: the output could not be written (a full disk, a closed stdout)
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130  #: Ctrl-C: 128 + SIGINT, as shells report it
 
 #: The command a trec_eval habit means: ``retrieval-eval -m map QRELS RUN`` is ``evaluate``.
 DEFAULT_COMMAND = "evaluate"
@@ -121,9 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = commands.add_parser("evaluate", help="score a run against qrels (trec_eval compatible)",
                                    description=_EVALUATE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     evaluate.add_argument("qrels", metavar="QRELS", nargs="?",
-                          help="TREC qrels file: 'query_id iter doc_id relevance' (.gz ok)")
+                          help="TREC qrels file: 'query_id iter doc_id relevance' (gzip ok; - for stdin)")
     evaluate.add_argument("run", metavar="RUN", nargs="?",
-                          help="TREC run file: 'query_id Q0 doc_id rank score run_id' (.gz ok; - for stdin)")
+                          help="TREC run file: 'query_id Q0 doc_id rank score run_id' (gzip ok; - for stdin)")
     evaluate.add_argument("--log", metavar="LOG",
                           help="a labelled log of 'group item score label' rows instead of QRELS and RUN "
                                "(.tsv, .csv, .gz, .parquet; - for stdin)")
@@ -207,19 +210,75 @@ def _compare(args: argparse.Namespace) -> int:
     forms = {"table": result.to_table, "markdown": result.to_markdown, "latex": result.to_latex}
     text = forms[args.format](args.digits) if args.format in forms else (
         result.to_csv() if args.format == "csv" else result.to_json() + "\n")
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    _emit(text)
     failed = False
     for measure in args.fail_if_worse:
         for c in result.significant_worse(measure):
-            print(f"retrieval-eval: regression: {c.run} is worse than {c.baseline} on {c.measure}: "
-                  f"delta {c.delta:+.4f}, p = {c.p_adjusted:.4g} ({result.correction} correction)", file=sys.stderr)
+            _stderr_line(f"retrieval-eval: regression: {c.run} is worse than {c.baseline} on {c.measure}: "
+                         f"delta {c.delta:+.4f}, p = {c.p_adjusted:.4g} ({result.correction} correction)")
             failed = True
     return EXIT_REGRESSION if failed else EXIT_OK
 
 
 class _Usage(Exception):
     """Arguments that do not go together: reported with the usage hint, exit 2."""
+
+
+class _OutputFailed(Exception):
+    """The results could not be written to stdout (a full disk, a closed stdout): exit 1."""
+
+
+def _emit(text: str) -> None:
+    """Write ``text`` to stdout and flush it, turning a write failure into :class:`_OutputFailed`.
+
+    A broken pipe (``| head -1``) is let through: :func:`main` ends quietly on it.
+    """
+    out = sys.stdout
+    if out is None:  # started with stdout closed (>&-)
+        raise _OutputFailed("standard output is closed")
+    try:
+        out.write(text)
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        _drop_stdout()  # the buffered rest would fail again when Python flushes stdout at exit
+        raise _OutputFailed(exc.strerror or str(exc)) from None
+    except ValueError as exc:  # a closed file object
+        raise _OutputFailed(str(exc)) from None
+
+
+def _drop_stdout() -> None:
+    """Point stdout at devnull, so that nothing is written (or fails to be) at exit (Python's advice for
+    BrokenPipeError, https://docs.python.org/3/library/signal.html#note-on-sigpipe)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):  # no file descriptor (captured in tests): nothing to flush
+        pass
+
+
+def _stderr_line(line: str) -> None:
+    """One line on stderr; nothing when stderr is closed (``print(file=None)`` would write it to stdout)."""
+    err = sys.stderr
+    if err is None:
+        return
+    try:
+        err.write(line + "\n")
+        err.flush()
+    except (OSError, ValueError):  # stderr is gone too: there is nowhere left to say it
+        pass
+
+
+def _stdin(option: str) -> object:
+    """The binary standard input, for ``-`` as ``option``; closed stdin is a bad-input error."""
+    from .model import TrecFormatError
+
+    stdin = sys.stdin
+    if stdin is None or getattr(stdin, "closed", False):
+        raise TrecFormatError(f"-: standard input is closed; expected {option} on standard input; got no stream")
+    return getattr(stdin, "buffer", stdin)
 
 
 def _requested(specs: Sequence[str] | None, level: int) -> tuple[list[Requested], bool]:
@@ -229,12 +288,36 @@ def _requested(specs: Sequence[str] | None, level: int) -> tuple[list[Requested]
     all_trec, set). Several ``-m`` options combine as in trec_eval (see ``parse_trec_options``).
     """
     from .measures import parse_trec_options, trec_table
+    from .model import RetrievalEvalError
     from .output import Requested
 
     specs = specs or ["official"]
     show_run_id = any(spec.strip() in (trec_table.RUN_ID, *trec_table.group_names()) for spec in specs)
-    requested = [Requested(measure, label) for measure, label in parse_trec_options(specs, rel=level)]
+    try:
+        parsed = parse_trec_options(specs, rel=level)
+    except RetrievalEvalError:
+        raise
+    except (ValueError, ArithmeticError) as exc:  # e.g. a 5,000-digit or infinite cutoff
+        raise _Usage(f"-m: cannot read the measure in {_short(' '.join(specs))}: {_short(str(exc), 80)}") from None
+    requested = [Requested(measure, label) for measure, label in parsed]
+    for item in requested:
+        for name, value in item.measure.params:
+            if isinstance(value, float) and not math.isfinite(value):
+                raise _Usage(f"-m {_short(item.label)}: parameter {name!r} of {item.measure.name} must be a finite "
+                             f"number; got {value!r}")
+            if isinstance(value, int) and abs(value) > _LARGEST_PARAMETER:  # beyond int64: nothing is that deep
+                raise _Usage(f"-m {_short(item.label)}: parameter {name!r} of {item.measure.name} must be at most "
+                             f"{_LARGEST_PARAMETER}; got {_short(str(value))}")
     return requested, show_run_id
+
+
+#: The largest integer measure parameter (a cutoff): an int64, far beyond any ranking's depth.
+_LARGEST_PARAMETER = 2**63 - 1
+
+
+def _short(text: str, limit: int = 40) -> str:
+    """``text`` cut to ``limit`` characters, for quoting user input of any length in a one-line message."""
+    return repr(text if len(text) <= limit else f"{text[:limit - 3]}...")
 
 
 def _counted(n: int, one: str, many: str) -> str:
@@ -242,8 +325,46 @@ def _counted(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+def _swap_hint(qrels: object, run: object) -> str | None:
+    """A hint when QRELS looks like a run (6 fields or more) and RUN like qrels (4 fields); else None."""
+    from ._tokenize import first_line_fields
+
+    if not isinstance(qrels, str) or not isinstance(run, str):  # stdin cannot be read twice
+        return None
+    qrels_fields, run_fields = first_line_fields(qrels), first_line_fields(run)
+    if qrels_fields is not None and qrels_fields >= 6 and run_fields == 4:
+        return (f"the arguments look swapped: {qrels} has run lines ({qrels_fields} fields) and {run} qrels lines "
+                "(4 fields); give QRELS first, then RUN")
+    return None
+
+
+def _name(source: object) -> str:
+    """How the readers name ``source`` in their messages (the path, or a stream's name)."""
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    return str(getattr(source, "name", "<stream>"))
+
+
+def _check_overlap(results: SetEvaluator, qrels: object, run: object) -> None:
+    """Refuse a run none of whose queries is judged: all zeros would hide a wrong or swapped file."""
+    from .model import TrecFormatError
+
+    not_judged = results.not_judged
+    missing = set(results.missing_from_run)
+    if not not_judged or any(q not in missing for q in results.query_ids):
+        return
+    judged = [q for q in results.query_ids if q in missing] or results.missing_from_run
+    hint = _swap_hint(qrels, run)
+    raise TrecFormatError(
+        f"{_name(run)}: no run query is judged in {_name(qrels)} (a wrong or swapped file?); expected "
+        f"results for the judged queries ({_preview(judged, 3)}); got results for "
+        f"{_counted(len(not_judged), 'other query', 'other queries')} ({_preview(not_judged, 3)})"
+        + (f"; {hint}" if hint else ""))
+
+
 def _evaluate(args: argparse.Namespace, qrels: object, run: object, log: object = None) -> int:
     from .evaluator import SetEvaluator
+    from .model import TrecFormatError
     from .output import json_report, order_requested, trec_lines
 
     requested, show_run_id = _requested(args.measures, args.level)
@@ -252,21 +373,26 @@ def _evaluate(args: argparse.Namespace, qrels: object, run: object, log: object 
         results = SetEvaluator.from_log(log, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only,
                                         duplicates=args.duplicates)
     else:
-        results = SetEvaluator.from_trec(
-            qrels, run, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only,
-            duplicates=args.duplicates, complete=not args.skip_missing, order=args.order,
-            subtopics=any(item.measure.definition.subtopics for item in requested),
-        )
+        try:
+            results = SetEvaluator.from_trec(
+                qrels, run, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only,
+                duplicates=args.duplicates, complete=not args.skip_missing, order=args.order,
+                subtopics=any(item.measure.definition.subtopics for item in requested),
+            )
+        except TrecFormatError as exc:
+            hint = _swap_hint(qrels, run)
+            if hint and str(exc).startswith(f"{_name(qrels)}:"):  # the qrels file is a run
+                raise TrecFormatError(f"{exc}; {hint}") from None
+            raise
+        _check_overlap(results, qrels, run)
     if not args.quiet:
         _report_query_set(args, results, requested)
-    out = sys.stdout
     if args.format == "json":
-        out.write(json_report(results, requested, per_query=args.per_query, summary=not args.no_summary) + "\n")
+        _emit(json_report(results, requested, per_query=args.per_query, summary=not args.no_summary) + "\n")
     else:
         lines = trec_lines(results, requested, per_query=args.per_query, summary=not args.no_summary,
                            digits=args.digits, run_id=show_run_id)
-        out.write("".join(line + "\n" for line in lines))
-    out.flush()
+        _emit("".join(line + "\n" for line in lines))
     return EXIT_OK
 
 
@@ -288,9 +414,10 @@ def _report_query_set(args: argparse.Namespace, results: SetEvaluator, requested
     unjudged_set = set(unjudged)
     no_relevant = [q for q in results.without_relevant if q not in unjudged_set]
     if no_relevant:
+        zero = _zero_for(results, requested, no_relevant)
+        so = f", so {_preview(zero)} {'is' if len(zero) == 1 else 'are'} 0 for {_them(no_relevant)}" if zero else ""
         _warn(f"{_counted(len(no_relevant), 'query has', 'queries have')} no relevant judgment (relevance >= "
-              f"{args.level}), so AP, R-precision, recall and nDCG are 0 for {_them(no_relevant)}: "
-              f"{_preview(no_relevant)}")
+              f"{args.level}){so}: {_preview(no_relevant)}")
     for item in requested:
         left_out = results.left_out(item.measure)
         if left_out:
@@ -300,16 +427,32 @@ def _report_query_set(args: argparse.Namespace, results: SetEvaluator, requested
                   f"{'is' if one else 'are'} left out of its summary: {_preview(left_out)}")
 
 
+def _zero_for(results: SetEvaluator, requested: Sequence[Requested], query_ids: Sequence[str]) -> list[str]:
+    """The requested per-query scores (not counts) whose value is 0 for every one of ``query_ids``.
+
+    Only those are named in the warning: a graded measure (nDCG) uses the grades whatever ``-l``
+    says, so it need not be 0 on a query with no judgment >= ``-l``.
+    """
+    import numpy as np
+
+    wanted = set(query_ids)
+    rows = np.array([i for i, q in enumerate(results.query_ids) if q in wanted], dtype=np.int64)
+    scores = [item for item in requested  # counts (num_rel) are 0 by definition here: not news
+              if not (item.measure.definition.text or item.measure.definition.summary_only
+                      or item.measure.definition.integer)]
+    return [item.label for item in scores if not np.any(results.array(item.measure)[rows])]
+
+
 def _them(items: Sequence[str]) -> str:
     return "it" if len(items) == 1 else "them"
 
 
 def _note(message: str) -> None:
-    print(f"retrieval-eval: note: {message}", file=sys.stderr)
+    _stderr_line(f"retrieval-eval: note: {message}")
 
 
 def _warn(message: str) -> None:
-    print(f"retrieval-eval: warning: {message}", file=sys.stderr)
+    _stderr_line(f"retrieval-eval: warning: {message}")
 
 
 def _show_warning(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
@@ -328,7 +471,7 @@ def _list_measures(args: argparse.Namespace) -> int:
     found = find_measures(args.search)
     if not found:
         raise _Usage(f"no measure name, alias or trec_eval name contains {args.search!r}")
-    sys.stdout.write(catalogue_json(found) + "\n" if args.format == "json" else catalogue_text(found))
+    _emit(catalogue_json(found) + "\n" if args.format == "json" else catalogue_text(found))
     return EXIT_OK
 
 
@@ -356,14 +499,33 @@ def _evaluate_usage_problem(args: argparse.Namespace) -> str | None:
         return "--log replaces QRELS and RUN; give one or the other"
     if args.log is not None and args.order != "score":
         return "--order applies to run files; a log is always ranked by score"
+    if args.qrels == "-" and args.run == "-":
+        return "QRELS and RUN cannot both be - (standard input); give one of them as a file"
     return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 success, 2 bad input or usage).
+    """Run the command line; returns the exit code.
 
+    0 success; 1 a regression found by ``compare --fail-if-worse``, or output that could not be
+    written (a full disk, a closed stdout); 2 bad input or usage; 130 Ctrl-C. A broken pipe
+    (``| head -1``) ends quietly with 0. Each failure is one line on stderr, never a traceback.
     Without a command, ``evaluate`` is meant (``retrieval-eval -m map QRELS RUN``, as in trec_eval).
     """
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C: the reader's threads have stopped by now (see _parsed_blocks)
+        _stderr_line("retrieval-eval: interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # output piped into `head`: not an error, and nothing more to say
+        _drop_stdout()
+        return EXIT_OK
+    except _OutputFailed as exc:
+        _stderr_line(f"retrieval-eval: error: cannot write the output: {exc}")
+        return EXIT_OUTPUT_FAILED
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(_with_command(parser, argv))
@@ -390,18 +552,16 @@ def _run(args: argparse.Namespace) -> int:
 
             return _evaluate(args, *sample_paths())
         if args.log is not None:
-            return _evaluate(args, None, None, log=sys.stdin.buffer if args.log == "-" else args.log)
-        run = sys.stdin.buffer if args.run == "-" else args.run
-        return _evaluate(args, args.qrels, run)
+            return _evaluate(args, None, None, log=_stdin("a log") if args.log == "-" else args.log)
+        qrels = _stdin("qrels") if args.qrels == "-" else args.qrels
+        run = _stdin("a run") if args.run == "-" else args.run
+        return _evaluate(args, qrels, run)
     except _Usage as exc:
-        print(f"retrieval-eval {args.command}: error: {exc}; see retrieval-eval {args.command} --help", file=sys.stderr)
+        _stderr_line(f"retrieval-eval {args.command}: error: {exc}; see retrieval-eval {args.command} --help")
         return EXIT_BAD_INPUT
     except MissingExtraError as exc:  # an optional dependency: one line that says what to install
-        print(f"retrieval-eval: error: {exc}", file=sys.stderr)
+        _stderr_line(f"retrieval-eval: error: {exc}")
         return EXIT_BAD_INPUT
     except RetrievalEvalError as exc:
-        print(f"retrieval-eval: error: {exc}", file=sys.stderr)
+        _stderr_line(f"retrieval-eval: error: {exc}")
         return EXIT_BAD_INPUT
-    except BrokenPipeError:  # output piped into `head`: not an error
-        sys.stderr.close()
-        return EXIT_OK

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator, Sequence
 
@@ -43,6 +44,8 @@ def _per_query(results: SetEvaluator, measure: Measure) -> list[float] | list[st
 def _value(measure: Measure, value: float | str, digits: int) -> str:
     if isinstance(value, str):  # a text measure
         return f"'{value}'"
+    if not math.isfinite(value):  # no measure gives one (zero denominators give 0.0); never print nan or inf
+        return "null"
     if measure.definition.integer:
         return str(int(value))
     # trec_eval's %6.4f: the width stays two more than the decimals for other --digits.
@@ -81,10 +84,14 @@ def trec_lines(
 
 
 def _json_values(measure: Measure, values: Sequence[float] | Sequence[str]) -> list[object]:
-    """Counts as JSON integers, everything else as given (floats at full precision, strings)."""
+    """Counts as JSON integers, everything else as given (floats at full precision, strings).
+
+    A value that is not a finite number is null: JSON has no NaN or Infinity (no measure gives
+    one, but the output stays valid JSON whatever happens).
+    """
     if measure.definition.integer:
-        return [int(v) for v in values]
-    return list(values)
+        return [None if isinstance(v, float) and not math.isfinite(v) else int(v) for v in values]
+    return [None if isinstance(v, float) and not math.isfinite(v) else v for v in values]
 
 
 def json_report(results: SetEvaluator, requested: Sequence[Requested], *, per_query: bool, summary: bool) -> str:
@@ -116,7 +123,7 @@ def json_report(results: SetEvaluator, requested: Sequence[Requested], *, per_qu
             r.label: _json_values(r.measure, [results.aggregate(r.measure)])[0]
             for r in requested if not r.measure.definition.text
         }
-    return json.dumps(document, indent=2)
+    return json.dumps(document, indent=2, allow_nan=False)
 
 
 # ------------------------------------------------------------------------------ the measure catalogue

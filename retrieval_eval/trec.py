@@ -10,7 +10,8 @@ Formats (whitespace-separated, any run of spaces, tabs or ``\\r``):
 
 Blank lines and lines whose first non-blank character is ``#`` are skipped. Every other line must
 parse: a malformed one raises :class:`TrecFormatError` with ``path:line``, what was expected and
-what was found. Sources can be a path (``.gz`` is decompressed), or an open binary or text file.
+what was found. Sources can be a path or an open binary or text file; gzip data is decompressed
+whatever the name (it is recognised by its first bytes), and bzip2, xz or zstd data is refused.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ from .model import (
     QrelsColumns,
     RunColumns,
     TrecFormatError,
+    check_field,
+    to_relevance,
+    to_score,
 )
 
 __all__ = [
@@ -196,16 +200,46 @@ def read_run(source: Source) -> Iterator[tuple[str, Document]]:
         raise _nothing_found(source, "results", RUN_FORMAT)
 
 
+def _check_fields(table: Mapping[str, Mapping[str, object]], what: str) -> None:
+    """Raise before a file is opened if an id of ``table`` cannot be a TREC field (whitespace, ...)."""
+    for qid, docs in table.items():
+        check_field(qid, f"{what}: query id")
+        for doc in docs:
+            check_field(doc, f"{what}: document id of query {qid!r}")
+
+
 def write_qrels(path: str | os.PathLike[str], qrels: Mapping[str, Mapping[str, int]]) -> None:
-    """Write ``{query_id: {doc_id: relevance}}`` as a qrels file (``.gz`` compresses)."""
+    """Write ``{query_id: {doc_id: relevance}}`` as a qrels file (``.gz`` compresses).
+
+    Ids are fields of a whitespace-separated file: an id with whitespace (valid in memory, as in
+    ``Document("a b")``) raises :class:`InputFormatError` naming it, before the file is opened.
+    Relevance values follow :class:`Judgment`'s rule (NumPy integers are written as ints).
+    """
+    _check_fields(qrels, "write_qrels")
+    qrels = {
+        qid: {doc: to_relevance(rel, f"write_qrels: relevance of query {qid!r}, document {doc!r}") for doc, rel in docs.items()}
+        for qid, docs in qrels.items()
+    }
     with _open_write(path) as out:
         for qid, docs in qrels.items():
             for doc, rel in docs.items():
-                out.write(f"{qid} 0 {doc} {int(rel)}\n")
+                out.write(f"{qid} 0 {doc} {rel}\n")
 
 
 def write_run(path: str | os.PathLike[str], run: Mapping[str, Mapping[str, float]], run_id: str = "run") -> None:
-    """Write ``{query_id: {doc_id: score}}`` as a run file, each query ranked by score (trec_eval order)."""
+    """Write ``{query_id: {doc_id: score}}`` as a run file, each query ranked by score (trec_eval order).
+
+    Ids (and ``run_id``) are fields of a whitespace-separated file: one with whitespace (valid in
+    memory, as in ``RetrievalEvaluator("laptop bag", ...)``) raises :class:`InputFormatError` naming
+    it, before the file is opened. Scores follow :class:`Document`'s rule (NumPy numbers are written
+    as floats; a bool, a str or NaN raises).
+    """
+    _check_fields(run, "write_run")
+    check_field(run_id, "write_run: run_id")
+    run = {
+        qid: {doc: to_score(score, f"write_run: score of query {qid!r}, document {doc!r}") for doc, score in docs.items()}
+        for qid, docs in run.items()
+    }
     with _open_write(path) as out:
         for qid, docs in run.items():
             ranked = sorted(docs.items(), key=lambda item: (-item[1], _neg_bytes(item[0])))

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
+import math
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -277,8 +283,7 @@ def test_notes_count_in_the_singular_and_the_plural(capsys, write) -> None:
         "retrieval-eval: note: 2 run queries have no judgments and are ignored: q8, q9",
         ("retrieval-eval: warning: 1 query has only negative judgments (pooled but never judged), so every measure "
          "is 0 for it: q6"),
-        ("retrieval-eval: warning: 1 query has no relevant judgment (relevance >= 1), so AP, R-precision, recall and "
-         "nDCG are 0 for it: q5"),
+        "retrieval-eval: warning: 1 query has no relevant judgment (relevance >= 1), so map is 0 for it: q5",
     ]
 
 
@@ -400,3 +405,165 @@ class TestMeasuresCommand:
         assert code == 2 and out == ""
         assert err == ("retrieval-eval measures: error: no measure name, alias or trec_eval name contains "
                        "'nosuchthing'; see retrieval-eval measures --help\n")
+
+
+# --------------------------------------------------------------------------- issue 15: input and output failures
+def _process(*args: str, stdin: object = None, shell_redirect: str = "") -> subprocess.CompletedProcess[bytes]:
+    """``retrieval-eval ARGS`` as a real process; ``shell_redirect`` (``>&-``, ``2>&-``) is applied by sh."""
+    command = [sys.executable, "-m", "retrieval_eval", *args]
+    if shell_redirect:
+        line = " ".join(f"'{part}'" for part in command) + " " + shell_redirect
+        return subprocess.run(["sh", "-c", line], capture_output=True, check=False, timeout=60)
+    return subprocess.run(command, stdin=stdin, capture_output=True, check=False, timeout=60)
+
+
+def _one_error_line(stderr: bytes, start: str) -> None:
+    text = stderr.decode()
+    assert "Traceback" not in text and text.count("\n") == 1 and text.startswith(start), text
+
+
+class TestStdin:
+    def test_gzip_run_on_stdin(self, capsys, files, monkeypatch) -> None:
+        """A gzip stream on stdin is recognised by its magic bytes and decompressed."""
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(gzip.compress(RUN.encode()))))
+        code, out, _ = _run(capsys, "evaluate", "-m", "map", files[0], "-")
+        assert code == 0 and out == "map                   \tall\t0.5278\n"
+
+    def test_qrels_on_stdin(self, capsys, files, monkeypatch) -> None:
+        """- as QRELS reads the qrels from stdin."""
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(QRELS.encode())))
+        code, out, _ = _run(capsys, "evaluate", "-m", "map", "-", files[1])
+        assert code == 0 and out == "map                   \tall\t0.5278\n"
+
+    def test_both_on_stdin_is_a_usage_error(self, capsys) -> None:
+        with pytest.raises(SystemExit) as exit_:
+            main(["evaluate", "-", "-"])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and err.count("\n") == 1 and "QRELS and RUN cannot both be -" in err
+
+    def test_closed_stdin(self, files) -> None:
+        """stdin closed (<&-) with run -: one line, exit 2, not an AttributeError."""
+        done = _process("evaluate", files[0], "-", shell_redirect="<&-")
+        assert done.returncode == 2 and done.stdout == b""
+        _one_error_line(done.stderr, "retrieval-eval: error: -: standard input is closed")
+
+
+class TestReadErrors:
+    def test_directory(self, capsys, files, tmp_path) -> None:
+        code, out, err = _run(capsys, "evaluate", files[0], str(tmp_path))
+        assert code == 2 and out == "" and err == f"retrieval-eval: error: {tmp_path}: cannot open: Is a directory\n"
+
+    @pytest.mark.skipif(not os.path.exists("/proc/self/mem"), reason="needs Linux /proc")
+    def test_io_error_names_the_path(self, capsys, files) -> None:
+        """Reading /proc/self/mem from offset 0 fails with EIO: one line naming the path."""
+        code, out, err = _run(capsys, "evaluate", files[0], "/proc/self/mem")
+        assert code == 2 and out == ""
+        assert err == "retrieval-eval: error: /proc/self/mem: cannot read: Input/output error\n"
+
+    def test_io_error_mid_file_counts_the_lines(self, capsys, files) -> None:
+        """An OSError after some data: the complete lines before it are counted."""
+        from retrieval_eval.model import TrecFormatError
+        from retrieval_eval.trec import read_run_columns
+
+        class Failing(io.RawIOBase):
+            def __init__(self) -> None:
+                self.sent = False
+
+            def readable(self) -> bool:
+                return True
+
+            def readinto(self, view) -> int:
+                if self.sent:
+                    raise OSError(5, "Input/output error")
+                self.sent = True
+                data = RUN.encode() + b"q9 Q0"
+                view[: len(data)] = data
+                return len(data)
+
+        stream = Failing()
+        stream.name = "flaky"
+        with pytest.raises(TrecFormatError, match=r"^flaky: cannot read after 5 complete lines: Input/output error$"):
+            read_run_columns(stream)
+
+    def test_stderr_closed_keeps_stdout_clean(self, tmp_path) -> None:
+        """With stderr closed the error is dropped, not written to stdout; the exit code is still 2."""
+        done = _process("evaluate", str(tmp_path / "none"), str(tmp_path / "none"), shell_redirect="2>&-")
+        assert done.returncode == 2 and done.stdout == b""
+
+
+class TestOutputErrors:
+    def test_closed_stdout(self, files) -> None:
+        done = _process("evaluate", "--quiet", "-m", "map", *files, shell_redirect=">&-")
+        assert done.returncode == 1
+        _one_error_line(done.stderr, "retrieval-eval: error: cannot write the output: standard output is closed")
+
+    @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+    def test_full_disk(self, files) -> None:
+        done = _process("evaluate", "--quiet", "-m", "map", *files, shell_redirect="> /dev/full")
+        assert done.returncode == 1
+        _one_error_line(done.stderr, "retrieval-eval: error: cannot write the output: No space left on device")
+
+    def test_broken_pipe_exits_quietly(self, write) -> None:
+        """| head -1: exit 0 and nothing on stderr, however much output was left."""
+        qrels = write("q", "".join(f"q{i} 0 d{i} 1\n" for i in range(3000)))
+        run = write("r", "".join(f"q{i} Q0 d{i} 1 1.0 r\n" for i in range(3000)))
+        with subprocess.Popen([sys.executable, "-m", "retrieval_eval", "evaluate", "-q", "-m", "all_trec", qrels, run],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+            assert process.stdout is not None and process.stderr is not None
+            assert process.stdout.readline()
+            process.stdout.close()
+            err = process.stderr.read()
+            assert process.wait(timeout=60) == 0 and err == b""
+
+    def test_ctrl_c_during_a_read(self, files) -> None:
+        """SIGINT while the run is read from a pipe that stays open: exit 130, one line, nothing hangs."""
+        with subprocess.Popen([sys.executable, "-m", "retrieval_eval", "evaluate", files[0], "-"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+            assert process.stdin is not None
+            process.stdin.write(RUN.encode() * 20_000)
+            process.stdin.flush()
+            time.sleep(2)  # imports done; the reader waits for more of stdin
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=30)
+        assert process.returncode == 130 and out == b"" and err == b"retrieval-eval: interrupted\n"
+
+
+class TestNoNaNOrInfinity:
+    @pytest.mark.parametrize("measure", ["iprec_at_recall.inf", "relstring.inf", "P." + "9" * 5000,
+                                         "P." + "9" * 400, "P@" + "9" * 5000, "IPrec@nan"],
+                             ids=["iprec-inf", "relstring-inf", "cutoff-5000-digits", "cutoff-400-digits",
+                                  "at-cutoff-5000-digits", "iprec-nan"])
+    def test_bad_measure_numbers_are_one_line(self, capsys, files, measure: str) -> None:
+        code, out, err = _run(capsys, "evaluate", "-m", measure, *files)
+        assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+        assert err.startswith(("retrieval-eval: error: ", "retrieval-eval evaluate: error: -m")), err
+
+    def test_huge_digits_is_one_line(self, capsys, files) -> None:
+        with pytest.raises(SystemExit) as exit_:
+            main(["evaluate", "--digits", "2147483648", *files])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and err.count("\n") == 1 and "expected at most 17 decimals" in err
+
+    def test_json_writes_null_for_a_value_that_is_not_finite(self, capsys, files, monkeypatch) -> None:
+        """Should a measure ever give NaN or infinity, the JSON stays valid: null, never NaN."""
+        from retrieval_eval.evaluator import SetEvaluator
+
+        real = SetEvaluator.array
+
+        def with_nan(self, measure):
+            values = real(self, measure).copy()
+            values[0], values[1] = math.nan, -math.inf
+            return values
+
+        monkeypatch.setattr(SetEvaluator, "array", with_nan)
+        monkeypatch.setattr(SetEvaluator, "aggregate", lambda self, measure: math.inf)
+        code, out, _ = _run(capsys, "evaluate", "--quiet", "--format", "json", "-q", "-m", "map", *files)
+        assert code == 0 and "NaN" not in out and "Infinity" not in out
+
+        def refuse(constant: str) -> None:
+            raise AssertionError(constant)
+
+        document = json.loads(out, parse_constant=refuse)
+        assert document["aggregate"]["map"] is None and document["per_query"]["q1"]["map"] is None
+        code, out, _ = _run(capsys, "evaluate", "--quiet", "-q", "-m", "map", *files)
+        assert code == 0 and "nan" not in out and "inf" not in out and "map                   \tall\tnull" in out
