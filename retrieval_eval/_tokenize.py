@@ -11,12 +11,14 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import time
 import warnings
 import zlib
 from collections import deque
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
+from functools import partial
 from typing import IO, Any, TypeAlias, TypeVar, Union, cast, overload
 
 import numpy as np
@@ -27,16 +29,18 @@ from .model import (
     FIELD_SEPARATORS,
     BoolArray,
     FloatArray,
+    InputTypeError,
     InputWarning,
     IntArray,
     TrecFormatError,
 )
 
-Source = Union[str, "os.PathLike[str]", IO[bytes], IO[str]]
+Source = Union[str, bytes, "os.PathLike[str]", IO[bytes], IO[str]]
 
 #: Fixed-width bytes (``S<n>``): ids as read, compared as bytes like trec_eval's strcmp.
 BytesArray: TypeAlias = npt.NDArray[np.bytes_]
 _ScalarT = TypeVar("_ScalarT", bound=np.generic)
+_R = TypeVar("_R")
 
 #: Bytes parsed at a time: bounds the temporary arrays of the tokenizer whatever the file size.
 _BLOCK = 1 << 22
@@ -64,6 +68,8 @@ _HASH = ord("#")
 #: Leading bytes of compressed formats: gzip is read; the others are refused with a clear message.
 _GZIP_MAGIC = b"\x1f\x8b"
 _UNSUPPORTED_MAGIC = {b"BZh": "bzip2", b"\xfd7zXZ\x00": "xz", b"\x28\xb5\x2f\xfd": "zstd"}
+#: The UTF-8 byte order mark, ignored (with a warning) at the start of a file.
+_BOM = b"\xef\xbb\xbf"
 #: Bytes looked at to recognise a format (the longest magic number above).
 _MAGIC_LENGTH = 6
 
@@ -75,19 +81,33 @@ def _open_binary(source: Source) -> Iterator[tuple[Callable[[memoryview], int], 
     Compression is recognised by the first bytes, not by the name: gzip is decompressed (a file,
     a stream or stdin, with or without ``.gz``); bzip2, xz and zstd are refused by name.
     """
-    if isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
+    if isinstance(source, (str, bytes, os.PathLike)):
+        path = os.fsdecode(source)
         try:
-            handle = open(path, "rb")  # noqa: SIM115 - closed by the with below
+            handle = open(source, "rb")  # noqa: SIM115 - closed by the with below
         except OSError as exc:
             raise TrecFormatError(f"{path}: cannot open: {exc.strerror or exc}") from None
         with handle:
             yield _binary_filler(handle, path), path
         return
+    if not callable(getattr(source, "read", None)):
+        raise InputTypeError(
+            f"the source must be a path (str, bytes or os.PathLike) or a file open for reading (an object "
+            f"with a read() method); got {type(source).__name__} {_short_repr(source)}")
     name = _source_name(source)
     if isinstance(source, io.TextIOBase):
-        # A character is at most 4 bytes of UTF-8, so a quarter of the view's size always fits.
-        yield _filler(lambda n: source.read(max(n // 4, 1)).encode("utf-8")), name
+        text_source = source
+
+        def read_text(n: int) -> bytes:
+            # A character is at most 4 bytes of UTF-8, so a quarter of the view's size always fits.
+            try:
+                return str(_retried(partial(text_source.read, max(n // 4, 1)))).encode("utf-8")
+            except UnicodeError as exc:  # a text stream opened with the wrong encoding
+                encoding = getattr(text_source, "encoding", None) or "its"
+                raise OSError(f"the text stream cannot be decoded with {encoding} encoding ({exc}); "
+                              "expected text in that encoding, or a file opened in binary mode") from None
+
+        yield _filler(read_text), name
     else:
         yield _binary_filler(cast(IO[bytes], source), name), name
 
@@ -112,7 +132,7 @@ def _read_head(handle: IO[bytes]) -> bytes:
     """The first bytes of a stream (fewer only at its end), read without losing any."""
     head = b""
     while len(head) < _MAGIC_LENGTH:
-        data = handle.read(_MAGIC_LENGTH - len(head))
+        data = _retried(partial(handle.read, _MAGIC_LENGTH - len(head)))
         if not data:
             break
         head += data
@@ -135,11 +155,31 @@ class _Prefixed(io.RawIOBase):
             view[:n] = self._head[:n]
             self._head = self._head[n:]
             return n
-        if self._readinto is not None:
-            return int(self._readinto(view) or 0)
-        data = self._stream.read(len(view))
+        readinto = self._readinto
+        if readinto is not None:
+            return int(_retried(lambda: readinto(view)))
+        data = _retried(lambda: self._stream.read(len(view)))
         view[: len(data)] = data
         return len(data)
+
+
+#: Longest pause (seconds) between two tries of a non-blocking stream that has no data yet.
+_MAX_WAIT = 0.05
+
+
+def _retried(read: Callable[[], _R | None]) -> _R:
+    """``read()``, tried again while a non-blocking stream answers None (no data *yet*, which is
+    not the end of the file: taking it for the end would lose the rest)."""
+    wait = 0.0005
+    while True:
+        try:
+            result = read()
+        except BlockingIOError:
+            result = None
+        if result is not None:
+            return result
+        time.sleep(wait)
+        wait = min(2 * wait, _MAX_WAIT)
 
 
 def _chunked_filler(stream: io.BufferedIOBase) -> Callable[[memoryview], int]:
@@ -216,7 +256,9 @@ def _blocks(source: Source) -> Generator[_Block, None, None]:
             if not got:
                 break
             end = start + got
-            if first:
+            # The mark is looked for once the file's first three bytes are in, however many reads
+            # brought them (a stream may give one byte at a time).
+            if first and (end - _FRONT >= len(_BOM) or not _BOM.startswith(bytes(padded[_FRONT:end]))):
                 end = _strip_bom(padded, end, name)
                 first = False
             cut = padded.rfind(b"\n", _FRONT, end) + 1
@@ -249,7 +291,7 @@ class _Unreadable(Exception):
 def _strip_bom(padded: bytearray, end: int, name: str) -> int:
     """Remove a leading UTF-8 byte order mark, with a warning (trec_eval would keep it as part of
     the first query id, which then matches nothing); returns the new end of the data."""
-    if padded[_FRONT : _FRONT + 3] != b"\xef\xbb\xbf":
+    if padded[_FRONT : _FRONT + 3] != _BOM:
         return end
     warnings.warn(f"{name}:1: UTF-8 byte order mark at the start of the file ignored", InputWarning, stacklevel=3)
     padded[_FRONT : end - 3] = padded[_FRONT + 3 : end]
@@ -695,7 +737,7 @@ def _starts_with_gzip(path: str) -> bool:
 
 
 def _plain_file_size(source: Source) -> int | None:
-    if isinstance(source, (str, os.PathLike)) and not _starts_with_gzip(os.fspath(source)):
+    if isinstance(source, (str, bytes, os.PathLike)) and not _starts_with_gzip(os.fsdecode(source)):
         try:
             return os.path.getsize(source)
         except OSError:
@@ -703,9 +745,14 @@ def _plain_file_size(source: Source) -> int | None:
     return None
 
 
+def _short_repr(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _source_name(source: Source) -> str:
-    if isinstance(source, (str, os.PathLike)):
-        return os.fspath(source)
+    if isinstance(source, (str, bytes, os.PathLike)):
+        return os.fsdecode(source)
     return str(getattr(source, "name", "<stream>"))
 
 

@@ -45,7 +45,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse with a one-line usage error, in the same form as the commands' own usage errors."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}; see {self.prog} --help\n")
+        self.exit(EXIT_BAD_INPUT, terminal_safe(f"{self.prog}: error: {message}; see {self.prog} --help") + "\n")
 
 
 def _digits(text: str) -> int:
@@ -237,6 +237,8 @@ def _emit(text: str) -> None:
     if out is None:  # started with stdout closed (>&-)
         raise _OutputFailed("standard output is closed")
     try:
+        if _is_terminal(out):  # ids shown on a terminal cannot drive it; files and pipes get the exact bytes
+            text = terminal_safe(text, keep="\t\n")
         out.write(text)
         out.flush()
     except BrokenPipeError:
@@ -246,6 +248,29 @@ def _emit(text: str) -> None:
         raise _OutputFailed(exc.strerror or str(exc)) from None
     except ValueError as exc:  # a closed file object
         raise _OutputFailed(str(exc)) from None
+
+
+def _is_terminal(stream: object) -> bool:
+    try:
+        return bool(getattr(stream, "isatty", lambda: False)())
+    except (OSError, ValueError):
+        return False
+
+
+def terminal_safe(text: str, keep: str = "") -> str:
+    """``text`` with every character that is not printable (escape sequences, C1 controls, ...)
+    written as a backslash escape (``\\x1b``), except those in ``keep``: what the tool prints to a
+    terminal cannot retitle, clear or otherwise drive it."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in keep else _escaped(c) for c in text)
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def _drop_stdout() -> None:
@@ -265,7 +290,7 @@ def _stderr_line(line: str) -> None:
     if err is None:
         return
     try:
-        err.write(line + "\n")
+        err.write(terminal_safe(line, keep="\t") + "\n")
         err.flush()
     except (OSError, ValueError):  # stderr is gone too: there is nowhere left to say it
         pass

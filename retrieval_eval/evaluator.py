@@ -49,7 +49,14 @@ from .model import (
     to_relevance,
     to_score,
 )
-from .ranking import Order, QuerySetReport, RankedBatch, RunHandoff, build_batch
+from .ranking import (
+    Order,
+    QuerySetReport,
+    RankedBatch,
+    RunHandoff,
+    build_batch,
+    check_duplicates_option,
+)
 
 MeasureLike = str | Measure
 
@@ -471,6 +478,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
     ) -> SetEvaluator:
         """Build from columnar judgments and results (what the TREC readers produce)."""
         max_depth = _check_max_depth(max_depth)
+        check_duplicates_option(duplicates)
         return cls._built(qrels, run, rel=rel, order=order, max_depth=max_depth, judged_only=judged_only,
                           duplicates=duplicates, complete=complete)
 
@@ -523,6 +531,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         from .trec import read_qrels_columns, read_run_columns
 
         max_depth = _check_max_depth(max_depth)
+        check_duplicates_option(duplicates)
         orders = {"score": "score", "file": "given", "rank": "rank"}
         if order not in orders:
             raise ValueError(f"'order' must be one of {list(orders)}; got {order!r}")
@@ -559,6 +568,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         from .logs import Delimiter, read_log_columns
 
         max_depth = _check_max_depth(max_depth)
+        check_duplicates_option(duplicates)
         qrels, run = read_log_columns(log, delimiter=cast(Delimiter, delimiter), columns=columns)
         return cls._built(qrels, RunHandoff(run), rel=rel, max_depth=max_depth, judged_only=judged_only,
                           duplicates=duplicates, complete=True, order="score")

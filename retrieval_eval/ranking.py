@@ -341,6 +341,13 @@ class RunHandoff:
         return self._run
 
 
+def check_duplicates_option(duplicates: object) -> None:
+    """Raise :class:`InputFormatError` unless ``duplicates`` is one of the known policies (an
+    unknown one must not quietly act as ``"first"`` and drop rows)."""
+    if not isinstance(duplicates, str) or duplicates not in ("error", "first"):
+        raise InputFormatError(f"'duplicates' must be 'error' or 'first'; got {duplicates!r}")
+
+
 def build_batch(
     qrels: QrelsColumns,
     run: RunColumns | RunHandoff,
@@ -376,6 +383,7 @@ def build_batch(
         raise InputFormatError(f"'max_depth' must be >= 0 or None; got {max_depth}")
     if order not in ("score", "given", "rank"):
         raise ValueError(f"'order' must be 'score', 'given' or 'rank'; got {order!r}")
+    check_duplicates_option(duplicates)
     if isinstance(run, RunHandoff):
         run = run.take()
     if order == "rank" and run.ranks is None:

@@ -14,16 +14,26 @@ same cases, so a row cannot be documented without being tested, nor the other wa
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
+import io
 import lzma
+import math
+import os
 import re
+import sys
+import warnings
 import zlib
 from pathlib import Path
 
 import attrs
 import pytest
 
+from retrieval_eval import SetEvaluator, TrecFormatError, _tokenize, read_run
 from retrieval_eval.cli import main
+from retrieval_eval.model import InputFormatError, InputTypeError, InputWarning
+from retrieval_eval.ranking import build_batch
+from retrieval_eval.trec import read_qrels_columns, read_run_columns
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "input-faults.md"
 QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 1\n"
@@ -187,3 +197,172 @@ def test_truncated_gzip_counts_the_lines_read(tmp_path: Path, capsys) -> None:
     assert code == 2 and out == ""
     lines = readable.count(b"\n")
     assert 0 < lines < 6000 and f"after {lines} complete lines" in err, err
+
+
+# Faults of the Python API and of what is shown on a terminal: the second table of docs/input-faults.md.
+# Each row ``case-id`` is tested by ``test_<case_id>`` below (dashes as underscores).
+
+API_CASES = [
+    "duplicates-unknown",
+    "non-blocking-stream",
+    "bom-split-across-reads",
+    "source-wrong-type",
+    "text-stream-wrong-encoding",
+    "rank-of-5000-digits",
+    "g-at-huge-relevance",
+    "control-characters-in-ids",
+]
+
+
+def test_api_table_and_tests_match() -> None:
+    """The second table of docs/input-faults.md lists API_CASES, and each has its test."""
+    rows = re.findall(r"^\| `([a-z0-9.-]+)` \|[^|]*\| \*\*(?:raises|waits|ignored|exact|escaped)\*\*",
+                      DOCS.read_text(), re.MULTILINE)
+    assert rows == API_CASES
+    for case in API_CASES:
+        assert callable(globals().get("test_" + case.replace("-", "_"))), case
+
+
+class _NonBlocking(io.RawIOBase):
+    """A non-blocking stream: two readinto calls in three answer None (no data yet), the third one byte."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.at, self.calls = data, 0, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, view) -> int | None:  # type: ignore[override]
+        self.calls += 1
+        if self.calls % 3:
+            return None
+        if self.at >= len(self.data):
+            return 0
+        view[0] = self.data[self.at]
+        self.at += 1
+        return 1
+
+
+def test_duplicates_unknown(tmp_path: Path) -> None:
+    """An unknown duplicates= value raises, naming the option and its values, in every entry point."""
+    qrels, run = _write(tmp_path / "qrels", QRELS), _write(tmp_path / "run", RUN + "q1 Q0 a 3 0.5 r\n")
+    log = _write(tmp_path / "log.tsv", "group\titem\tscore\tlabel\nq1\ta\t1.0\t1\nq1\ta\t0.5\t1\n")
+    message = r"'duplicates' must be 'error' or 'first'; got 'bogus'"
+    calls = [
+        lambda: SetEvaluator.from_trec(qrels, run, duplicates="bogus"),
+        lambda: SetEvaluator.from_columns(read_qrels_columns(qrels), read_run_columns(run), duplicates="bogus"),
+        lambda: SetEvaluator.from_log(log, duplicates="bogus"),
+        lambda: build_batch(read_qrels_columns(qrels), read_run_columns(run), duplicates="bogus"),
+    ]
+    for call in calls:
+        with pytest.raises(InputFormatError, match=message):
+            call()
+
+
+def test_non_blocking_stream() -> None:
+    """A stream answering None (no data yet) is read to its end, not taken as ended."""
+    run = read_run_columns(_NonBlocking(RUN.encode()))
+    assert run.doc_ids.tolist() == [b"a", b"b", b"c"]
+    assert read_run_columns(_NonBlocking(gzip.compress(RUN.encode(), mtime=0))).doc_ids.tolist() == [b"a", b"b", b"c"]
+    assert read_qrels_columns(io.BufferedReader(_NonBlocking(QRELS.encode()), 1)).query_ids.tolist() == [
+        b"q1", b"q1", b"q2"]
+
+
+def test_bom_split_across_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A byte order mark arriving one byte per read is still removed, with the warning."""
+    data = ("\ufeff" + QRELS).encode()
+
+    @contextlib.contextmanager
+    def one_byte_at_a_time(source):
+        position = [0]
+
+        def fill(view) -> int:
+            if position[0] >= len(data):
+                return 0
+            view[0] = data[position[0]]
+            position[0] += 1
+            return 1
+
+        yield fill, "<one byte at a time>"
+
+    monkeypatch.setattr(_tokenize, "_open_binary", one_byte_at_a_time)
+    with pytest.warns(InputWarning, match="<one byte at a time>:1: UTF-8 byte order mark"):
+        qrels = read_qrels_columns(io.BytesIO(data))
+    assert qrels.query_ids.tolist() == [b"q1", b"q1", b"q2"]
+
+
+@pytest.mark.parametrize("source", [None, 5, ["a"], 1.5], ids=["None", "int", "list", "float"])
+def test_source_wrong_type(source: object) -> None:
+    """A source that is neither a path nor a file raises InputTypeError naming what was given."""
+    for read in (read_run_columns, read_qrels_columns, lambda s: list(read_run(s)), SetEvaluator.from_log):
+        with pytest.raises(InputTypeError, match=rf"a path \(str, bytes or os.PathLike\) or a file open for "
+                                                  rf"reading .*; got {type(source).__name__} "):
+            read(source)
+
+
+def test_source_wrong_type_bytes_path_is_a_path(tmp_path: Path) -> None:
+    """A bytes path is read as a path."""
+    path = _write(tmp_path / "run", RUN)
+    run = read_run_columns(os.fsencode(path))
+    assert run.origin == path and len(run.doc_ids) == 3
+
+
+def test_text_stream_wrong_encoding(tmp_path: Path) -> None:
+    """A text stream that cannot be decoded raises TrecFormatError naming the source and the encoding."""
+    path = _write(tmp_path / "latin1.run", (RUN + "q2 Q0 caf\xe9 2 0.5 r\n").encode("latin-1"))
+    message = r"cannot read after \d+ complete lines: the text stream cannot be decoded with utf-8 encoding"
+    with open(path, encoding="utf-8") as stream, pytest.raises(TrecFormatError, match=rf"^{re.escape(path)}: {message}"):
+        read_run_columns(stream)
+    raw = io.TextIOWrapper(io.BytesIO(Path(path).read_bytes()), encoding="utf-8")
+    with pytest.raises(TrecFormatError, match=rf"^<stream>: {message}"):
+        read_run_columns(raw)
+
+
+def test_rank_of_5000_digits(tmp_path: Path) -> None:
+    """A rank too long for an integer is the usual path:line error, with the rank order."""
+    path = _write(tmp_path / "run", RUN + "q2 Q0 d " + "9" * 5000 + " 0.5 r\n")
+    message = rf"^{re.escape(path)}:4: rank must be an integer"
+    with pytest.raises(TrecFormatError, match=message):
+        read_run_columns(path, with_ranks=True)
+    with pytest.raises(TrecFormatError, match=message):
+        SetEvaluator.from_trec(io.StringIO(QRELS), path, order="rank")
+
+
+def test_g_at_huge_relevance() -> None:
+    """G does not cancel at relevance 2**63 - 1: a perfect ranking gives 1, like nDCG, without a warning."""
+    top = 2**63 - 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        perfect = SetEvaluator.from_trec(io.StringIO(f"q1 0 a {top}\n"), io.StringIO(RUN))
+        assert perfect.per_query("G") == {"q1": 1.0} and perfect.per_query("nDCG") == {"q1": 1.0}
+        # Ideal [top, top]: a at rank 1 costs nothing; b at rank 3 has one unit of excess cost.
+        gap = SetEvaluator.from_trec(io.StringIO(f"q1 0 a {top}\nq1 0 b {top}\n"),
+                                     io.StringIO("q1 Q0 a 1 3 r\nq1 Q0 x 2 2 r\nq1 Q0 b 3 1 r\n"))
+        assert gap.per_query("G")["q1"] == pytest.approx((1 + 1 / math.log2(3)) / 2)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_control_characters_in_ids(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ids with control characters are escaped on stderr, and on stdout only when it is a terminal."""
+    qrels = _write(tmp_path / "qrels", "q\x1b]0;owned\x07 0 a 1\n")
+    run = _write(tmp_path / "run", "q\x1b]0;owned\x07 Q0 a 1 1.0 r\nq\x1b[2J Q0 b 1 1.0 r\n")
+    code = main(["evaluate", "-q", "-m", "map", qrels, run])
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert "\x1b" not in err and "q\\x1b[2J" in err, err
+    assert "map                   \tq\x1b]0;owned\x07\t1.0000\n" in out  # a pipe or file: the exact bytes
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    assert main(["evaluate", "-q", "-m", "map", qrels, run]) == 0
+    shown = terminal.getvalue()
+    assert "\x1b" not in shown and "\x07" not in shown
+    assert "map                   \tq\\x1b]0;owned\\x07\t1.0000\n" in shown
+    # An error quoting a line with an id is escaped too.
+    bad = _write(tmp_path / "bad.run", "q\x1b[2J Q0 a 1 abc r\n")
+    assert main(["evaluate", "-m", "map", qrels, bad]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "q\\x1b[2J" in err, err

@@ -135,6 +135,16 @@ def binary_g(b: RankedBatch, *, rel: int) -> FloatArray:
     return safe_div(segment_sum(term, hits.query, b.n_queries), b.n_relevant(rel))
 
 
+#: Where :func:`_split` cuts a gain into a high and a low part.
+_SPLIT = float(2**32)
+
+
+def _split(values: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``values`` as ``high * 2**32 + low`` with ``high`` an integer and ``0 <= low < 2**32``, both exact."""
+    high = np.floor(values / _SPLIT)
+    return high, values - high * _SPLIT
+
+
 @measure("G", params={"gains": GAINS_PARAM}, trec=(TrecName("G", syntax=TrecGainPairs()),))
 def g_measure(b: RankedBatch, *, gains: Gains | None) -> FloatArray:
     """G: gain discounted by the log of excess cost, normalised by the total ideal gain.
@@ -151,10 +161,16 @@ def g_measure(b: RankedBatch, *, gains: Gains | None) -> FloatArray:
     hits, gain = gain_hits(b, gains)  # only these terms are non-zero; other rows add 0 to S_i
     ideal = ideal_list(b, gains)
     within = np.minimum(hits.rank, ideal.length[hits.query])
-    ideal_cost = segment_cumsum(np.maximum(ideal.gain, 1.0), ideal.offsets, ideal.segment)
-    cost = ideal.prefix(ideal_cost, within, hits.query) + (hits.rank - within)
-    gained = segment_cumsum(gain, hits.offsets, hits.query)
-    term = gain / np.log2(2.0 + cost - gained)
+    # C_i and S_i can be huge (relevance up to 2**63 - 1) while C_i - S_i is small: each is summed
+    # as a high and a low part (multiples of 2**32 and the rest), whose sums are exact integers
+    # for integral gains, and the parts are subtracted before they are put together.
+    cost_high, cost_low = _split(np.maximum(ideal.gain, 1.0))
+    gain_high, gain_low = _split(gain)
+    excess_high = (ideal.prefix(segment_cumsum(cost_high, ideal.offsets, ideal.segment), within, hits.query)
+                   - segment_cumsum(gain_high, hits.offsets, hits.query))
+    excess_low = (ideal.prefix(segment_cumsum(cost_low, ideal.offsets, ideal.segment), within, hits.query)
+                  - segment_cumsum(gain_low, hits.offsets, hits.query) + (hits.rank - within))
+    term = gain / np.log2(2.0 + (excess_high * _SPLIT + excess_low))
     total_ideal = segment_sum(ideal.gain, ideal.segment, b.n_queries)
     return safe_div(segment_sum(term, hits.query, b.n_queries), total_ideal)
 
