@@ -53,9 +53,10 @@ shape expected.
 
 from __future__ import annotations
 
+import functools
 import numbers
-from collections.abc import Callable, Sequence
-from typing import Any, Literal, TypeAlias
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Literal, NamedTuple, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -95,77 +96,133 @@ CandidatesLabels: TypeAlias = Sequence[Any] | npt.NDArray[Any]
 #: "per_class"  equal in each class position on its own (macro averaging): one relevance per class.
 _Relation = Literal["equal", "share", "pooled", "agree", "per_class"]
 
-#: Kernel: relevance of the top k candidates (on axis 1) -> one score per query (and class).
-_Kernel = Callable[[BoolArray], FloatArray]
+#: Relevance masks, (n_words, n_units) uint16: word w of a unit holds the relevance of ranks 12w to
+#: 12w + 11 (0-based), rank r in bit r % 12 (see "Masks and kernels" below).
+_Masks: TypeAlias = npt.NDArray[np.uint16]
+#: Kernel: the masks of the top ``depth`` candidates' relevance, and the depth -> a score per unit.
+_Kernel = Callable[[_Masks, int], FloatArray]
 
 
 # --------------------------------------------------------------------------------------------------
-# Kernels. ``relevance`` is (n_queries, depth), or (n_queries, depth, n_classes) in macro form, for
-# the top ``depth = min(k, n_candidates)`` candidates, best first; each kernel returns float64
-# (n_queries,) or (n_queries, n_classes).
+# Masks and kernels
+#
+# Relevance is packed into masks: for each scoring unit (a query, or in macro form a (class, query)
+# pair), one uint16 word per 12 ranks, rank r being bit r % 12 of word r // 12. Each metric adds up
+# terms over the relevant ranks, so a word's share of it is tabulated over the 4,096 possible words
+# (:func:`_word_tables`), and a kernel does a few table look-ups per word instead of arithmetic per
+# rank. ``masks`` is (n_words, n_units); each kernel returns float64 (n_units,).
+
+#: Ranks per mask word: the usual k = 10 fits in one, and a word's tables stay small (32 KB each).
+_WORD = 12
+_RANK_BITS = (1 << np.arange(_WORD)).astype(np.uint16)  #: the bit of each rank within its word
 
 
-def _count(mask: BoolArray, subscripts: str, length: int) -> npt.NDArray[np.unsignedinteger[Any]]:
-    """Sum of ``mask`` over the axis that ``subscripts`` drops, whose length is ``length``.
+class _WordTables(NamedTuple):
+    """A word's share of each metric, indexed by the word, for ranks ``offset + 1 .. offset + 12``."""
 
-    einsum is several times faster than a ufunc reduction over a short axis; the sum is kept in the
-    smallest unsigned type that holds ``length``.
-    """
-    if length < 256:
-        return np.asarray(np.einsum(subscripts, mask.view(np.uint8)))
-    return np.asarray(np.einsum(subscripts, mask, dtype=np.min_scalar_type(length)))
-
-
-def _ratio(numerator: FloatArray, denominator: npt.NDArray[Any]) -> FloatArray:
-    """numerator / denominator element-wise, 0.0 where the denominator is 0."""
-    out = np.zeros(numerator.shape, dtype=np.float64)
-    np.divide(numerator, denominator, out=out, where=denominator != 0)
-    return out
+    popcount: npt.NDArray[np.int32]  #: relevant ranks
+    reciprocal_rank: FloatArray  #: 1 / the first relevant rank; 0.0 for an empty word
+    inverse_rank: FloatArray  #: sum of 1 / rank over the relevant ranks
+    precision_sum: FloatArray  #: sum of (relevant ranks up to this one, in the word) / rank over them
+    average_precision: FloatArray  #: precision_sum / popcount: the average precision of a one-word list
+    gain: FloatArray  #: sum of 1 / log2(rank + 1) over the relevant ranks
 
 
-def _average_precision(relevance: BoolArray) -> FloatArray:
+@functools.lru_cache(maxsize=64)  # 180 KB each
+def _word_tables(offset: int) -> _WordTables:
+    """The tables of the word holding ranks ``offset + 1 .. offset + 12`` (1-based)."""
+    size = 1 << _WORD
+    popcount = np.zeros(size, dtype=np.int32)
+    reciprocal_rank, inverse_rank, precision_sum, gain = (np.zeros(size) for _ in range(4))
+    for bit in range(_WORD):  # the words whose highest set bit is ``bit``: a word below, plus one rank
+        low, high, rank = 1 << bit, 2 << bit, offset + bit + 1
+        reciprocal_rank[low:high] = reciprocal_rank[:low]
+        reciprocal_rank[low] = 1.0 / rank  # nothing relevant before this rank
+        inverse_rank[low:high] = inverse_rank[:low] + 1.0 / rank
+        precision_sum[low:high] = precision_sum[:low] + (popcount[:low] + 1) / rank  # in rank order, as autointent
+        gain[low:high] = gain[:low] + 1.0 / np.log2(rank + 1)
+        popcount[low:high] = popcount[:low] + 1
+    average_precision = precision_sum / np.maximum(popcount, 1)  # 0.0 for an empty word
+    return _WordTables(popcount, reciprocal_rank, inverse_rank, precision_sum, average_precision, gain)
+
+
+def _average_precision(masks: _Masks, depth: int) -> FloatArray:
     """Mean of the precisions at the ranks of the relevant candidates."""
-    depth = relevance.shape[1]
-    hits_so_far = np.cumsum(relevance, axis=1, dtype=np.min_scalar_type(depth))
-    n_hits = hits_so_far[:, -1].astype(np.int64)
-    np.multiply(hits_so_far, relevance, out=hits_so_far)  # keep the counts at relevant ranks only
-    # sum of hits_so_far / rank; einsum casts in buffers, with no float64 copy of the whole array
-    precision_sum = np.einsum("qj...,j->q...", hits_so_far, 1.0 / np.arange(1, depth + 1))
-    return _ratio(precision_sum, n_hits)
+    tables = _word_tables(0)
+    if len(masks) == 1:  # up to 12 ranks: tabulated
+        return np.asarray(tables.average_precision[masks[0]])
+    total, hits = tables.precision_sum[masks[0]], tables.popcount[masks[0]]
+    for index in range(1, len(masks)):
+        word, tables = masks[index], _word_tables(index * _WORD)
+        # a later word's precisions also count the hits before it: hits / rank at each relevant rank
+        total += hits * tables.inverse_rank[word] + tables.precision_sum[word]
+        hits += tables.popcount[word]
+    return np.asarray(total / np.maximum(hits, 1))  # 0.0 when nothing is relevant: the total is 0.0 too
 
 
-def _hit(relevance: BoolArray) -> FloatArray:
+def _hit(masks: _Masks, depth: int) -> FloatArray:
     """1.0 if a candidate is relevant, else 0.0."""
-    return np.asarray(_count(relevance, "qj...->q...", relevance.shape[1]) > 0, dtype=np.float64)
+    return np.asarray(np.logical_or.reduce(masks != 0, axis=0), dtype=np.float64)
 
 
-def _precision(relevance: BoolArray) -> FloatArray:
-    """The fraction of relevant candidates."""
-    depth = relevance.shape[1]
-    return np.asarray(_count(relevance, "qj...->q...", depth) / depth, dtype=np.float64)
+def _precision(masks: _Masks, depth: int) -> FloatArray:
+    """The fraction of relevant candidates among the ``depth`` looked at."""
+    relevant = _word_tables(0).popcount[masks[0]]
+    for index in range(1, len(masks)):
+        relevant += _word_tables(index * _WORD).popcount[masks[index]]
+    return np.asarray(relevant / depth, dtype=np.float64)
 
 
-def _reciprocal_rank(relevance: BoolArray) -> FloatArray:
+def _reciprocal_rank(masks: _Masks, depth: int) -> FloatArray:
     """1 / rank of the first relevant candidate; 0.0 if there is none."""
-    first = relevance.argmax(axis=1)  # 0 also when nothing is relevant: told apart just below
-    found = np.take_along_axis(relevance, first[:, None], axis=1)[:, 0]
-    return np.asarray((1.0 / np.arange(1, relevance.shape[1] + 1))[first] * found, dtype=np.float64)
+    last = len(masks) - 1
+    value = _word_tables(last * _WORD).reciprocal_rank[masks[last]]
+    for index in range(last - 1, -1, -1):  # an earlier word with a relevant rank overrides the later ones
+        word = masks[index]
+        value = np.where(word != 0, _word_tables(index * _WORD).reciprocal_rank[word], value)
+    return np.asarray(value, dtype=np.float64)
 
 
-def _ndcg(relevance: BoolArray, n_relevant: npt.NDArray[Any]) -> FloatArray:
+def _ndcg(masks: _Masks, depth: int, n_relevant: npt.NDArray[Any]) -> FloatArray:
     """DCG of the top candidates over the ideal DCG: ``n_relevant`` relevant candidates on top.
 
-    ``n_relevant`` counts the relevant candidates of the whole list (see :func:`_relevant_count`).
+    ``n_relevant`` counts each unit's relevant candidates in the whole list (see :func:`_relevant_count`).
     """
-    depth = relevance.shape[1]
+    dcg = _word_tables(0).gain[masks[0]]
+    for index in range(1, len(masks)):
+        dcg += _word_tables(index * _WORD).gain[masks[index]]
     discount = 1.0 / np.log2(np.arange(2, depth + 2))
-    dcg = np.einsum("qj...,j->q...", relevance, discount)
-    ideal_dcg = np.concatenate(([0.0], np.cumsum(discount)))  # [r]: r relevant candidates on top
-    return _ratio(dcg, ideal_dcg[np.minimum(n_relevant, depth)])
+    # [r]: the ideal DCG with r relevant candidates on top; [0] is 1.0, not 0.0, so that a unit with
+    # nothing relevant (DCG 0.0) scores 0.0
+    ideal_dcg = np.concatenate(([1.0], np.cumsum(discount)))
+    return np.asarray(dcg / ideal_dcg[np.minimum(n_relevant, depth)], dtype=np.float64)
 
 
 # --------------------------------------------------------------------------------------------------
 # Relevance
+#
+# Relevance is computed rank-major, a block of ranks and queries at a time: (n_ranks, n_queries) or,
+# per class, (n_ranks, n_classes, n_queries). Each rank (and class) is then one contiguous row, so the
+# reductions over classes and the packing of ranks into mask words run along long rows; per query,
+# label vectors are short (10 classes in the benchmark) and NumPy pays its per-row overhead on each.
+
+#: A block holds about ``_CHUNK_BYTES`` of labels, read from memory once and then, rank after rank
+#: and class after class, from the CPU cache; its queries' labels span at most ``_CHUNK_SPAN`` of
+#: memory: spread over more pages than the TLB covers, every one of those reads would miss it.
+_CHUNK_BYTES, _CHUNK_SPAN, _MIN_QUERIES = 1 << 19, 1 << 22, 256
+
+#: The rows of ``candidates`` to look at: all (None) or an index array.
+_Rows: TypeAlias = "IntArray | None"
+
+
+def _chunks(n: int, step: int, rows: _Rows = None) -> Iterator[tuple[slice, Any]]:
+    """(positions, rows of the candidates) of each chunk of ``step`` of the ``n`` rows looked at.
+
+    Rows given by index are gathered one chunk at a time.
+    """
+    for start in range(0, n, step):
+        chunk = slice(start, start + step)
+        yield chunk, (chunk if rows is None else rows[chunk])
 
 
 def _accumulator(*arrays: npt.NDArray[Any]) -> np.dtype[Any]:
@@ -174,24 +231,161 @@ def _accumulator(*arrays: npt.NDArray[Any]) -> np.dtype[Any]:
     return np.dtype(np.int64) if dtype.kind in "iu" and dtype.itemsize < 8 else dtype
 
 
-def _relevance(queries: npt.NDArray[Any], candidates: npt.NDArray[Any], relation: _Relation) -> BoolArray:
-    """Relevance, (n_queries, n_candidates) or, for "per_class", (n_queries, n_candidates, n_classes).
+def _relevance_blocks(
+    queries: npt.NDArray[Any], candidates: npt.NDArray[Any], relation: _Relation, rows: _Rows, ranks: slice
+) -> Iterator[tuple[slice, slice, Any, BoolArray]]:
+    """The relevance of ``candidates[rows]`` at ``ranks`` (a slice of step 1), block by block.
 
-    ``queries`` is (n_queries,) or (n_queries, n_classes), ``candidates`` (n_queries, n_candidates)
-    or (n_queries, n_candidates, n_classes); "pooled" gives (n_queries, 1).
+    ``queries`` is (n_queries,) or (n_queries, n_classes), ``candidates`` (n_queries, n_ranks) or
+    (n_queries, n_ranks, n_classes). Yields (its ranks, its positions among the rows, its rows of
+    ``candidates``, relevance), relevance being (n_ranks, n) or, for "per_class", (n_ranks,
+    n_classes, n); its array is reused for the next block.
     """
-    if relation == "equal":
-        return np.asarray(candidates == queries[:, None])
-    if relation == "per_class":
-        return np.asarray(candidates == queries[:, None, :])
-    if relation == "agree":
-        equal = np.asarray(candidates == queries[:, None, :])
-        return np.asarray(_count(equal, "qjc->qj", queries.shape[1]) > 0)
+    n = len(candidates) if rows is None else len(rows)
+    ranks = slice(*ranks.indices(candidates.shape[1])[:2])
+    rank_bytes = max(1, candidates[:1, :1].nbytes)
+    # As many queries as the span allows, and no more than fit with all their ranks, but at least a few
+    # hundred (for long lists, then, a block takes some of the ranks): along the queries runs NumPy's
+    # inner loop, whose length is what makes the rank-major layout pay.
+    needed = _CHUNK_BYTES // max(1, (ranks.stop - ranks.start) * rank_bytes)
+    step = max(1, min(_CHUNK_SPAN // max(1, abs(candidates.strides[0])), max(_MIN_QUERIES, needed)))
+    ranks_step = max(1, min(_CHUNK_BYTES // (step * rank_bytes), 255))  # counts of < 256 ranks fit in bytes
     dtype = _accumulator(queries, candidates)
-    if relation == "share":
-        return np.asarray(np.einsum("qjc,qc->qj", candidates, queries, dtype=dtype) > 0)
-    pooled = np.einsum("qjc->qc", candidates, dtype=dtype)  # "pooled"
-    return np.asarray(np.einsum("qc,qc->q", pooled, queries, dtype=dtype) > 0)[:, None]
+    # a block's arrays, reused: its relevance, and for "agree" its per-class equalities
+    classes = candidates.shape[2:]
+    result = np.empty((ranks_step,) + (classes if relation == "per_class" else ()) + (step,), dtype=bool)
+    equal = np.empty((ranks_step,) + classes + (step,), dtype=bool) if relation == "agree" else result
+    for chunk, selected in _chunks(n, step, rows):
+        labels, block = queries[selected], candidates[selected, ranks]
+        if relation == "share":  # einsum is fast on labels in the cache, slow on the strided candidates
+            block = np.ascontiguousarray(block)
+        for start in range(0, block.shape[1], ranks_step):
+            block_ranks = slice(ranks.start + start, ranks.start + min(start + ranks_step, block.shape[1]))
+            ranked = block[:, start : start + ranks_step]  # (query, rank) or (query, rank, class)
+            relevance = result[: ranked.shape[1], ..., : len(ranked)]
+            if relation == "share":  # the dot product of the label vectors
+                np.greater(np.einsum("qjc,qc->jq", ranked, labels, dtype=dtype), 0, out=relevance)
+            elif relation == "equal":
+                np.equal(ranked.T, labels, out=relevance)
+            elif relation == "per_class":
+                np.equal(ranked.transpose(1, 2, 0), labels.T, out=relevance)
+            else:  # "agree": equal in some class. A new array would follow the candidates' query-major
+                # layout, which NumPy reduces over the classes label vector by label vector; a
+                # rank-major buffer is reduced row by row.
+                pairs = equal[: ranked.shape[1], :, : len(ranked)]
+                np.equal(ranked.transpose(1, 2, 0), labels.T, out=pairs)
+                np.logical_or.reduce(pairs, axis=1, out=relevance)
+            yield block_ranks, chunk, selected, relevance
+
+
+def _masks(
+    queries: npt.NDArray[Any],
+    candidates: npt.NDArray[Any],
+    relation: _Relation,
+    rows: _Rows = None,
+    ranks: slice | None = None,
+    out: _Masks | None = None,
+) -> _Masks:
+    """The masks of the relevance of ``candidates[rows]`` at ``ranks`` (all by default).
+
+    The masks are (n_words, n_queries) or, for "per_class", (n_words, n_classes, n_queries); the bits
+    are or-ed into ``out`` if given, else into new masks.
+    """
+    n_ranks = candidates.shape[1]
+    if out is None:
+        classes = (queries.shape[-1],) if relation == "per_class" else ()
+        out = np.zeros((-(-n_ranks // _WORD),) + classes + (len(candidates),), dtype=np.uint16)
+    blocks = _relevance_blocks(queries, candidates, relation, rows, slice(0, n_ranks) if ranks is None else ranks)
+    for block_ranks, _, selected, relevance in blocks:
+        for word in range(block_ranks.start // _WORD, -(-block_ranks.stop // _WORD)):  # the words it touches
+            low, high = max(block_ranks.start, word * _WORD), min(block_ranks.stop, (word + 1) * _WORD)
+            part = relevance[low - block_ranks.start : high - block_ranks.start].view(np.uint8)
+            bits = _RANK_BITS[low - word * _WORD : high - word * _WORD]
+            out[word, ..., selected] |= np.einsum("j...,j->...", part, bits)  # no uint16 copy of the relevance
+    return out
+
+
+def _pooled_masks(queries: npt.NDArray[Any], candidates: npt.NDArray[Any]) -> _Masks:
+    """The masks of the "pooled" relation: one pseudo-candidate, the sum of the candidates' vectors.
+
+    Both sums run along each query's labels, where einsum needs no rank-major layout; it is fast on
+    labels in the cache, though, and slow on the strided candidates: it reads compact copies of chunks.
+    """
+    dtype = _accumulator(queries, candidates)
+    hits = np.empty(len(candidates), dtype=np.uint16)
+    for chunk, _ in _chunks(len(candidates), max(1, _CHUNK_BYTES // max(1, candidates[:1].nbytes))):
+        pooled = np.einsum("qjc->qc", np.ascontiguousarray(candidates[chunk]), dtype=dtype)
+        hits[chunk] = np.einsum("qc,qc->q", pooled, queries[chunk], dtype=dtype) > 0
+    return hits[None]
+
+
+def _first_hit_masks(queries: npt.NDArray[Any], candidates: npt.NDArray[Any], relation: _Relation) -> _Masks:
+    """As :func:`_masks`, for a metric that only asks for the first relevant candidate (reciprocal rank).
+
+    autointent's loops stop at the first relevant candidate, and so does this: past the first quarter
+    of the list, relevance is computed only for the queries without a relevant candidate in it, and
+    stays False for the others. (Gathering a query's labels costs more than computing with them: a
+    quarter at a time would gather the queries that never find a relevant candidate over and over.)
+    """
+    n, n_ranks = candidates.shape[:2]
+    head = -(-n_ranks // 4)
+    masks = _masks(queries, candidates, relation, ranks=slice(0, head))
+    rows = np.flatnonzero(~np.logical_or.reduce(masks != 0, axis=0))
+    if relation == "share":  # a query without any class shares none with its candidates: skip it
+        rows = rows[np.einsum("qc->q", queries[rows] != 0, dtype=np.intp) > 0]  # einsum: short rows
+    if head == n_ranks or rows.size == 0:
+        return masks
+    later = slice(head, n_ranks)
+    if rows.size > n // 2:  # gathering most rows costs more than reading them all
+        return _masks(queries, candidates, relation, ranks=later, out=masks)
+    return _masks(queries, candidates, relation, rows, later, out=masks)
+
+
+def _is_binary(labels: npt.NDArray[Any]) -> bool:
+    """Whether ``labels`` holds only 0 and 1 (or booleans); one reduction over them."""
+    if labels.dtype.kind == "b":
+        return True
+    if not labels.dtype.isnative:
+        return False
+    return bool(labels.view(f"u{labels.dtype.itemsize}").max(initial=0) <= 1)  # negative ints are huge here
+
+
+def _compared_count(
+    queries: npt.NDArray[Any], candidates: npt.NDArray[Any], relation: _Relation, rows: _Rows, start: int
+) -> IntArray:
+    """Relevant candidates of ``candidates[rows]`` from rank ``start`` on, per row (and class)."""
+    n = len(candidates) if rows is None else len(rows)
+    counts = np.zeros((queries.shape[-1], n) if relation == "per_class" else (n,), dtype=np.int64)
+    for _, chunk, _, relevance in _relevance_blocks(queries, candidates, relation, rows, slice(start, None)):
+        counts[..., chunk] += np.einsum("j...->...", relevance.view(np.uint8))  # a block has < 256 ranks
+    return counts
+
+
+def _count_relevant(
+    queries: npt.NDArray[Any], candidates: npt.NDArray[Any], start: int, relation: _Relation, rows: _Rows
+) -> IntArray:
+    """As :func:`_compared_count`, faster for one label per candidate and for 0/1 labels per class.
+
+    Counts need no rank-major layout: one label per candidate is compared along each query's list.
+    0/1 labels are told by one reduction over each chunk of rows; for them, the relevant candidates
+    are the 1s for a class the query has and the 0s for one it lacks (none if its label is neither),
+    and a sum counts the 1s several times faster than comparisons do, while the chunk is in cache.
+    """
+    if relation == "agree":
+        return _compared_count(queries, candidates, relation, rows, start)
+    n, n_ranks = len(candidates) if rows is None else len(rows), candidates.shape[1] - start
+    counts = np.empty((queries.shape[-1], n) if relation == "per_class" else (n,), dtype=np.int64)
+    for chunk, selected in _chunks(n, max(1, _CHUNK_BYTES // max(1, candidates[:1].nbytes)), rows):
+        labels, block = queries[selected], candidates[selected]
+        if relation == "equal":  # no rank-major layout needed: compared along each query's list
+            equal = block[:, start:] == labels[:, None]
+            counts[chunk] = np.einsum("qj->q", equal.view(np.uint8)) if n_ranks < 256 else equal.sum(axis=1)
+        elif _is_binary(block):
+            ones = np.einsum("qjc->qc", block[:, start:], dtype=np.int64).T
+            counts[:, chunk] = np.where(labels.T == 1, ones, np.where(labels.T == 0, n_ranks - ones, 0))
+        else:
+            counts[:, chunk] = _compared_count(labels, block, relation, None, start)
+    return counts
 
 
 # --------------------------------------------------------------------------------------------------
@@ -374,11 +568,9 @@ def _prepare(
     return queries, candidates, n_candidates if cutoff is None else min(cutoff, n_candidates)
 
 
-def _mean(scores: FloatArray, relation: _Relation) -> float:
-    """The mean over queries; in macro form, (n_queries, n_classes), the mean per class, then over classes."""
-    if relation == "per_class":
-        return float(scores.mean(axis=0).mean())
-    return float(scores.mean())
+def _mean(scores: FloatArray, n_queries: int) -> float:
+    """The mean over queries; in macro form, units (n_classes, n_queries), the mean per class, then over classes."""
+    return float(scores.reshape(-1, n_queries).mean(axis=1).mean())
 
 
 def _score(
@@ -394,7 +586,16 @@ def _score(
     queries, candidates, depth = _prepare(query_labels, candidates_labels, k, name=name, relation=relation)
     if depth == 0:  # empty candidate lists
         return 0.0
-    return _mean(kernel(_relevance(queries, candidates[:, :depth], relation)), relation)
+    top = candidates[:, :depth]
+    if relation == "pooled":
+        masks = _pooled_masks(queries, top)
+    elif kernel is _reciprocal_rank and relation == "share":
+        # (With one label per candidate, reading the whole top k costs little more than the gathering
+        # that skips part of it; per class, a query is settled only once each of its classes is.)
+        masks = _first_hit_masks(queries, top, relation)
+    else:
+        masks = _masks(queries, top, relation)
+    return _mean(kernel(masks.reshape(len(masks), -1), depth), len(queries))
 
 
 def _ndcg_score(
@@ -404,31 +605,32 @@ def _ndcg_score(
     queries, candidates, depth = _prepare(query_labels, candidates_labels, k, name=name, relation=relation)
     if depth == 0:
         return 0.0
-    top = _relevance(queries, candidates[:, :depth], relation)
-    return _mean(_ndcg(top, _relevant_count(queries, candidates, top, relation)), relation)
+    masks = _masks(queries, candidates[:, :depth], relation)
+    n_relevant = _relevant_count(queries, candidates, masks, depth, relation)
+    return _mean(_ndcg(masks.reshape(len(masks), -1), depth, n_relevant.reshape(-1)), len(queries))
 
 
 def _relevant_count(
-    queries: npt.NDArray[Any], candidates: npt.NDArray[Any], top: BoolArray, relation: _Relation
+    queries: npt.NDArray[Any], candidates: npt.NDArray[Any], masks: _Masks, depth: int, relation: _Relation
 ) -> IntArray:
-    """Relevant candidates in the whole list, per query (and class), exact up to the depth of ``top``.
+    """Relevant candidates in the whole list, per unit, exact up to ``depth``, that of ``masks``.
 
-    The ideal DCG@k only asks whether a query has k relevant candidates or fewer, so the candidates
-    past k are read only for the queries with fewer than k relevant ones in their top k. Where
-    relevance is dense (nDCG_intersecting's "agree" rule), that skips most of the list.
+    The ideal DCG@k only asks whether a unit has k relevant candidates or fewer, so the candidates
+    past k are read only for the queries with fewer than k relevant ones (in some class, in macro
+    form) in their top k. Where relevance is dense (nDCG_intersecting's "agree" rule), that skips
+    most of the list.
     """
-    depth = top.shape[1]
-    counted = _count(top, "qj...->q...", depth).astype(np.int64)
+    counted = np.zeros(masks.shape[1:], dtype=np.int64)
+    for index, word in enumerate(masks):
+        counted += _word_tables(index * _WORD).popcount[word]
     if depth == candidates.shape[1]:
         return counted
     short = counted < depth
-    if short.ndim == 2:  # macro form: a query is short if one of its classes is
-        short = short.any(axis=1)
-    if short.mean() > 0.5:  # gathering most rows costs more than reading the whole list again
-        return _count(_relevance(queries, candidates, relation), "qj...->q...", candidates.shape[1]).astype(np.int64)
-    rows = np.flatnonzero(short)
-    rest = _relevance(queries[rows], candidates[rows, depth:], relation)
-    counted[rows] += _count(rest, "qj...->q...", rest.shape[1])
+    rows = np.flatnonzero(short if short.ndim == 1 else np.logical_or.reduce(short, axis=0))
+    if rows.size > len(queries) // 2:  # gathering most rows costs more than reading them all
+        counted += _count_relevant(queries, candidates, depth, relation, None)
+    elif rows.size:
+        counted[..., rows] += _count_relevant(queries, candidates, depth, relation, rows)
     return counted
 
 

@@ -138,6 +138,127 @@ def test_non_binary_multilabel_values_follow_autointent(oracle: ModuleType) -> N
 
 
 # --------------------------------------------------------------------------------------------------
+# The vectorised paths: masks of several words, chunks of queries, the first-hit shortcut, 0/1 counts
+
+ALL = MULTICLASS + MULTILABEL
+
+
+def _long_input(
+    rng: np.random.Generator, name: str, *, n_queries: int = 12, n_candidates: int = 40, density: float = 0.3
+) -> tuple[Any, Any]:
+    """Lists longer than one 12-rank mask word: int64 arrays, 0/1 vectors in multilabel form."""
+    if name in MULTILABEL:
+        n_classes = int(rng.integers(1, 6))
+        queries = (rng.random((n_queries, n_classes)) < density).astype(np.int64)
+        return queries, (rng.random((n_queries, n_candidates, n_classes)) < density).astype(np.int64)
+    return rng.integers(0, 4, n_queries), rng.integers(0, 4, (n_queries, n_candidates))
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_long_lists_match_autointent(name: str, oracle: ModuleType) -> None:
+    """Lists of 13 to 60 candidates (several mask words), every kind of k, some dtypes: equal to 1e-12."""
+    rng = np.random.default_rng(100 + ALL.index(name))
+    for _ in range(30):
+        n_candidates = int(rng.integers(13, 61))
+        queries, candidates = _long_input(rng, name, n_candidates=n_candidates, density=rng.uniform(0.05, 0.9))
+        if name in MULTILABEL and rng.random() < 0.5:  # 0/1 of other dtypes
+            queries = queries.astype([bool, np.int8, np.uint8][int(rng.integers(3))])
+            candidates = candidates.astype(bool)
+        for k in (None, 1, 12, 13, 24, 25, int(rng.integers(1, n_candidates + 1)), n_candidates + 5):
+            expected = getattr(oracle, name)(queries.tolist(), candidates.tolist(), k)
+            assert getattr(labels, name)(queries, candidates, k) == pytest.approx(expected, abs=1e-12), (name, k)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_lists_of_300_candidates_match_autointent(name: str, oracle: ModuleType) -> None:
+    """Past 255 ranks, counts no longer fit the bytes they are summed in: equal to 1e-12."""
+    queries, candidates = _long_input(np.random.default_rng(300), name, n_queries=4, n_candidates=300)
+    for k in (None, 5, 260):
+        expected = getattr(oracle, name)(queries.tolist(), candidates.tolist(), k)
+        assert getattr(labels, name)(queries, candidates, k) == pytest.approx(expected, abs=1e-12), k
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_chunks_do_not_change_results(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Queries are processed in chunks; chunks of one or a few queries give the same numbers."""
+    rng = np.random.default_rng(200 + ALL.index(name))
+    queries, candidates = _long_input(rng, name, n_queries=50, n_candidates=30)
+    function: Callable[..., float] = getattr(labels, name)
+    expected = [function(queries, candidates, k) for k in (None, 1, 5, 13)]
+    for chunk_bytes in (1, 200, 1000):
+        monkeypatch.setattr(labels, "_CHUNK_BYTES", chunk_bytes)
+        assert [function(queries, candidates, k) for k in (None, 1, 5, 13)] == expected, chunk_bytes
+
+
+@pytest.mark.parametrize("name", ["retrieval_mrr", "retrieval_mrr_intersecting", "retrieval_mrr_macro",
+                                  "retrieval_hit_rate_intersecting"])
+@pytest.mark.parametrize("density", [0.05, 0.3, 0.95])
+def test_first_hit_shortcut_matches_autointent(name: str, density: float, oracle: ModuleType) -> None:
+    """Past the first quarter, MRR_intersecting reads only the queries without a hit (none, a few, or most)."""
+    rng = np.random.default_rng(int(density * 100))
+    for _ in range(10):
+        n_candidates = int(rng.integers(1, 30))
+        if name in MULTILABEL:
+            queries = (rng.random((20, 3)) < density).astype(np.int64)
+            candidates = (rng.random((20, n_candidates, 3)) < density).astype(np.int64)
+        else:  # density: the chance that a candidate has the query's label
+            queries = rng.integers(0, 3, 20)
+            candidates = np.where(rng.random((20, n_candidates)) < density, queries[:, None], 3)
+        for k in (None, 1, 2, 9, n_candidates + 1):
+            expected = getattr(oracle, name)(queries.tolist(), candidates.tolist(), k)
+            assert getattr(labels, name)(queries, candidates, k) == pytest.approx(expected, abs=1e-12), (name, k)
+
+
+def test_first_hit_shortcut_gathers_the_missed_queries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With 8 candidates the first quarter is 2 ranks; only the queries without a hit there are read on.
+
+    A query without any class shares none with its candidates, and is not read on either.
+    """
+    looked_at: list[Any] = []
+    blocks = labels._relevance_blocks
+
+    def spy(queries: Any, candidates: Any, relation: Any, rows: Any, ranks: slice) -> Any:
+        looked_at.append((None if rows is None else rows.tolist(), ranks.start, ranks.stop))
+        return blocks(queries, candidates, relation, rows, ranks)
+
+    monkeypatch.setattr(labels, "_relevance_blocks", spy)
+    queries = [[1, 0], [1, 0], [1, 0], [0, 1], [0, 1], [0, 0]]
+    vectors = [[[1, 0]] + [[0, 1]] * 7] * 2 + [[[0, 1]] * 5 + [[1, 0]] * 3, [[0, 1]] * 8, [[1, 0]] * 8, [[1, 1]] * 8]
+    expected = (1 + 1 + 1 / 6 + 1 + 0 + 0) / 6
+    assert labels.retrieval_mrr_intersecting(queries, vectors) == pytest.approx(expected)
+    assert labels.retrieval_mrr([1, 2], [[1, 0], [0, 0]]) == 1 / 2  # one label per candidate: read whole
+    assert looked_at == [(None, 0, 2), ([2, 4], 2, 8), (None, 0, 2)]
+
+
+@pytest.mark.parametrize(
+    ("dtype", "values"),
+    [(np.int64, (0, 1)), (bool, (0, 1)), (np.int8, (0, 1)), (np.uint8, (0, 1)), (np.int64, (0, 1, 2)),
+     (np.int64, (-1, 0, 1)), (np.int8, (1, 2)), (np.dtype(">i8"), (0, 1))],
+    ids=["int64", "bool", "int8", "uint8", "with-2", "with-minus-1", "int8-1-2", "big-endian"],
+)
+@pytest.mark.parametrize("k", [None, 1, 5, 30])
+def test_binary_count_of_macro_ndcg_agrees_with_comparisons(
+    dtype: Any, values: tuple[int, ...], k: int | None, oracle: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """nDCG_macro counts the relevant candidates past k of 0/1 labels by a sum; other labels compare."""
+    rng = np.random.default_rng(len(values) * 7 + (k or 0))
+    queries = rng.choice(values, (40, 4)).astype(dtype)
+    candidates = rng.choice(values, (40, 25, 4)).astype(dtype)
+    candidates[:20] = candidates[:20] > 0  # the first chunks 0/1, the others maybe not
+    settled = np.zeros_like(candidates)  # relevant everywhere for the 0 query labels ...
+    settled[::8] = candidates[::8]  # ... except in every 8th list: only those are read past k
+    monkeypatch.setattr(labels, "_CHUNK_BYTES", 10 * candidates[0].nbytes)  # ten queries a chunk
+    for candidates_ in (candidates, settled):
+        queries_ = queries if candidates_ is candidates else np.zeros_like(queries)
+        fast = labels.retrieval_ndcg_macro(queries_, candidates_, k)
+        expected = oracle.retrieval_ndcg_macro(queries_.tolist(), candidates_.tolist(), k)
+        assert fast == pytest.approx(expected, abs=1e-12)
+        with monkeypatch.context() as patched:
+            patched.setattr(labels, "_is_binary", lambda labels: False)
+            assert fast == pytest.approx(labels.retrieval_ndcg_macro(queries_, candidates_, k), abs=1e-15)
+
+
+# --------------------------------------------------------------------------------------------------
 # Hand-computed cases (from the formulas)
 
 LOG2_3 = math.log2(3)
