@@ -177,10 +177,9 @@ def _ideal_sum(b: RankedBatch, rel: int, alpha: float, k: int | None, discount: 
     return segment_sum(gain[top] * discount[rank[top] - 1], query[top], b.n_queries)
 
 
-def _discounts(b: RankedBatch, c: Coverage, rel: int, alpha: float, k: int | None, kind: str) -> FloatArray:
-    """The ``kind`` ('dcg' or 'err') discount of ranks 1..d, d the deepest rank any sum needs."""
-    deepest = max(int(c.pair_rank.max(initial=0)), int(_ideal(b, rel, alpha)[1].max(initial=0)), k or 0, 1)
-    ranks = np.arange(1, deepest + 1)
+def _discounts(k: int, kind: str) -> FloatArray:
+    """The ``kind`` ('dcg' or 'err') discount of ranks 1..k: no sum at cutoff k reads a deeper rank."""
+    ranks = np.arange(1, k + 1)
     return _dcg_discount(ranks) if kind == "dcg" else _err_discount(ranks)
 
 
@@ -193,17 +192,17 @@ def _ideal_ideal(n_subtopics: IntArray, alpha: float, discount: FloatArray) -> F
 def _independent(b: RankedBatch, rel: int, alpha: float, k: int, kind: str) -> FloatArray:
     """alpha_DCG / ERR_IA: the run's sum over the ideal-ideal one (left undivided at k = 1, as ndeval)."""
     c = coverage(b, rel)
-    discount = _discounts(b, c, rel, alpha, k, kind)
+    discount = _discounts(k, kind)
     raw = _run_sum(b, c, alpha, k, discount)
     if k == 1:
         return raw
-    return safe_div(raw, _ideal_ideal(c.n_subtopics, alpha, discount[:k]))
+    return safe_div(raw, _ideal_ideal(c.n_subtopics, alpha, discount))
 
 
 def _dependent(b: RankedBatch, rel: int, alpha: float, k: int, kind: str) -> FloatArray:
     """alpha_nDCG / nERR_IA: the run's sum over the greedy ideal ranking's."""
     c = coverage(b, rel)
-    discount = _discounts(b, c, rel, alpha, k, kind)
+    discount = _discounts(k, kind)
     return safe_div(_run_sum(b, c, alpha, k, discount), _ideal_sum(b, rel, alpha, k, discount))
 
 
@@ -265,9 +264,10 @@ def nerr_ia(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
 
 
 def _nrbp_sum(b: RankedBatch, rel: int, alpha: float, beta: float, ideal: bool) -> FloatArray:
+    """beta^(r-1)-discounted novelty gains over a whole ranking: the run's, or the greedy ideal's."""
     c = coverage(b, rel)
-    deepest = max(int(c.pair_rank.max(initial=0)), int(_ideal(b, rel, alpha)[1].max(initial=0)), 1)
-    discount = beta ** np.arange(deepest, dtype=np.float64)
+    ranks = _ideal(b, rel, alpha)[1] if ideal else c.pair_rank  # only the ideal side needs the greedy
+    discount = beta ** np.arange(max(int(ranks.max(initial=0)), 1), dtype=np.float64)
     return _ideal_sum(b, rel, alpha, None, discount) if ideal else _run_sum(b, c, alpha, None, discount)
 
 
