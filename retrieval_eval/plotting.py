@@ -324,8 +324,12 @@ def save(figure: Figure, path: str | os.PathLike[str]) -> None:
             f"expected one of {', '.join(FORMATS)}"
         )
     try:
-        import matplotlib  # noqa: F401 (the writers below need it)
+        import matplotlib
     except ImportError:
         raise MissingExtraError(_NO_MATPLOTLIB) from None
     file_format = FORMATS[suffix]
-    figure.savefig(path, format=file_format, dpi=150, metadata=_NO_DATES[file_format])
+    # A fixed salt makes the SVG's element ids repeatable; rc_context restores the user's settings.
+    with matplotlib.rc_context({"svg.hashsalt": "retrieval_eval"}):
+        figure.savefig(
+            path, format=file_format, dpi=150, metadata=_NO_DATES[file_format]
+        )
