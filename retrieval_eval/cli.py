@@ -547,9 +547,12 @@ def _build_run(args: argparse.Namespace, judged: QrelsColumns, qrels: object, ru
 
 
 def _run_names(runs: Sequence[object]) -> list[str]:
-    """Names of the runs in tables: their file names, or the paths as given when two file names agree."""
-    short = [os.path.basename(_name(run)) for run in runs]
-    return short if len(set(short)) == len(short) else [_name(run) for run in runs]
+    """Names of the runs in tables: their file names; the paths as given when two file names agree; and
+    numbered (``run#1``, ``run#2``) when the same file is given twice."""
+    for names in ([os.path.basename(_name(run)) for run in runs], [_name(run) for run in runs]):
+        if len(set(names)) == len(names):
+            return names
+    return [f"{name}#{i}" for i, name in enumerate(names, 1)]
 
 
 def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], log: object = None) -> int:

@@ -98,15 +98,6 @@ def _ranked(evaluator: RetrievalEvaluator, depth: int | None) -> tuple[RankedDoc
     )
 
 
-def _missed(evaluator: RetrievalEvaluator) -> tuple[tuple[str, int], ...]:
-    """Relevant judged documents the ranking does not hold, highest grade first, then by id."""
-    batch = evaluator._batch
-    missed = (batch.judged_relevance >= max(evaluator.rel, 0)) & ~np.isin(batch.judged_doc_ids, batch.doc_ids)
-    docs, grades = batch.judged_doc_ids[missed], batch.judged_relevance[missed]
-    order = np.lexsort((docs, -grades))
-    return tuple((_display(docs[i]), int(grades[i])) for i in order)
-
-
 def _value(evaluator: RetrievalEvaluator, measure: Measure) -> float | int | str:
     if measure.definition.text:
         return evaluator.text(measure)
@@ -129,7 +120,7 @@ def inspect_query(
     return QueryView(
         query_id=evaluator.query_id, retrieved=int(evaluator._batch.num_ret[0]),
         relevant=int(evaluator._batch.n_relevant(evaluator.rel)[0]), top=_ranked(evaluator, depth),
-        missed=_missed(evaluator), values=values,
+        missed=tuple((j.doc_id, j.relevance) for j in evaluator.relevant_missed_judgments()), values=values,
     )
 
 
