@@ -756,10 +756,10 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         """The numeric measures of ``measures`` (groups expanded) under the names ``keys`` asks for."""
         if keys not in _KEYS:
             raise InputFormatError(f"{owner}: 'keys' must be one of {', '.join(map(repr, _KEYS))}; got {keys!r}")
-        labelled = parse_list(measures, rel=self.rel, numeric=True)
+        distinct = dict.fromkeys(m for m, _ in parse_list(measures, rel=self.rel, numeric=True))
         if keys == "canonical":
-            labelled = [(m, str(m)) for m in dict.fromkeys(m for m, _ in labelled)]
-        return labelled
+            return [(m, str(m)) for m in distinct]
+        return [(m, m.trec_label or str(m)) for m in distinct]
 
     def evaluate(self, measures: MeasureList, *, keys: str = "canonical") -> dict[str, dict[str, float]]:
         """``{query_id: {measure: value}}`` for every evaluated query: pytrec_eval's shape.
@@ -773,10 +773,11 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
             group's text measure (``relstring`` in ``all_trec``) is left out: it has no value
             (:meth:`per_query_text` gives it); asked for alone it raises :class:`MeasureError`.
         keys : {"canonical", "trec"}, default "canonical"
-            How each measure is named. ``"canonical"``: its canonical string (``AP``, ``P@5``,
-            ``nDCG@10``, with the evaluator's ``rel`` where it applies: ``P(rel=2)@5``), one key per
-            distinct measure. ``"trec"``: trec_eval's label for trec_eval names and groups (``map``,
-            ``P_5``, ``ndcg_cut_10``: pytrec_eval's keys), the canonical string for the others.
+            How each measure is named, one key per distinct measure (``map`` and ``AP`` are one).
+            ``"canonical"``: its canonical string (``AP``, ``P@5``, ``nDCG@10``; with the
+            evaluator's ``rel`` where it applies: ``P(rel=2)@5``). ``"trec"``: the name trec_eval
+            prints for it (``map``, ``P_5``, ``ndcg_cut_10``: pytrec_eval's keys), or the canonical
+            string for a measure trec_eval does not have.
 
         Returns
         -------
@@ -790,8 +791,8 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         ...                               {"q1": {"a": 2.0, "b": 1.0}, "q2": {"x": 1.0, "c": 0.5}})
         >>> runs.evaluate(["map", "P.1,2"])
         {'q1': {'AP': 1.0, 'P@1': 1.0, 'P@2': 0.5}, 'q2': {'AP': 0.5, 'P@1': 0.0, 'P@2': 0.5}}
-        >>> runs.evaluate({"recip_rank"}, keys="trec")
-        {'q1': {'recip_rank': 1.0}, 'q2': {'recip_rank': 0.5}}
+        >>> runs.evaluate(["recip_rank", "nDCG@2", "Judged@2"], keys="trec")["q2"]
+        {'recip_rank': 0.5, 'ndcg_cut_2': 0.6309297535714575, 'Judged@2': 0.5}
         """
         labelled = self._labelled(measures, keys, "evaluate")
         columns = [self.array(m).tolist() for m, _ in labelled]

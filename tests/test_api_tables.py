@@ -95,18 +95,17 @@ class TestEvaluate:
             == sample.evaluate([parse("AP")])
         )
 
-    def test_canonical_keys_collapse_spellings_trec_keys_keep_them(
-        self, sample: SetEvaluator
-    ) -> None:
-        """map and AP are one measure: one canonical key; with keys='trec' each spelling keeps its label."""
-        row = sample.evaluate(["map", "AP", "P_10", "P@10"])["q1"]
-        assert list(row) == ["AP", "P@10"]
-        trec = sample.evaluate(["map", "AP", "P_10", "P@10"], keys="trec")["q1"]
-        assert list(trec) == ["map", "AP", "P_10", "P@10"]
-        assert (
-            trec["map"] == trec["AP"] == row["AP"]
-            and trec["P_10"] == trec["P@10"] == row["P@10"]
-        )
+    def test_one_key_per_measure(self, sample: SetEvaluator) -> None:
+        """map and AP are one measure: one key, canonical or trec_eval's, at its first place."""
+        asked = ["map", "AP", "P_10", "P@10", "nDCG@10", "ndcg_cut_10", "RBP(p=0.5)"]
+        row = sample.evaluate(asked)["q1"]
+        assert list(row) == ["AP", "P@10", "nDCG@10", "RBP(p=0.5)"]
+        trec = sample.evaluate(asked, keys="trec")["q1"]
+        assert list(trec) == ["map", "P_10", "ndcg_cut_10", "rbp_p=0.5"]
+        assert list(trec.values()) == list(row.values())
+        assert list(sample.evaluate(["ERR@10"], keys="trec")["q1"]) == [
+            "ERR@10"
+        ]  # not a trec_eval measure
 
     def test_rel_is_in_the_key(self) -> None:
         """Keys name the measure computed: with rel=2, P@5 is P(rel=2)@5 (nDCG has no threshold)."""
