@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -45,11 +47,14 @@ def _per_query(capsys: pytest.CaptureFixture[str], run: str, *measures: str, qre
 
 @pytest.fixture
 def shuffled(tmp_path: Path) -> str:
-    """A second run over the sample: the same documents, scores moved by a fixed amount per document id."""
+    """A second run over the sample: the same documents, scores moved by a fixed amount per document id.
+
+    The same bytes as the awk line of docs/inspecting.md makes (awk prints numbers with %.6g)."""
     lines = []
     for line in Path(RUN).read_text().splitlines():
         q, it, doc, rank, score, _ = line.split()
-        lines.append(f"{q} {it} {doc} {rank} {float(score) + int(doc.rsplit('-', 1)[1]) % 7 * 0.25} shuffled")
+        moved = float(score) + int(doc.rsplit("-", 1)[1]) % 7 * 0.25
+        lines.append(f"{q} {it} {doc} {rank} {moved:.6g} shuffled")
     path = tmp_path / "shuffled.run"
     path.write_text("\n".join(lines) + "\n")
     return str(path)
@@ -297,3 +302,18 @@ class TestErrors:
         flags += ["--worst N"] if command == "inspect" else ["--top N", "--names A,B", "--format"]
         for flag in flags:
             assert flag in text, flag
+
+
+def test_inspecting_page_shows_real_output(capsys, shuffled, monkeypatch) -> None:
+    """Every ``$ retrieval-eval`` line in docs/inspecting.md prints what the page shows (stderr, then stdout)."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "inspecting.md").read_text(encoding="utf-8")
+    monkeypatch.chdir(Path(shuffled).parent)  # the page's shuffled.run
+    checked = 0
+    for block in re.findall(r"```console\n(.*?)```", page, flags=re.S):
+        for command, shown in re.findall(r"^\$ (retrieval-eval .*)\n((?:(?!\$ ).*\n)*)", block, flags=re.M):
+            argv = shlex.split(command.replace("$QRELS", QRELS).replace("$RUN", RUN))[1:]
+            main(argv)
+            out, err = capsys.readouterr()
+            assert err + out == shown, command
+            checked += 1
+    assert checked >= 8
