@@ -143,6 +143,13 @@ class TestEvaluate:
         with pytest.raises(error):
             sample.evaluate(measures)  # type: ignore[arg-type]
 
+    def test_runid_is_no_measure(self, sample: SetEvaluator) -> None:
+        """pytrec_eval lists runid (and gives 0.0 for it); here it is an error that says where the name is."""
+        with pytest.raises(
+            UnknownMeasureError, match="'runid' is not a measure.*SetEvaluator.run_id"
+        ):
+            sample.evaluate(["map", "runid"])
+
     def test_bad_keys(self, sample: SetEvaluator) -> None:
         with pytest.raises(
             InputFormatError,

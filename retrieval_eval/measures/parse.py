@@ -329,6 +329,11 @@ def parse_list(
         if isinstance(item, Measure):
             parsed = parse(item, rel=rel)
             expanded = [(parsed, str(parsed))]
+        elif isinstance(item, str) and item.strip() == trec_table.RUN_ID:
+            raise UnknownMeasureError(
+                "'runid' is not a measure: it is the line where trec_eval prints the run's name "
+                "(SetEvaluator.run_id holds it)"
+            )
         else:
             expanded = parse_labelled(item, rel=rel)
         if numeric:
