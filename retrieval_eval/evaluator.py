@@ -795,12 +795,11 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         {'recip_rank': 0.5, 'ndcg_cut_2': 0.6309297535714575, 'Judged@2': 0.5}
         """
         labelled = self._labelled(measures, keys, "evaluate")
-        columns = [self.array(m).tolist() for m, _ in labelled]
+        if not labelled:
+            return {query_id: {} for query_id in self._batch.query_ids}
         labels = [label for _, label in labelled]
-        return {
-            query_id: dict(zip(labels, [column[i] for column in columns]))
-            for i, query_id in enumerate(self._batch.query_ids)
-        }
+        rows = zip(*[self.array(m).tolist() for m, _ in labelled])  # one tuple of values per query
+        return {query_id: dict(zip(labels, row)) for query_id, row in zip(self._batch.query_ids, rows)}
 
     def to_dataframe(self, measures: MeasureList, *, keys: str = "canonical") -> Any:
         """A pandas DataFrame of per-query values: one row per query, one column per measure.
