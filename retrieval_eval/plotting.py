@@ -163,6 +163,7 @@ def diff_bars(
     names: tuple[str, str] = ("A", "B"),
     *,
     max_labels: int = 40,
+    max_bars: int = 500,
 ) -> Figure:
     """Per-query differences ``b - a`` on ``measure`` as bars sorted by size, with a zero line.
 
@@ -180,6 +181,10 @@ def diff_bars(
         The runs' names for the title and axis label.
     max_labels : int, default 40
         Queries are named under their bars when there are at most this many.
+    max_bars : int, default 500
+        Up to this many queries, each is one bar (a Rectangle in ``axes.patches``, in sorted
+        order). Beyond, the bars are drawn as two filled step areas (helped, hurt: PolyCollections
+        in ``axes.collections``), which look the same and draw a thousand times faster.
 
     Returns
     -------
@@ -215,12 +220,20 @@ def diff_bars(
     figure = _new_figure(width=max(7.0, min(14.0, 0.25 * len(deltas))))
     axes = figure.add_subplot()
     positions = np.arange(len(deltas))
-    axes.bar(
-        positions,
-        deltas,
-        width=0.8,
-        color=np.where(deltas >= 0, _HELPED, _HURT).tolist(),
-    )
+    if len(deltas) <= max_bars:
+        colors = np.where(deltas >= 0, _HELPED, _HURT).tolist()
+        axes.bar(positions, deltas, width=0.8, color=colors)
+    else:  # one Rectangle per bar costs about 1 ms each: draw the same outline as two filled steps
+        for where, color in ((deltas > 0, _HELPED), (deltas < 0, _HURT)):
+            axes.fill_between(
+                positions,
+                deltas,
+                0.0,
+                where=where,
+                step="mid",
+                color=color,
+                linewidth=0,
+            )
     axes.axhline(0.0, color=_LINE, linewidth=0.8)
     axes.set_title(
         f"{label}: {names[1]} \u2212 {names[0]} per query\n"

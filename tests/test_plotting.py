@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("matplotlib")
@@ -159,6 +160,25 @@ class TestDiffBars:
         (axes,) = diff_bars(a, a, "AP", ("a", "a")).axes
         assert len(axes.patches) == 50 and axes.get_xticklabels() == []
         assert axes.get_title().endswith("0 helped, 0 hurt, 50 unchanged")
+
+    def test_beyond_max_bars_two_filled_areas(
+        self, runs: dict[str, SetEvaluator]
+    ) -> None:
+        """Past max_bars the bars are two step areas: helped above zero, hurt below, same extremes."""
+        a, b = runs["sample"], runs["changed"]
+        before, after = a.per_query("AP"), b.per_query("AP")
+        deltas = [after[q] - before[q] for q in before]
+        (axes,) = diff_bars(a, b, "AP", ("a", "b"), max_bars=5).axes
+        assert len(axes.patches) == 0
+        helped, hurt = axes.collections
+        helped_y = helped.get_paths()[0].vertices[:, 1]
+        hurt_y = np.concatenate([path.vertices[:, 1] for path in hurt.get_paths()])
+        assert helped_y.min() == 0.0 and helped_y.max() == max(deltas)
+        assert hurt_y.max() == 0.0 and hurt_y.min() == min(deltas)
+        assert axes.get_title().endswith(
+            f"{sum(d > 0 for d in deltas)} helped, {sum(d < 0 for d in deltas)} hurt, "
+            f"{sum(d == 0 for d in deltas)} unchanged"
+        )
 
     def test_errors(self, runs: dict[str, SetEvaluator]) -> None:
         other = SetEvaluator.from_dict({"z": {"d": 1}}, {"z": {"d": 1.0}})
