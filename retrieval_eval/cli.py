@@ -547,9 +547,10 @@ def _build_run(args: argparse.Namespace, judged: QrelsColumns, qrels: object, ru
 
 
 def _run_names(runs: Sequence[object]) -> list[str]:
-    """Names of the runs in tables: their file names; the paths as given when two file names agree; and
-    numbered (``run#1``, ``run#2``) when the same file is given twice."""
-    for names in ([os.path.basename(_name(run)) for run in runs], [_name(run) for run in runs]):
+    """Names of the runs in tables: their file names (``-`` for stdin); the paths as given when two file
+    names agree; and numbered (``run#1``, ``run#2``) when the same file is given twice."""
+    given = [_name(run) if isinstance(run, (str, os.PathLike)) else "-" for run in runs]  # a stream is stdin
+    for names in ([os.path.basename(name) for name in given], given):
         if len(set(names)) == len(names):
             return names
     return [f"{name}#{i}" for i, name in enumerate(names, 1)]
@@ -742,12 +743,12 @@ def _report_query_set(
               f"{action}: {_preview(missing)}")
     ignored = results.not_judged
     if ignored:
-        _note(about + f"{_counted(len(ignored), 'run query has no judgments and is', 'run queries have no judgments and are')}"
-              f" ignored: {_preview(ignored)}")
+        are = _counted(len(ignored), "run query has no judgments and is", "run queries have no judgments and are")
+        _note(about + f"{are} ignored: {_preview(ignored)}")
     unjudged = results.only_unjudged
     if unjudged:
-        _warn(about + f"{_counted(len(unjudged), 'query has', 'queries have')} only negative judgments (pooled but never "
-              f"judged), so every measure is 0 for {_them(unjudged)}: {_preview(unjudged)}")
+        _warn(about + f"{_counted(len(unjudged), 'query has', 'queries have')} only negative judgments (pooled but "
+              f"never judged), so every measure is 0 for {_them(unjudged)}: {_preview(unjudged)}")
     unjudged_set = set(unjudged)
     no_relevant = [q for q in results.without_relevant if q not in unjudged_set]
     if no_relevant:

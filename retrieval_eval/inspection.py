@@ -80,10 +80,10 @@ def find_query(results: SetEvaluator, query_id: str, where: str) -> RetrievalEva
         f"no query {query_id!r} among the {len(results)} evaluated queries of {where}{hint}")
 
 
-def _ranked(evaluator: RetrievalEvaluator, depth: int | None) -> tuple[RankedDocument, ...]:
-    """The top ``depth`` documents of one query (all when None), each with its qrels value."""
+def _ranked(evaluator: RetrievalEvaluator, depth: int) -> tuple[RankedDocument, ...]:
+    """The top ``depth`` documents of one query, each with its qrels value."""
     batch = evaluator._batch
-    stop = len(batch.labels) if depth is None else min(depth, len(batch.labels))
+    stop = min(depth, len(batch.labels))
     docs = batch.doc_ids[:stop]
     judged = batch.judged_doc_ids  # one query: sorted by id bytes, so a binary search finds each value
     at = np.minimum(np.searchsorted(judged, docs), max(len(judged) - 1, 0))
@@ -296,7 +296,8 @@ def format_query(view: QueryView, *, run: str, rel: int, digits: int = 4) -> str
     rows += [[str(d.rank), "*" if d.relevant else "", d.doc_id, _score(d.score), d.judgment_text()] for d in view.top]
     lines += _aligned(rows, [True, False, False, True, False])
     if view.retrieved > len(view.top):
-        lines.append(f"({view.retrieved - len(view.top)} more retrieved below rank {len(view.top)}; --depth shows more)")
+        below = view.retrieved - len(view.top)
+        lines.append(f"({below} more retrieved below rank {len(view.top)}; --depth shows more)")
     lines.append("")
     if view.missed:
         lines.append(f"relevant documents not retrieved ({len(view.missed)}), highest grade first:")

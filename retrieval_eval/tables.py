@@ -84,9 +84,3 @@ def tail(form: str) -> str:
     _check(form)
     return "\\bottomrule\n\\end{tabular}\n" if form == "latex" else ""
 
-
-def render(form: str, header: Sequence[str], lines: Sequence[Sequence[Cell]], digits: int = 4) -> str:
-    """A whole table: header, rows and end. Columns whose cells are all numbers (or empty) are numeric."""
-    numeric = [all(isinstance(line[i], (int, float)) or line[i] is None for line in lines) and bool(lines)
-               for i in range(len(header))]
-    return head(form, header, numeric) + rows(form, lines, digits) + tail(form)

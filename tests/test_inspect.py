@@ -6,6 +6,7 @@ files; the views must agree with it for the same query and measure.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import re
@@ -317,3 +318,16 @@ def test_inspecting_page_shows_real_output(capsys, shuffled, monkeypatch) -> Non
             assert err + out == shown, command
             checked += 1
     assert checked >= 8
+
+
+def test_run_on_stdin_and_gzip(capsys, monkeypatch, tmp_path) -> None:
+    """inspect reads the run from - and the qrels gzip-compressed, as evaluate does."""
+    import gzip
+    import sys
+
+    qrels = tmp_path / "qrels.gz"
+    qrels.write_bytes(gzip.compress(Path(QRELS).read_bytes()))
+    _, expected, _ = _run(capsys, "inspect", QRELS, RUN, "--query", "q7")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(Path(RUN).read_bytes())))
+    code, out, _ = _run(capsys, "inspect", str(qrels), "-", "--query", "q7")
+    assert code == 0 and out == expected.replace("in sample.run:", "in -:")
