@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -319,6 +320,18 @@ class TestJudgment:
                 assert ev.judgment(doc.doc_id) == {
                     j.doc_id: j.relevance for j in ev.judgments()
                 }.get(doc.doc_id)
+
+    def test_ids_read_from_files(self, write: Callable[[str, str], str]) -> None:
+        """Files keep ids as UTF-8 bytes: looked up by the str all the same."""
+        qrels = write("u.qrels", "q 0 \u00e9 2\nq 0 e 1\n")
+        run = write("u.run", "q Q0 \u00e9 1 2.0 r\nq Q0 x 2 1.0 r\n")
+        ev = SetEvaluator.from_trec(qrels, run)["q"]
+        assert (ev.judgment("\u00e9"), ev.judgment("e"), ev.judgment("x")) == (
+            2,
+            1,
+            None,
+        )
+        assert ev.relevant_missed_judgments() == [Judgment("e", 1)]
 
     def test_unicode_ids(self) -> None:
         ev = RetrievalEvaluator(
