@@ -106,8 +106,8 @@ def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--digits", type=_digits, default=4, metavar="N",
                         help=f"decimals printed in trec, markdown and latex formats, 0 to {MAX_DIGITS} (default 4)")
     parser.add_argument("--format", choices=("trec", "json", *_TABLE_FORMATS), default="trec",
-                        help="trec: trec_eval's lines (default); json: full precision, per query and summary; "
-                             "csv, tsv (full precision), markdown, latex: a table with a header row")
+                        help="trec: trec_eval's lines (default); json: full precision, per query and summary (a list "
+                             "with several runs); csv, tsv (full precision), markdown, latex: a table with a header row")
     parser.add_argument("--order", choices=("score", "file", "rank"), default="score",
                         help="rank by score, ties by doc_id descending (trec_eval; default), by file order, "
                              "or by the rank column")
@@ -566,7 +566,7 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
     if log is not None:
         loaded: Iterator[SetEvaluator] = iter([SetEvaluator.from_log(
             log, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only, duplicates=args.duplicates)])
-        names = [_name(log)]
+        names = _run_names([args.log])
     else:
         judged = _read_judgments(qrels, runs[0],
                                  subtopics=any(item.measure.definition.subtopics for item in requested))
@@ -708,6 +708,9 @@ def _plot(args: argparse.Namespace) -> int:
     problem = _stdin_problem(args.qrels, args.runs)
     if problem:
         raise _Usage(problem)
+    if os.path.splitext(args.output)[1].lower() not in plotting.FORMATS:  # before reading the runs, not after
+        raise _Usage(f"-o: expected a file name ending in {', '.join(plotting.FORMATS)}; got "
+                     f"{_short(args.output, 120)}")
     requested, _ = _requested([args.measure] if args.kind == "diff" else ["map"], args.level)
     if args.kind == "diff":
         requested = _per_query_measures(requested)

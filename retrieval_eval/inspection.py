@@ -180,18 +180,9 @@ class RunDiff:
     mean_a: float
     mean_b: float
     deltas: tuple[QueryDelta, ...]
-
-    @property
-    def helped(self) -> int:
-        return sum(1 for d in self.deltas if d.delta > 0)
-
-    @property
-    def hurt(self) -> int:
-        return sum(1 for d in self.deltas if d.delta < 0)
-
-    @property
-    def unchanged(self) -> int:
-        return sum(1 for d in self.deltas if d.delta == 0)
+    helped: int  #: queries where b > a
+    hurt: int  #: queries where b < a
+    unchanged: int  #: queries where b == a exactly (a tie, as the significance tests count them)
 
     def gains(self, n: int) -> list[QueryDelta]:
         """The ``n`` largest gains (positive changes), largest first."""
@@ -216,8 +207,10 @@ def diff_runs(a: SetEvaluator, b: SetEvaluator, measure: Measure, label: str | N
     same = len(shared) == len(a) == len(b)  # else the means cover the shared queries only
     mean_a = a.aggregate(measure) if same else a.subset(shared).aggregate(measure)
     mean_b = b.aggregate(measure) if same else b.subset(shared).aggregate(measure)
+    helped, hurt = int(np.count_nonzero(deltas > 0)), int(np.count_nonzero(deltas < 0))
     return RunDiff(label or str(measure), mean_a, mean_b, tuple(
-        QueryDelta(shared[i], float(values_a[i]), float(values_b[i]), float(deltas[i])) for i in order))
+        QueryDelta(shared[i], float(values_a[i]), float(values_b[i]), float(deltas[i])) for i in order.tolist()),
+        helped, hurt, len(shared) - helped - hurt)
 
 
 @frozen

@@ -331,3 +331,17 @@ def test_run_on_stdin_and_gzip(capsys, monkeypatch, tmp_path) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(Path(RUN).read_bytes())))
     code, out, _ = _run(capsys, "inspect", str(qrels), "-", "--query", "q7")
     assert code == 0 and out == expected.replace("in sample.run:", "in -:")
+
+
+def test_diff_counts_by_hand(capsys, write) -> None:
+    """P@1 per query: q1 0 -> 1 (helped), q2 1 -> 0 (hurt), q3 1 -> 1 and q4 0 -> 0 (unchanged)."""
+    qrels = write("qrels", "q1 0 r 1\nq2 0 r 1\nq3 0 r 1\nq4 0 r 1\n")
+    run_a = write("a", "q1 Q0 x 1 2 A\nq1 Q0 r 2 1 A\nq2 Q0 r 1 2 A\nq3 Q0 r 1 2 A\nq4 Q0 x 1 2 A\n")
+    run_b = write("b", "q1 Q0 r 1 2 B\nq1 Q0 x 2 1 B\nq2 Q0 x 1 2 B\nq2 Q0 r 2 1 B\nq3 Q0 r 1 2 B\nq4 Q0 y 1 2 B\n")
+    code, out, _ = _run(capsys, "diff", "--quiet", "-m", "P.1", qrels, run_a, run_b)
+    assert code == 0 and "helped 1, hurt 1, unchanged 2" in out and "mean  0.5000 -> 0.5000  (+0.0000)" in out
+    assert _section(out, "largest gains:")[1:] == [["q1", "0.0000", "1.0000", "+1.0000"]]
+    assert _section(out, "largest losses:")[1:] == [["q2", "1.0000", "0.0000", "-1.0000"]]
+    code, out, _ = _run(capsys, "diff", "--quiet", "-m", "P.1", "--format", "csv", qrels, run_a, run_b)
+    assert out.splitlines()[1:] == ["P_1,q1,0.0,1.0,1.0", "P_1,q3,1.0,1.0,0.0", "P_1,q4,0.0,0.0,0.0",
+                                    "P_1,q2,1.0,0.0,-1.0"]
