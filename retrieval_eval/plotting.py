@@ -137,25 +137,6 @@ def pr_curves(runs: Mapping[str, SetEvaluator], *, title: str | None = None) -> 
     return figure
 
 
-def paired_deltas(
-    a: SetEvaluator, b: SetEvaluator, measure: Any
-) -> tuple[list[str], FloatArray]:
-    """The queries both evaluations have (in ``a``'s order) and ``b - a`` on ``measure`` for each.
-
-    A query only one of them has is left out, as in :func:`~retrieval_eval.compare`.
-    """
-    from .measures import parse
-
-    key_a, key_b = parse(measure, rel=a.rel), parse(measure, rel=b.rel)
-    position = {q: i for i, q in enumerate(b.query_ids)}
-    shared = [q for q in a.query_ids if q in position]
-    rows_a = np.asarray(
-        [i for i, q in enumerate(a.query_ids) if q in position], dtype=np.int64
-    )
-    rows_b = np.asarray([position[q] for q in shared], dtype=np.int64)
-    return shared, b.array(key_b)[rows_b] - a.array(key_a)[rows_a]
-
-
 def diff_bars(
     a: SetEvaluator,
     b: SetEvaluator,
@@ -191,6 +172,7 @@ def diff_bars(
     matplotlib.figure.Figure
     """
     from .evaluator import SetEvaluator
+    from .inspection import diff_runs
     from .measures import parse
 
     for which, evaluator in (("a", a), ("b", b)):
@@ -206,16 +188,16 @@ def diff_bars(
         raise InputTypeError(
             f"diff_bars: 'names' must be a tuple of two str; got {names!r}"
         )
-    label = str(parse(measure, rel=a.rel))
-    queries, deltas = paired_deltas(a, b, measure)
-    if not queries:
+    # The diff command's own pairing and counts, so the picture and the table always agree.
+    diff = diff_runs(a, b, parse(measure, rel=a.rel))
+    if not diff.deltas:
         raise RetrievalEvalError(
             f"diff_bars: {names[0]} and {names[1]} have no query in common"
         )
-    order = np.argsort(deltas, kind="stable")  # by difference, ties in query order
-    deltas = deltas[order]
-    helped, hurt = int(np.count_nonzero(deltas > 0)), int(np.count_nonzero(deltas < 0))
-    unchanged = len(deltas) - helped - hurt
+    label, helped, hurt, unchanged = diff.label, diff.helped, diff.hurt, diff.unchanged
+    ascending = diff.deltas[::-1]  # smallest (largest loss) first, left to right
+    queries = [d.query_id for d in ascending]
+    deltas = np.asarray([d.delta for d in ascending], dtype=np.float64)
 
     figure = _new_figure(width=max(7.0, min(14.0, 0.25 * len(deltas))))
     axes = figure.add_subplot()
@@ -241,7 +223,7 @@ def diff_bars(
     )
     axes.set_ylabel(f"\u0394 {label}")
     if len(queries) <= max_labels:
-        axes.set_xticks(positions, [queries[i] for i in order], rotation=90, fontsize=8)
+        axes.set_xticks(positions, queries, rotation=90, fontsize=8)
         axes.set_xlabel("query (sorted by difference)")
     else:
         axes.set_xticks([])
