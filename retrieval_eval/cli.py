@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import json
 import math
 import os
 import sys
 import warnings
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, NoReturn
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:  # imported for annotations only: the commands import lazily, to keep --help fast
     from .evaluator import SetEvaluator
+    from .model import QrelsColumns
     from .output import Requested
 
 EXIT_OK = 0
@@ -26,11 +28,13 @@ EXIT_INTERRUPTED = 130  #: Ctrl-C: 128 + SIGINT, as shells report it
 
 #: The command a trec_eval habit means: ``retrieval-eval -m map QRELS RUN`` is ``evaluate``.
 DEFAULT_COMMAND = "evaluate"
+#: The table forms of --format (retrieval_eval.tables.FORMATS, written here to keep --help import-free).
+_TABLE_FORMATS = ("csv", "tsv", "markdown", "latex")
 #: The most decimals --digits prints: a float64 holds at most 17 significant decimal digits.
 MAX_DIGITS = 17
 
 _EVALUATE_HELP = """\
-Score a TREC run against TREC qrels and print trec_eval's lines (or JSON).
+Score TREC runs against TREC qrels and print trec_eval's lines (or JSON, or a table).
 
 Without -m the measures are trec_eval's official set. Queries in the qrels that the run lacks
 are scored as empty rankings (0) and counted in every mean, as with trec_eval -c; run queries
@@ -38,7 +42,11 @@ without judgments are ignored. Both are reported on stderr.
 
 With --log, one labelled log of 'group item score label' rows (TSV, CSV, .gz, or Parquet with
 pyarrow) stands for both files: each group is ranked by score and each row's label is its
-judgment, so AUC, GAUC and every ranking measure work on click logs."""
+judgment, so AUC, GAUC and every ranking measure work on click logs.
+
+Several runs (evaluate QRELS RUN1 RUN2 ...) are scored against the qrels read once: trec format
+prints each run's block in turn (the runid line tells them apart), the table formats (csv, tsv,
+markdown, latex) one row per run, or per run and query with -q."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -96,9 +104,10 @@ def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
                         help="measure to report, repeatable: trec_eval names and groups (map, P.5,10, "
                              "ndcg_cut.10, official) or ir_measures names (AP, P@10, nDCG@10, R@100)")
     parser.add_argument("--digits", type=_digits, default=4, metavar="N",
-                        help=f"decimals printed in trec format, 0 to {MAX_DIGITS} (default 4)")
-    parser.add_argument("--format", choices=("trec", "json"), default="trec",
-                        help="trec: trec_eval's lines (default); json: full precision, per query and summary")
+                        help=f"decimals printed in trec, markdown and latex formats, 0 to {MAX_DIGITS} (default 4)")
+    parser.add_argument("--format", choices=("trec", "json", *_TABLE_FORMATS), default="trec",
+                        help="trec: trec_eval's lines (default); json: full precision, per query and summary (a list "
+                             "with several runs); csv, tsv (full precision), markdown, latex: a table with a header row")
     parser.add_argument("--order", choices=("score", "file", "rank"), default="score",
                         help="rank by score, ties by doc_id descending (trec_eval; default), by file order, "
                              "or by the rank column")
@@ -125,8 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    description=_EVALUATE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     evaluate.add_argument("qrels", metavar="QRELS", nargs="?",
                           help="TREC qrels file: 'query_id iter doc_id relevance' (gzip ok; - for stdin)")
-    evaluate.add_argument("run", metavar="RUN", nargs="?",
-                          help="TREC run file: 'query_id Q0 doc_id rank score run_id' (gzip ok; - for stdin)")
+    evaluate.add_argument("runs", metavar="RUN", nargs="*",
+                          help="TREC run files: 'query_id Q0 doc_id rank score run_id' (gzip ok; - for stdin); "
+                               "several are scored against the qrels read once")
     evaluate.add_argument("--log", metavar="LOG",
                           help="a labelled log of 'group item score label' rows instead of QRELS and RUN "
                                "(.tsv, .csv, .gz, .parquet; - for stdin)")
@@ -165,6 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="exit 1 if a run is significantly worse than the baseline on MEASURE (repeatable)")
     _add_judging_options(compare, skip_missing="compare only the queries every run has results for")
     _add_quiet(compare)
+    _add_inspect(commands)
+    _add_diff(commands)
+    _add_plot(commands)
 
     measures = commands.add_parser(
         "measures", help="list every measure with its parameters and trec_eval name",
@@ -176,6 +189,118 @@ def build_parser() -> argparse.ArgumentParser:
     measures.add_argument("--format", choices=("text", "json"), default="text",
                           help="text: one block per measure (default); json: a list of objects with the same fields")
     return parser
+
+
+def _at_least_one(text: str) -> int:
+    """A count of documents or queries to show: an integer >= 1."""
+    value = _positive_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1; got {text!r}")
+    return value
+
+
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    """What inspect, diff and plot share with evaluate: how runs are judged, ranked and read."""
+    _add_judging_options(parser, skip_missing="use only the queries the run has results for")
+    parser.add_argument("--order", choices=("score", "file", "rank"), default="score",
+                        help="rank by score, ties by doc_id descending (trec_eval; default), by file order, "
+                             "or by the rank column")
+    parser.add_argument("--duplicates", choices=("error", "first"), default="error",
+                        help="a document listed twice for one query: fail (default) or keep its first line")
+    _add_quiet(parser)
+
+
+_INSPECT_HELP = """\
+Look at one query (--query Q): its top documents with their judgments (a grade, 'unjudged' when
+the qrels do not name the document, or the negative 'pooled, not judged' value), the relevant
+documents the run did not retrieve (highest grade first), and the query's values of the measures
+(default: the official set's main ones, as evaluate -q prints them).
+
+Without --query: the worst queries on the first -m measure (default map), each with R (its
+relevant judgments), the rank of its first relevant document and how many relevant documents the
+run missed."""
+
+#: The measures inspect --query shows without -m: the main measures of trec_eval's official set.
+INSPECT_MEASURES = ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P.5,10,20")
+
+
+def _add_inspect(commands: argparse._SubParsersAction[_Parser]) -> None:
+    inspect = commands.add_parser("inspect", help="one query's ranking, judgments and misses; or the worst queries",
+                                  description=_INSPECT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    inspect.add_argument("qrels", metavar="QRELS", help="TREC qrels file (gzip ok; - for stdin)")
+    inspect.add_argument("run", metavar="RUN", help="TREC run file (gzip ok; - for stdin)")
+    inspect.add_argument("--query", metavar="Q", help="the query to show (without it: the worst queries)")
+    inspect.add_argument("--depth", type=_at_least_one, default=None, metavar="N",
+                         help="documents of the ranking to show with --query (default 20)")
+    inspect.add_argument("--worst", type=_at_least_one, default=None, metavar="N",
+                         help="without --query: how many of the worst queries to list (default 10)")
+    inspect.add_argument("-m", dest="measures", action="append", default=None, metavar="MEASURE",
+                         help="measure to show, repeatable (trec_eval or ir_measures names); the worst queries are "
+                              "those lowest on the first one")
+    inspect.add_argument("--digits", type=_digits, default=4, metavar="N",
+                         help=f"decimals printed, 0 to {MAX_DIGITS} (default 4)")
+    _add_run_options(inspect)
+
+
+_DIFF_HELP = """\
+Compare two runs query by query on a measure (default nDCG@10): their means, how many queries
+RUN_B helped, hurt or left unchanged against RUN_A, and the largest gains and losses. The table
+formats (csv, tsv, markdown, latex) and json give every query's change, largest gain first.
+
+With --query Q: the two rankings of Q side by side, and the documents that entered or left the
+top k (--depth) with their judgments."""
+
+
+def _add_diff(commands: argparse._SubParsersAction[_Parser]) -> None:
+    diff = commands.add_parser("diff", help="per-query differences between two runs; one query's two rankings",
+                               description=_DIFF_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    diff.add_argument("qrels", metavar="QRELS", help="TREC qrels file (gzip ok; - for stdin), read once")
+    diff.add_argument("run_a", metavar="RUN_A", help="the baseline run (gzip ok)")
+    diff.add_argument("run_b", metavar="RUN_B", help="the run compared with it (gzip ok)")
+    diff.add_argument("-m", dest="measures", action="append", default=None, metavar="MEASURE",
+                      help="measure to compare, repeatable (default nDCG@10)")
+    diff.add_argument("--top", type=_at_least_one, default=None, metavar="N",
+                      help="how many of the largest gains and of the largest losses to list (default 10)")
+    diff.add_argument("--query", metavar="Q", help="show this query's two rankings side by side instead")
+    diff.add_argument("--depth", type=_at_least_one, default=None, metavar="K",
+                      help="with --query: the top K documents to compare (default 10)")
+    diff.add_argument("--names", metavar="A,B", help="names of the two runs (default: file names)")
+    diff.add_argument("--format", choices=("text", "json", *_TABLE_FORMATS), default="text",
+                      help="text (default); json, csv, tsv (full precision), markdown or latex: every query's "
+                           "change, with a header row")
+    diff.add_argument("--digits", type=_digits, default=4, metavar="N",
+                      help=f"decimals in text, markdown and latex, 0 to {MAX_DIGITS} (default 4)")
+    _add_run_options(diff)
+
+
+_PLOT_HELP = """\
+Draw an evaluation (needs matplotlib: pip install 'retrieval_eval[plot]'); the output's suffix
+chooses PNG, SVG or PDF. pr: interpolated precision-recall curves at trec_eval's 11 recall points,
+one line per run, MAP in the legend; diff: per-query differences RUN_B - RUN_A on a measure, as
+sorted bars; ranks: histogram of the rank of each query's first relevant document."""
+
+
+def _add_plot(commands: argparse._SubParsersAction[_Parser]) -> None:
+    plot = commands.add_parser("plot", help="precision-recall curves, per-query differences, first relevant ranks",
+                               description=_PLOT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    kinds = plot.add_subparsers(dest="kind", metavar="KIND")
+    kinds.required = True
+    helps = {"pr": "interpolated precision-recall curves, one per run",
+             "diff": "per-query differences between two runs, as sorted bars",
+             "ranks": "histogram of the first relevant document's rank, per run"}
+    for kind, text in helps.items():
+        sub = kinds.add_parser(kind, help=text, description=f"{text[0].upper()}{text[1:]}.")
+        sub.add_argument("qrels", metavar="QRELS", help="TREC qrels file (gzip ok; - for stdin), read once")
+        if kind == "diff":
+            sub.add_argument("runs", metavar="RUN", nargs=2, help="RUN_A (the baseline) and RUN_B (gzip ok)")
+            sub.add_argument("-m", dest="measure", default="nDCG@10", metavar="MEASURE",
+                             help="the measure compared (default nDCG@10)")
+        else:
+            sub.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files (gzip ok), one line each")
+        sub.add_argument("-o", dest="output", required=True, metavar="FILE",
+                         help="the image to write: .png, .svg or .pdf")
+        sub.add_argument("--names", metavar="A,B,...", help="names of the runs, in order (default: file names)")
+        _add_run_options(sub)
 
 
 _COMPARE_HELP = """\
@@ -387,67 +512,258 @@ def _check_overlap(results: SetEvaluator, qrels: object, run: object) -> None:
         + (f"; {hint}" if hint else ""))
 
 
-def _evaluate(args: argparse.Namespace, qrels: object, run: object, log: object = None) -> int:
-    from .evaluator import SetEvaluator
+#: --order's values, as the batch builder names them.
+_ORDERS = {"score": "score", "file": "given", "rank": "rank"}
+
+
+def _read_judgments(qrels: Any, first_run: object, *, subtopics: bool) -> QrelsColumns:
+    """The qrels, read once for every run; a qrels file that looks like a run gets the swap hint."""
     from .model import TrecFormatError
-    from .output import json_report, order_requested, trec_lines
+    from .trec import read_qrels_columns
+
+    try:
+        return read_qrels_columns(qrels, with_subtopics=subtopics)
+    except TrecFormatError as exc:
+        hint = _swap_hint(qrels, first_run)
+        if hint and str(exc).startswith(f"{_name(qrels)}:"):
+            raise TrecFormatError(f"{exc}; {hint}") from None
+        raise
+
+
+def _build_run(args: argparse.Namespace, judged: QrelsColumns, qrels: object, run: Any) -> SetEvaluator:
+    """One run evaluated against the judgments already read (the CLI's judging options applied)."""
+    from .evaluator import SetEvaluator
+    from .ranking import RunHandoff
+    from .trec import read_run_columns
+
+    # Nobody else holds the run just read: handed over, its columns are freed as the build uses them.
+    results = SetEvaluator._built(
+        judged, RunHandoff(read_run_columns(run, with_ranks=args.order == "rank")), rel=args.level,
+        max_depth=args.max_depth, judged_only=args.judged_only, duplicates=args.duplicates,
+        complete=not args.skip_missing, order=_ORDERS[args.order],
+    )
+    _check_overlap(results, qrels, run)
+    return results
+
+
+def _run_names(runs: Sequence[object]) -> list[str]:
+    """Names of the runs in tables: their file names (``-`` for stdin); the paths as given when two file
+    names agree; and numbered (``run#1``, ``run#2``) when the same file is given twice."""
+    given = [_name(run) if isinstance(run, (str, os.PathLike)) else "-" for run in runs]  # a stream is stdin
+    for names in ([os.path.basename(name) for name in given], given):
+        if len(set(names)) == len(names):
+            return names
+    return [f"{name}#{i}" for i, name in enumerate(names, 1)]
+
+
+def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], log: object = None) -> int:
+    from . import tables
+    from .evaluator import SetEvaluator
+    from .output import json_report, order_requested, table_columns, table_header, table_rows, trec_lines
 
     requested, show_run_id = _requested(args.measures, args.level)
     requested = order_requested(requested)
     if log is not None:
-        results = SetEvaluator.from_log(log, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only,
-                                        duplicates=args.duplicates)
+        loaded: Iterator[SetEvaluator] = iter([SetEvaluator.from_log(
+            log, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only, duplicates=args.duplicates)])
+        names = _run_names([args.log])
     else:
-        try:
-            results = SetEvaluator.from_trec(
-                qrels, run, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only,
-                duplicates=args.duplicates, complete=not args.skip_missing, order=args.order,
-                subtopics=any(item.measure.definition.subtopics for item in requested),
-            )
-        except TrecFormatError as exc:
-            hint = _swap_hint(qrels, run)
-            if hint and str(exc).startswith(f"{_name(qrels)}:"):  # the qrels file is a run
-                raise TrecFormatError(f"{exc}; {hint}") from None
-            raise
-        _check_overlap(results, qrels, run)
-    if not args.quiet:
-        _report_query_set(args, results, requested)
-    if args.format == "json":
-        _emit(json_report(results, requested, per_query=args.per_query, summary=not args.no_summary) + "\n")
-    else:
-        lines = trec_lines(results, requested, per_query=args.per_query, summary=not args.no_summary,
-                           digits=args.digits, run_id=show_run_id)
-        _emit("".join(line + "\n" for line in lines))
+        judged = _read_judgments(qrels, runs[0],
+                                 subtopics=any(item.measure.definition.subtopics for item in requested))
+        # One run at a time: each is read, evaluated, printed and dropped before the next is read.
+        loaded = (_build_run(args, judged, qrels, run) for run in runs)
+        names = _run_names(runs)
+    summary = not args.no_summary
+    columns = table_columns(requested, per_query=args.per_query, summary=summary)
+    documents = []
+    if args.format in tables.FORMATS:
+        header, numeric = table_header(columns, per_query=args.per_query)
+        _emit(tables.head(args.format, header, numeric))
+    for name, results in zip(names, loaded):
+        if not args.quiet:
+            _report_query_set(args, results, requested, run=name if len(names) > 1 else None)
+        if args.format == "json":
+            documents.append(json_report(results, requested, per_query=args.per_query, summary=summary))
+        elif args.format in tables.FORMATS:
+            lines = table_rows(results, columns, name, per_query=args.per_query, summary=summary)
+            _emit(tables.rows(args.format, lines, args.digits))
+        else:
+            block = trec_lines(results, requested, per_query=args.per_query, summary=summary,
+                               digits=args.digits, run_id=show_run_id)
+            _emit("".join(line + "\n" for line in block))
+        del results
+    if args.format in tables.FORMATS:
+        _emit(tables.tail(args.format))
+    if args.format == "json":  # one document for one run (as before); a list of them for several
+        _emit((documents[0] if len(documents) == 1 else "[\n" + ",\n".join(documents) + "\n]") + "\n")
     return EXIT_OK
 
 
-def _report_query_set(args: argparse.Namespace, results: SetEvaluator, requested: Sequence[Requested]) -> None:
-    """The note: and warning: lines about the query set on stderr (all of them silenced by --quiet)."""
+def _names(args: argparse.Namespace, runs: Sequence[object]) -> list[str]:
+    """The runs' names: --names, or their file names."""
+    names = args.names.split(",") if args.names else _run_names(runs)
+    if len(names) != len(runs):
+        raise _Usage(f"--names gives {_counted(len(names), 'name', 'names')} for {len(runs)} runs")
+    if len(set(names)) != len(names):
+        raise _Usage("two runs have the same name; name them with --names a,b,...")
+    return names
+
+
+def _load_runs(args: argparse.Namespace, qrels: object, runs: Sequence[object],
+               requested: Sequence[Requested]) -> list[SetEvaluator]:
+    """Every run evaluated against the qrels, read once."""
+    judged = _read_judgments(qrels, runs[0],
+                             subtopics=any(item.measure.definition.subtopics for item in requested))
+    return [_build_run(args, judged, qrels, run) for run in runs]
+
+
+def _per_query_measures(requested: Sequence[Requested], option: str = "-m") -> list[Requested]:
+    """``requested`` without repeats; a measure with no per-query number (num_q, relstring) is a usage error."""
+    unique = list({(r.measure, r.label): r for r in requested}.values())
+    for item in unique:
+        if item.measure.definition.text or item.measure.definition.summary_only:
+            kind = "a text measure" if item.measure.definition.text else "a summary-only measure"
+            raise _Usage(f"{option} {item.label}: {kind} has no per-query number to compare")
+    return unique
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    from .inspection import format_query, format_worst, inspect_query, worst_queries
+    from .output import order_requested
+
+    if args.query is None and args.depth is not None:
+        raise _Usage("--depth applies to one query's ranking; give --query Q")
+    if args.query is not None and args.worst is not None:
+        raise _Usage("--worst lists the worst queries; drop --query to see them")
+    problem = _stdin_problem(args.qrels, [args.run])
+    if problem:
+        raise _Usage(problem)
+    specs = args.measures or (list(INSPECT_MEASURES) if args.query is not None else ["map"])
+    requested, _ = _requested(specs, args.level)
+    qrels, runs = _sources(args.qrels, [args.run])
+    name = _run_names(runs)[0]
+    if args.query is not None:
+        requested = order_requested(requested)
+        [results] = _load_runs(args, qrels, runs, requested)
+        view = inspect_query(results, args.query, [(r.label, r.measure) for r in requested],
+                             depth=args.depth or 20, where=name)
+        _emit(format_query(view, run=name, rel=args.level, digits=args.digits))
+        return EXIT_OK
+    first, _ = _requested(specs[:1], args.level)  # the queries are ranked by the first -m, whatever its table order
+    requested = _per_query_measures([*first, *requested])
+    [results] = _load_runs(args, qrels, runs, requested)
+    if not args.quiet:
+        _report_query_set(args, results, requested)
+    worst = worst_queries(results, [r.measure for r in requested], args.worst or 10)
+    _emit(format_worst(worst, [r.label for r in requested], total=len(results), digits=args.digits))
+    return EXIT_OK
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from . import tables
+    from .inspection import diff_query, diff_runs, format_diff, format_ranking_diff
+
+    if args.query is None and args.depth is not None:
+        raise _Usage("--depth applies to one query's rankings; give --query Q")
+    if args.query is not None and args.top is not None:
+        raise _Usage("--top lists the largest changes over all queries; drop --query to see them")
+    if args.query is not None and args.format != "text":
+        raise _Usage("--query shows two rankings as text; drop --format")
+    problem = _stdin_problem(args.qrels, [args.run_a, args.run_b])
+    if problem:
+        raise _Usage(problem)
+    requested, _ = _requested(args.measures or ["nDCG@10"], args.level)
+    requested = _per_query_measures(requested)
+    qrels, runs = _sources(args.qrels, [args.run_a, args.run_b])
+    name_a, name_b = _names(args, runs)
+    a, b = _load_runs(args, qrels, runs, requested)
+    if args.query is not None:
+        view = diff_query(a, b, args.query, [(r.label, r.measure) for r in requested], k=args.depth or 10,
+                          names=(name_a, name_b))
+        _emit(format_ranking_diff(view, (name_a, name_b), digits=args.digits))
+        return EXIT_OK
+    if not args.quiet:
+        for name, results in ((name_a, a), (name_b, b)):
+            _report_query_set(args, results, requested, run=name)
+    diffs = [diff_runs(a, b, r.measure, r.label) for r in requested]
+    if args.format == "text":
+        _emit("\n".join(format_diff(d, (name_a, name_b), top=args.top or 10, digits=args.digits) for d in diffs))
+    elif args.format == "json":
+        _emit(json.dumps({"runs": [name_a, name_b], "measures": [{
+            "measure": d.label, "mean": {name_a: d.mean_a, name_b: d.mean_b},
+            "helped": d.helped, "hurt": d.hurt, "unchanged": d.unchanged,
+            "per_query": [{"query": q.query_id, "a": q.a, "b": q.b, "delta": q.delta} for q in d.deltas],
+        } for d in diffs]}, indent=2, allow_nan=False) + "\n")
+    else:
+        header = ["measure", "query", name_a, name_b, "delta"]
+        lines: list[list[tables.Cell]] = [[d.label, q.query_id, q.a, q.b, q.delta] for d in diffs for q in d.deltas]
+        _emit(tables.head(args.format, header, [False, False, True, True, True])
+              + tables.rows(args.format, lines, args.digits) + tables.tail(args.format))
+    return EXIT_OK
+
+
+def _plot(args: argparse.Namespace) -> int:
+    from . import plotting
+
+    problem = _stdin_problem(args.qrels, args.runs)
+    if problem:
+        raise _Usage(problem)
+    if os.path.splitext(args.output)[1].lower() not in plotting.FORMATS:  # before reading the runs, not after
+        raise _Usage(f"-o: expected a file name ending in {', '.join(plotting.FORMATS)}; got "
+                     f"{_short(args.output, 120)}")
+    requested, _ = _requested([args.measure] if args.kind == "diff" else ["map"], args.level)
+    if args.kind == "diff":
+        requested = _per_query_measures(requested)
+    qrels, runs = _sources(args.qrels, args.runs)
+    names = _names(args, runs)
+    evaluations = _load_runs(args, qrels, runs, requested)
+    if args.kind == "pr":
+        figure = plotting.pr_curves(dict(zip(names, evaluations)))
+    elif args.kind == "diff":
+        figure = plotting.diff_bars(evaluations[0], evaluations[1], str(requested[0].measure), (names[0], names[1]))
+    else:
+        figure = plotting.first_relevant_ranks(dict(zip(names, evaluations)))
+    try:
+        plotting.save(figure, args.output)
+    except OSError as exc:  # a missing directory, a full disk: the output failed, as for evaluate
+        raise _OutputFailed(f"{args.output}: {exc.strerror or exc}") from None
+    if not args.quiet:
+        _note(f"wrote {args.output}")
+    return EXIT_OK
+
+
+def _report_query_set(
+    args: argparse.Namespace, results: SetEvaluator, requested: Sequence[Requested], run: str | None = None,
+) -> None:
+    """The note: and warning: lines about the query set on stderr (all of them silenced by --quiet).
+
+    With several runs, ``run`` names the run each line is about."""
+    about = f"{run}: " if run else ""
     missing = results.missing_from_run
     if missing and not args.complete:
         action = "left out of the means" if args.skip_missing else "scored as empty rankings (as trec_eval -c)"
-        _note(f"{_counted(len(missing), 'judged query has', 'judged queries have')} no results; "
+        _note(about + f"{_counted(len(missing), 'judged query has', 'judged queries have')} no results; "
               f"{action}: {_preview(missing)}")
     ignored = results.not_judged
     if ignored:
-        _note(f"{_counted(len(ignored), 'run query has no judgments and is', 'run queries have no judgments and are')}"
-              f" ignored: {_preview(ignored)}")
+        are = _counted(len(ignored), "run query has no judgments and is", "run queries have no judgments and are")
+        _note(about + f"{are} ignored: {_preview(ignored)}")
     unjudged = results.only_unjudged
     if unjudged:
-        _warn(f"{_counted(len(unjudged), 'query has', 'queries have')} only negative judgments (pooled but never "
-              f"judged), so every measure is 0 for {_them(unjudged)}: {_preview(unjudged)}")
+        _warn(about + f"{_counted(len(unjudged), 'query has', 'queries have')} only negative judgments (pooled but "
+              f"never judged), so every measure is 0 for {_them(unjudged)}: {_preview(unjudged)}")
     unjudged_set = set(unjudged)
     no_relevant = [q for q in results.without_relevant if q not in unjudged_set]
     if no_relevant:
         zero = _zero_for(results, requested, no_relevant)
         so = f", so {_preview(zero)} {'is' if len(zero) == 1 else 'are'} 0 for {_them(no_relevant)}" if zero else ""
-        _warn(f"{_counted(len(no_relevant), 'query has', 'queries have')} no relevant judgment (relevance >= "
+        _warn(about + f"{_counted(len(no_relevant), 'query has', 'queries have')} no relevant judgment (relevance >= "
               f"{args.level}){so}: {_preview(no_relevant)}")
     for item in requested:
         left_out = results.left_out(item.measure)
         if left_out:
             one = len(left_out) == 1
-            _note(f"{item.label}: {len(left_out)} of {_counted(len(results), 'query', 'queries')} "
+            _note(about + f"{item.label}: {len(left_out)} of {_counted(len(results), 'query', 'queries')} "
                   f"{'has' if one else 'have'} only relevant or only non-relevant documents and "
                   f"{'is' if one else 'are'} left out of its summary: {_preview(left_out)}")
 
@@ -516,16 +832,28 @@ def _with_command(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]
     return [DEFAULT_COMMAND, *argv]
 
 
+def _sources(qrels: str, runs: Sequence[str]) -> tuple[object, list[object]]:
+    """The qrels and runs to read: paths, or the binary standard input for ``-``."""
+    return (_stdin("qrels") if qrels == "-" else qrels), [_stdin("a run") if run == "-" else run for run in runs]
+
+
 def _evaluate_usage_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with evaluate's arguments beyond what argparse checks; None if nothing."""
-    if args.log is None and args.run is None:
+    if args.log is None and not args.runs:
         return "evaluate takes QRELS and RUN, or --log LOG"
     if args.log is not None and args.qrels is not None:
         return "--log replaces QRELS and RUN; give one or the other"
     if args.log is not None and args.order != "score":
         return "--order applies to run files; a log is always ranked by score"
-    if args.qrels == "-" and args.run == "-":
+    return _stdin_problem(args.qrels, args.runs)
+
+
+def _stdin_problem(qrels: str | None, runs: Sequence[str]) -> str | None:
+    """Standard input named twice (``-``): it can be read once only."""
+    if qrels == "-" and "-" in runs:
         return "QRELS and RUN cannot both be - (standard input); give one of them as a file"
+    if runs.count("-") > 1:
+        return "only one RUN can be - (standard input); give the others as files"
     return None
 
 
@@ -572,15 +900,21 @@ def _run(args: argparse.Namespace) -> int:
             return _list_measures(args)
         if args.command == "compare":
             return _compare(args)
+        if args.command == "inspect":
+            return _inspect(args)
+        if args.command == "diff":
+            return _diff(args)
+        if args.command == "plot":
+            return _plot(args)
         if args.command == "demo":
             from .data import sample_paths
 
-            return _evaluate(args, *sample_paths())
+            qrels_path, run_path = sample_paths()
+            return _evaluate(args, qrels_path, [run_path])
         if args.log is not None:
-            return _evaluate(args, None, None, log=_stdin("a log") if args.log == "-" else args.log)
-        qrels = _stdin("qrels") if args.qrels == "-" else args.qrels
-        run = _stdin("a run") if args.run == "-" else args.run
-        return _evaluate(args, qrels, run)
+            return _evaluate(args, None, [], log=_stdin("a log") if args.log == "-" else args.log)
+        qrels, runs = _sources(args.qrels, args.runs)
+        return _evaluate(args, qrels, runs)
     except _Usage as exc:
         _stderr_line(f"retrieval-eval {args.command}: error: {exc}; see retrieval-eval {args.command} --help")
         return EXIT_BAD_INPUT

@@ -31,7 +31,7 @@ import numpy as np
 from attrs import asdict, fields, frozen
 
 from .evaluator import SetEvaluator
-from .measures import Measure, parse
+from .measures import Measure, parse, parse_list
 from .measures.base import summary_weights
 from .model import FloatArray, MissingExtraError, RetrievalEvalError
 
@@ -233,7 +233,8 @@ def compare(
     runs : mapping of name to a path, an open file or a SetEvaluator
         The runs, in the order of the report; names label them.
     measures : measure strings, default :data:`DEFAULT_MEASURES`
-        Any catalogue string (``AP``, ``nDCG@10``, ``P_10``); keys of the result are canonical.
+        Any catalogue string (``AP``, ``nDCG@10``, ``P_10``) or group (``official``, ``P``,
+        ``ndcg_cut``: see :func:`~retrieval_eval.measures.parse_list`); keys of the result are canonical.
     baseline : str, default the first run
         The run every other run is compared with.
     all_pairs : bool
@@ -268,10 +269,8 @@ def compare(
     baseline = names[0] if baseline is None else baseline
     if baseline not in runs:
         raise RetrievalEvalError(f"baseline {baseline!r} is not one of the runs: {', '.join(names)}")
-    parsed = [parse(m, rel=rel) for m in (measures or DEFAULT_MEASURES)]
-    for m in parsed:
-        if m.definition.text:
-            raise RetrievalEvalError(f"{m} is a text measure: it has no values to compare")
+    # Groups (official, P, ndcg_cut) expand as everywhere; a text measure (relstring) has no values to compare.
+    parsed = [m for m, _ in parse_list(measures or DEFAULT_MEASURES, rel=rel, numeric=True)]
     keys = list(dict.fromkeys(str(m) for m in parsed))
     measure_of = {str(m): m for m in parsed}
 

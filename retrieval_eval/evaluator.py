@@ -31,6 +31,7 @@ from .measures import (
     compute_text,
     nDCG,
     parse,
+    parse_list,
 )
 from .measures.base import Param, geometric_mean, summary_weights
 from .measures.trec_table import P_CUTOFFS, RECALL_POINTS
@@ -41,6 +42,7 @@ from .model import (
     InputTypeError,
     IntArray,
     Judgment,
+    MissingExtraError,
     QrelsColumns,
     RunColumns,
     _display,
@@ -59,6 +61,13 @@ from .ranking import (
 )
 
 MeasureLike = str | Measure
+#: One measure-like, or several; a group (``official``, ``P``, ``ndcg_cut``) stands for its measures.
+MeasureList = MeasureLike | Iterable[MeasureLike]
+
+#: How :meth:`SetEvaluator.evaluate` and :meth:`SetEvaluator.to_dataframe` name their measures.
+_KEYS = ("canonical", "trec")
+
+_NO_PANDAS = "SetEvaluator.to_dataframe needs pandas: pip install 'retrieval_eval[dataframe]'"
 
 
 def _check_rel(owner: str, rel: object) -> int:
@@ -394,6 +403,43 @@ class RetrievalEvaluator:
         relevant = batch.judged_relevance >= max(self.rel, 0)
         return [Document(_display(doc)) for doc in batch.judged_doc_ids[relevant & ~retrieved]]
 
+    def relevant_missed_judgments(self) -> list[Judgment]:
+        """The relevant documents the ranking never returned, with their grades: highest grade first,
+        then by doc_id (the documents of :meth:`relevant_missed_documents`, in another order).
+
+        Examples
+        --------
+        >>> ev = RetrievalEvaluator("q", [Document("a")], [Judgment("a", 1), Judgment("b", 1),
+        ...                                                Judgment("c", 3), Judgment("d", 0)])
+        >>> ev.relevant_missed_judgments()
+        [Judgment(doc_id='c', relevance=3), Judgment(doc_id='b', relevance=1)]
+        """
+        batch = self._batch
+        retrieved = np.isin(batch.judged_doc_ids, batch.doc_ids)
+        relevant = batch.judged_relevance >= max(self.rel, 0)
+        rows = np.flatnonzero(relevant & ~retrieved)  # judged rows are in doc_id order already
+        rows = rows[np.argsort(-batch.judged_relevance[rows], kind="stable")]
+        return [Judgment(_display(batch.judged_doc_ids[i]), int(batch.judged_relevance[i])) for i in rows]
+
+    def judgment(self, doc_id: str) -> int | None:
+        """The query's judgment of ``doc_id``: its grade, or None if the qrels do not judge it.
+
+        A negative value is returned as the qrels give it: trec_eval's "pooled, but not judged".
+        With subtopic qrels (``subtopics=True``) it is the document's largest value, as every
+        measure but the diversity ones sees it.
+
+        Examples
+        --------
+        >>> ev = RetrievalEvaluator("q", [Document("a"), Document("b")], [Judgment("a", 2), Judgment("c", -1)])
+        >>> ev.judgment("a"), ev.judgment("b"), ev.judgment("c")
+        (2, None, -1)
+        """
+        check_id(doc_id, "'doc_id'")
+        ids = self._batch.judged_doc_ids
+        key: str | bytes = doc_id.encode("utf-8") if ids.dtype.kind == "S" else doc_id
+        found = np.flatnonzero(ids == key)
+        return int(self._batch.judged_relevance[found[0]]) if found.size else None
+
     def relevant_documents(self) -> list[Document]:
         """All relevant documents: the retrieved ones in rank order, then the missed ones."""
         return self.relevant_retrieved_documents() + self.relevant_missed_documents()
@@ -705,6 +751,87 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
     def per_query_text(self, measure: MeasureLike) -> dict[str, str]:
         """``{query_id: string}`` of a text measure (``relstring``) for every evaluated query."""
         return dict(zip(self._batch.query_ids, compute_text(self._batch, parse(measure, rel=self.rel))))
+
+    def _labelled(self, measures: MeasureList, keys: str, owner: str) -> list[tuple[Measure, str]]:
+        """The numeric measures of ``measures`` (groups expanded) under the names ``keys`` asks for."""
+        if keys not in _KEYS:
+            raise InputFormatError(f"{owner}: 'keys' must be one of {', '.join(map(repr, _KEYS))}; got {keys!r}")
+        distinct = dict.fromkeys(m for m, _ in parse_list(measures, rel=self.rel, numeric=True))
+        if keys == "canonical":
+            return [(m, str(m)) for m in distinct]
+        return [(m, m.trec_label or str(m)) for m in distinct]
+
+    def evaluate(self, measures: MeasureList, *, keys: str = "canonical") -> dict[str, dict[str, float]]:
+        """``{query_id: {measure: value}}`` for every evaluated query: pytrec_eval's shape.
+
+        Parameters
+        ----------
+        measures : measure-like, or an iterable of them
+            Measure strings (``"nDCG@10"``, ``"map"``, ``"P_10"``), :class:`Measure` objects, and groups:
+            ``"official"``, ``"all_trec"``, ``"set"``, or a trec_eval name with cut-offs (``"P"``,
+            ``"ndcg_cut"``, ``"P.5,10"``), each standing for its measures as ``-m`` reads it. A
+            group's text measure (``relstring`` in ``all_trec``) is left out: it has no value
+            (:meth:`per_query_text` gives it); asked for alone it raises :class:`MeasureError`.
+        keys : {"canonical", "trec"}, default "canonical"
+            How each measure is named, one key per distinct measure (``map`` and ``AP`` are one).
+            ``"canonical"``: its canonical string (``AP``, ``P@5``, ``nDCG@10``; with the
+            evaluator's ``rel`` where it applies: ``P(rel=2)@5``). ``"trec"``: the name trec_eval
+            prints for it (``map``, ``P_5``, ``ndcg_cut_10``: pytrec_eval's keys), or the canonical
+            string for a measure trec_eval does not have.
+
+        Returns
+        -------
+        dict
+            Queries in :attr:`query_ids` order, measures in the order asked. The values are those of
+            :meth:`per_query` (the summary over queries is :meth:`aggregate`'s).
+
+        Examples
+        --------
+        >>> runs = SetEvaluator.from_dict({"q1": {"a": 1, "b": 0}, "q2": {"c": 1}},
+        ...                               {"q1": {"a": 2.0, "b": 1.0}, "q2": {"x": 1.0, "c": 0.5}})
+        >>> runs.evaluate(["map", "P.1,2"])
+        {'q1': {'AP': 1.0, 'P@1': 1.0, 'P@2': 0.5}, 'q2': {'AP': 0.5, 'P@1': 0.0, 'P@2': 0.5}}
+        >>> runs.evaluate(["recip_rank", "nDCG@2", "Judged@2"], keys="trec")["q2"]
+        {'recip_rank': 0.5, 'ndcg_cut_2': 0.6309297535714575, 'Judged@2': 0.5}
+        """
+        labelled = self._labelled(measures, keys, "evaluate")
+        if not labelled:
+            return {query_id: {} for query_id in self._batch.query_ids}
+        labels = [label for _, label in labelled]
+        rows = zip(*[self.array(m).tolist() for m, _ in labelled])  # one tuple of values per query
+        return {query_id: dict(zip(labels, row)) for query_id, row in zip(self._batch.query_ids, rows)}
+
+    def to_dataframe(self, measures: MeasureList, *, keys: str = "canonical") -> Any:
+        """A pandas DataFrame of per-query values: one row per query, one column per measure.
+
+        The index is the query ids in :attr:`query_ids` order, named ``query_id``; the columns are
+        named as :meth:`evaluate` names its keys (canonical measure strings by default) and hold
+        float64. ``measures`` and ``keys`` are read as by :meth:`evaluate`. Needs pandas (the
+        ``dataframe`` extra).
+
+        Raises
+        ------
+        MissingExtraError
+            Without pandas.
+
+        Examples
+        --------
+        >>> runs = SetEvaluator.from_dict({"q1": {"a": 1, "b": 0}, "q2": {"c": 1}},
+        ...                               {"q1": {"a": 2.0, "b": 1.0}, "q2": {"x": 1.0, "c": 0.5}})
+        >>> table = runs.to_dataframe(["AP", "nDCG@2"])
+        >>> table.index.name, list(table.index), list(table.columns)
+        ('query_id', ['q1', 'q2'], ['AP', 'nDCG@2'])
+        >>> table["AP"].tolist(), round(float(table.loc["q2", "nDCG@2"]), 4)
+        ([1.0, 0.5], 0.6309)
+        """
+        try:
+            import pandas as pd
+        except ImportError:
+            raise MissingExtraError(_NO_PANDAS) from None
+        labelled = self._labelled(measures, keys, "to_dataframe")
+        index = pd.Index(self._batch.query_ids, name="query_id", dtype=object)
+        return pd.DataFrame({label: self.array(m) for m, label in labelled}, index=index,
+                            columns=[label for _, label in labelled])
 
     def mean(self, measure: MeasureLike) -> float:
         """Arithmetic mean of ``measure`` over the evaluated queries (0.0 for an empty set).

@@ -180,3 +180,48 @@ def catalogue_json(definitions: Sequence[MeasureDef]) -> str:
     ``aggregate`` (``mean``, ``sum``, ``gmean`` or ``weighted``; null for a text measure) and ``text``.
     """
     return json.dumps([_catalogue_entry(d) for d in definitions], indent=2, ensure_ascii=False, default=repr)
+
+
+# ------------------------------------------------------------------------------ tables (csv, tsv, ...)
+def table_columns(requested: Sequence[Requested], *, per_query: bool, summary: bool) -> list[Requested]:
+    """The measures that get a column: a text measure (relstring) only with per-query rows, a
+    summary-only one (num_q, gm_map) only with summary rows."""
+    return [r for r in requested
+            if (per_query or not r.measure.definition.text) and (summary or not r.measure.definition.summary_only)]
+
+
+def table_header(columns: Sequence[Requested], *, per_query: bool) -> tuple[list[str], list[bool]]:
+    """The header row of evaluate's tables (``run``, ``query`` with -q, then one column per measure),
+    and which columns are numeric."""
+    keys = ["run", "query"] if per_query else ["run"]
+    return [*keys, *(r.label for r in columns)], [False] * len(keys) + [not r.measure.definition.text
+                                                                       for r in columns]
+
+
+def _cell(measure: Measure, value: float | str) -> float | int | str | None:
+    if isinstance(value, str):
+        return value
+    if not math.isfinite(value):
+        return None
+    return int(value) if measure.definition.integer else value
+
+
+def table_rows(
+    results: SetEvaluator, columns: Sequence[Requested], name: str, *, per_query: bool, summary: bool,
+) -> list[list[float | int | str | None]]:
+    """evaluate's table rows for one run: a row per query (with ``per_query``), then its ``all`` row.
+
+    A cell is empty where the measure has no value: a summary-only measure on a query's row, a text
+    measure on the ``all`` row.
+    """
+    lines: list[list[float | int | str | None]] = []
+    if per_query:
+        values = [None if r.measure.definition.summary_only else _per_query(results, r.measure) for r in columns]
+        for i, qid in enumerate(results.query_ids):
+            lines.append([name, qid, *(None if column is None else _cell(r.measure, column[i])
+                                       for r, column in zip(columns, values))])
+    if summary:
+        keys: list[float | int | str | None] = [name, "all"] if per_query else [name]
+        lines.append([*keys, *(None if r.measure.definition.text else _cell(r.measure, results.aggregate(r.measure))
+                               for r in columns)])
+    return lines

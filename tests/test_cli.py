@@ -567,3 +567,61 @@ class TestNoNaNOrInfinity:
         assert document["aggregate"]["map"] is None and document["per_query"]["q1"]["map"] is None
         code, out, _ = _run(capsys, "evaluate", "--quiet", "-q", "-m", "map", *files)
         assert code == 0 and "nan" not in out and "inf" not in out and "map                   \tall\tnull" in out
+
+
+# --------------------------------------------------------------------------- issue 11: plot
+class TestPlot:
+    """The plot command wires the plotting module to the files; the figures themselves are tested in
+    test_plotting.py."""
+
+    @pytest.mark.parametrize(("kind", "runs"), [("pr", 2), ("diff", 2), ("ranks", 1)])
+    def test_writes_the_image(self, capsys, tmp_path, kind: str, runs: int) -> None:
+        pytest.importorskip("matplotlib")
+        from retrieval_eval.data import sample_paths
+
+        qrels, run = sample_paths()
+        out = tmp_path / f"{kind}.png"
+        code, stdout, err = _run(capsys, "plot", kind, qrels, *[run] * runs, "-o", str(out), "--names",
+                                 ",".join("ab"[:runs]))
+        assert code == 0 and stdout == "" and err == f"retrieval-eval: note: wrote {out}\n"
+        assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    def test_svg_by_suffix(self, capsys, tmp_path, files) -> None:
+        pytest.importorskip("matplotlib")
+        out = tmp_path / "pr.svg"
+        code, _, _ = _run(capsys, "plot", "pr", "--quiet", *files, "-o", str(out))
+        assert code == 0 and b"<svg" in out.read_bytes()[:400]
+
+    def test_unknown_suffix_is_one_line(self, capsys, tmp_path, files) -> None:
+        pytest.importorskip("matplotlib")
+        code, _, err = _run(capsys, "plot", "ranks", *files, "-o", str(tmp_path / "x.gif"))
+        assert code == 2 and err.count("\n") == 1 and ".gif" in err and "Traceback" not in err
+
+    def test_unwritable_output_exits_1(self, capsys, tmp_path, files) -> None:
+        pytest.importorskip("matplotlib")
+        code, _, err = _run(capsys, "plot", "ranks", *files, "-o", str(tmp_path / "no" / "x.png"))
+        assert code == 1 and err.startswith("retrieval-eval: error: cannot write the output: ") and err.count("\n") == 1
+
+    def test_without_matplotlib_one_line(self, capsys, tmp_path, files, monkeypatch) -> None:
+        """matplotlib missing: the one-line install hint, exit 2."""
+        for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+            monkeypatch.delitem(sys.modules, name)
+        monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+        code, _, err = _run(capsys, "plot", "pr", *files, "-o", str(tmp_path / "x.png"))
+        assert code == 2 and err.count("\n") == 1 and "retrieval_eval[plot]" in err
+
+    def test_diff_needs_two_runs_and_a_per_query_measure(self, capsys, files) -> None:
+        with pytest.raises(SystemExit) as exit_:
+            main(["plot", "diff", files[0], files[1], "-o", "x.png"])
+        assert exit_.value.code == 2 and capsys.readouterr().err.count("\n") == 1
+        code, _, err = _run(capsys, "plot", "diff", *files, files[1], "-m", "num_q", "-o", "x.png")
+        assert code == 2 and "summary-only" in err and err.count("\n") == 1
+
+    @pytest.mark.parametrize("kind", ["pr", "diff", "ranks"])
+    def test_help_has_a_line_per_flag(self, capsys, kind: str) -> None:
+        with pytest.raises(SystemExit):
+            main(["plot", kind, "--help"])
+        text = capsys.readouterr().out
+        for flag in ("-o FILE", "--names", "-l LEVEL", "-M DEPTH", "-J", "--order", "--quiet",
+                     *(["-m MEASURE"] if kind == "diff" else [])):
+            assert flag in text, flag

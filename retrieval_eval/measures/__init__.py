@@ -29,7 +29,7 @@ from .base import (
     print_order,
 )
 from .gains import Gains
-from .parse import parse, parse_all, parse_labelled, parse_trec_options
+from .parse import parse, parse_all, parse_labelled, parse_list, parse_trec_options
 from .trec_table import TREC_TABLE, TrecRow
 
 # The registered definitions under their canonical names, for ``AP @ 10`` style use.
@@ -100,7 +100,7 @@ __all__ = [
     "NumRelRet", "NumRet", "P", "Param", "R", "RBP", "RBPResid", "REGISTRY", "RR", "RelP",
     "RelString", "RnDCG", "Rprec", "RprecMult", "SetAP", "SetF", "SetP", "SetR", "Success", "TREC_NAMES",
     "TREC_TABLE", "TrecName", "TrecRow", "UnknownMeasureError", "Unj", "Utility", "YAAP", "compute", "compute_text",
-    "infAP", "measure", "nDCG", "nDCGRel", "parse", "parse_all", "parse_labelled", "parse_trec_options",
+    "infAP", "measure", "nDCG", "nDCGRel", "parse", "parse_all", "parse_labelled", "parse_list", "parse_trec_options",
     "print_order", "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "StRecall", "AP_IA",
     "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM", "Compat", "Accuracy",
 ]

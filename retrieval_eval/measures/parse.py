@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 from ..model import InputTypeError
@@ -19,6 +19,7 @@ from .base import (
     TREC_NAMES,
     InvalidParameterError,
     Measure,
+    MeasureError,
     UnknownMeasureError,
 )
 
@@ -282,3 +283,66 @@ def parse(text: str | Measure, *, rel: int | None = None) -> Measure:
             f"{text!r} names {len(measures)} measures; give one, for example {measures[0]}"
         )
     return measures[0]
+
+
+def parse_list(
+    measures: str | Measure | Iterable[str | Measure], *, rel: int | None = None, numeric: bool = False
+) -> list[Labelled]:
+    """The measures of a list of measure-likes, with their labels: what every API entry taking a
+    list of measures reads it with.
+
+    Each item is expanded on its own, as :func:`parse_labelled` expands one ``-m`` argument (the
+    CLI's expansion): a group (``official``, ``all_trec``, ``set``) or a trec_eval name with
+    cut-offs (``P``, ``ndcg_cut``, ``P.5,10``) gives all its measures with trec_eval's labels
+    (``P_5`` ...), any other string its one measure labelled by its canonical string, and a
+    :class:`Measure` itself (``rel`` applied unless it sets one). A single string or Measure is a
+    list of one. A measure asked for twice under the same label is kept once, at its first place.
+
+    Parameters
+    ----------
+    measures : str, Measure, or an iterable of them
+    rel : int, optional
+        Relevance threshold for measures that take one and do not set it (trec_eval ``-l``).
+    numeric : bool, default False
+        Keep only the measures that have a value: a group's text measure (``relstring`` in
+        ``all_trec``) is left out, and a text measure asked for by itself raises
+        :class:`MeasureError`.
+
+    Examples
+    --------
+    >>> [label for _, label in parse_list(["P.5,10", "nDCG@10", "map"])]
+    ['P_5', 'P_10', 'nDCG@10', 'map']
+    >>> [str(m) for m, _ in parse_list("ndcg_cut")]
+    ['nDCG@5', 'nDCG@10', 'nDCG@15', 'nDCG@20', 'nDCG@30', 'nDCG@100', 'nDCG@200', 'nDCG@500', 'nDCG@1000']
+    """
+    items: list[str | Measure]
+    if isinstance(measures, (str, Measure)):
+        items = [measures]
+    elif isinstance(measures, Iterable) and not isinstance(measures, (bytes, dict)):
+        items = list(measures)
+    else:
+        raise InputTypeError(
+            f"measures must be a measure string, a Measure or a list of them; got {type(measures).__name__}"
+        )
+    found: dict[str, Measure] = {}
+    for item in items:
+        if isinstance(item, Measure):
+            parsed = parse(item, rel=rel)
+            expanded = [(parsed, str(parsed))]
+        elif isinstance(item, str) and item.strip() == trec_table.RUN_ID:
+            raise UnknownMeasureError(
+                "'runid' is not a measure: it is the line where trec_eval prints the run's name "
+                "(SetEvaluator.run_id holds it)"
+            )
+        else:
+            expanded = parse_labelled(item, rel=rel)
+        if numeric:
+            if len(expanded) == 1 and expanded[0][0].definition.text:
+                name = str(expanded[0][0])
+                raise MeasureError(
+                    f"{name} is a text measure: it has no value (per_query_text({name!r}) gives its strings)"
+                )
+            expanded = [(m, label) for m, label in expanded if not m.definition.text]
+        for measure, label in expanded:
+            found.setdefault(label, measure)
+    return [(measure, label) for label, measure in found.items()]
