@@ -43,9 +43,9 @@ from .model import (
     Judgment,
     QrelsColumns,
     RunColumns,
-    _display,
     check_id,
     id_problem,
+    id_text,
     to_relevance,
     to_score,
 )
@@ -392,7 +392,7 @@ class RetrievalEvaluator:
         batch = self._batch
         retrieved = np.isin(batch.judged_doc_ids, batch.doc_ids)
         relevant = batch.judged_relevance >= max(self.rel, 0)
-        return [Document(_display(doc)) for doc in batch.judged_doc_ids[relevant & ~retrieved]]
+        return [Document(id_text(doc)) for doc in batch.judged_doc_ids[relevant & ~retrieved]]
 
     def relevant_documents(self) -> list[Document]:
         """All relevant documents: the retrieved ones in rank order, then the missed ones."""
@@ -402,7 +402,7 @@ class RetrievalEvaluator:
         """The query's judgments, by doc_id."""
         batch = self._batch
         return [
-            Judgment(_display(doc), int(rel)) for doc, rel in zip(batch.judged_doc_ids, batch.judged_relevance)
+            Judgment(id_text(doc), int(rel)) for doc, rel in zip(batch.judged_doc_ids, batch.judged_relevance)
         ]
 
 
@@ -448,7 +448,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
                 b = ev._batch
                 ids = b.doc_ids if rows == "ranked" else b.judged_doc_ids
                 parts.append((np.full(len(ids), ev.query_id, dtype=object),
-                              np.char.decode(ids, "utf-8") if ids.dtype.kind == "S" else ids,
+                              np.char.decode(ids, "utf-8", "surrogateescape") if ids.dtype.kind == "S" else ids,
                               b.scores if rows == "ranked" else b.judged_relevance))
             if not parts:
                 return np.asarray([], dtype=str), np.asarray([], dtype=str), np.asarray([])

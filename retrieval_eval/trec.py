@@ -25,10 +25,12 @@ from functools import partial
 from typing import IO
 
 import numpy as np
+import numpy.typing as npt
 
 from ._memory import release_freed_memory
 from ._tokenize import (
     Source,
+    _BadLine,
     _Block,
     _check_field_count,
     _Columns,
@@ -40,6 +42,7 @@ from ._tokenize import (
     _parsed_blocks,
     _source_name,
     _tokenize,
+    _Tokens,
 )
 from .model import (
     Document,
@@ -49,6 +52,7 @@ from .model import (
     RunColumns,
     TrecFormatError,
     check_field,
+    id_text,
     to_relevance,
     to_score,
 )
@@ -80,10 +84,52 @@ def _parse_run_block(block: _Block, with_ranks: bool = False) -> _Parsed:
     if nan.any():
         raise tokens.fail(int(np.argmax(nan)), "score must not be NaN (it would make the ranking order "
                           "undefined)", RUN_FORMAT)
-    columns = {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "scores": scores, "overflow": overflow}
+    columns = {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "scores": scores, "overflow": overflow,
+               "merged": _merged_records(tokens)}
     if with_ranks:
         columns["ranks"] = _numbers(tokens, 3, np.int64, "rank must be an integer", RUN_FORMAT)
     return tokens, columns
+
+
+def _merged_records(tokens: _Tokens) -> npt.NDArray[np.int64]:
+    """Rows whose ignored columns (after the run id) look like more records run together.
+
+    A carriage return between two of those columns is refused: the file's lines end in a lone
+    ``\\r`` (old Mac endings), so every record but the first of the "line" would be lost. A column
+    ``Q0`` there (on a line whose own second field is ``Q0``) is returned, to be warned about: a
+    newline was probably lost, but a tool may write anything after the run id.
+    """
+    extra = np.flatnonzero(tokens.n_tokens > 6)
+    if not len(extra):  # the usual file: nothing is ignored
+        return extra
+    start, stop = tokens.ends[tokens.first_token[extra] + 5], tokens.ends[tokens.first_token[extra] + tokens.n_tokens[extra] - 1]
+    if tokens.contains(b"\r"):
+        returns = np.flatnonzero(tokens.buffer[: tokens.block.end] == ord("\r"))
+        inside = np.searchsorted(returns, start) < np.searchsorted(returns, stop)
+        if inside.any():
+            row = int(extra[np.argmax(inside)])  # (not tokens.fail: a file of \\r endings has no final newline)
+            raise _BadLine(tokens.name, int(tokens.line_index[row]), "a carriage return (\\r) between the columns "
+                           "after the run id: the file's lines seem to end in \\r alone, which runs its records "
+                           "together; expected one record per line, each line ending in \\n or \\r\\n; got "
+                           + tokens.line_text(row))
+    if not tokens.contains(b"Q0"):
+        return extra[:0]
+    buffer, before, ends = tokens.buffer, tokens.before, tokens.ends
+    is_q0 = (ends - before == 3) & (buffer[before + 1] == ord("Q")) & (buffer[before + 2] == ord("0"))
+    candidates = np.flatnonzero(is_q0)
+    lines = np.searchsorted(tokens.first_token, candidates, side="right") - 1  # the data line of each Q0 column
+    candidates, lines = candidates[lines >= 0], lines[lines >= 0]
+    field = candidates - tokens.first_token[lines]
+    repeated = (field >= 6) & (field < tokens.n_tokens[lines]) & is_q0[tokens.first_token[lines] + 1]
+    return np.unique(lines[repeated])
+
+
+def _merged_warning(tokens: _Tokens, rows: npt.NDArray[np.int64]) -> str:
+    row = int(rows[0])
+    more = f" and {len(rows) - 1} more such lines nearby" if len(rows) > 1 else ""
+    return (f"{tokens.name}:{tokens.line_number(row)}: the columns after the run id (ignored) hold 'Q0' again: a "
+            f"newline may be missing between two records, and only the first is read; expected one record per "
+            f"line; got {tokens.line_text(row)}{more}")
 
 
 def _qrels_blocks(source: Source, with_subtopics: bool = False) -> Iterator[_Parsed]:
@@ -95,6 +141,9 @@ def _run_blocks(source: Source, with_ranks: bool = False) -> Iterator[_Parsed]:
         overflow = columns.pop("overflow")
         if len(overflow):  # warned here, on the caller's thread: warnings are not thread-safe
             warnings.warn(_overflow_warning(tokens, overflow), InputWarning, stacklevel=3)
+        merged = columns.pop("merged")
+        if len(merged):
+            warnings.warn(_merged_warning(tokens, merged), InputWarning, stacklevel=3)
         yield tokens, columns
 
 
@@ -163,7 +212,7 @@ def _nothing_found(source: Source, what: str, expected: str) -> TrecFormatError:
 
 
 def _text(value: bytes) -> str:
-    return value.decode("utf-8", "backslashreplace")
+    return id_text(value)
 
 
 def read_qrels(source: Source) -> Iterator[tuple[str, Judgment]]:
