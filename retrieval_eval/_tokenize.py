@@ -107,7 +107,8 @@ def _open_binary(source: Source) -> Iterator[tuple[Callable[[memoryview], int], 
                 encoding = getattr(text_source, "encoding", None) or "its"
                 raise OSError(f"the text stream cannot be decoded with {encoding} encoding ({exc}); "
                               "expected text in that encoding, or a file opened in binary mode") from None
-            if "\r" in (getattr(text_source, "newlines", None) or ()):
+            newlines = getattr(text_source, "newlines", None)  # None, one of "\r", "\n", "\r\n", or a tuple
+            if "\r" in (newlines if isinstance(newlines, tuple) else (newlines,)):
                 # Universal newlines turned a lone \r into a line end; read by path, the same file is one
                 # line of merged records. Either way the file's records are not what it seems to hold.
                 raise OSError("a line ends in a carriage return (\\r) alone, which the text stream read as a "
