@@ -32,7 +32,13 @@ from pathlib import Path
 import attrs
 import pytest
 
-from retrieval_eval import SetEvaluator, TrecFormatError, _tokenize, read_qrels, read_run
+from retrieval_eval import (
+    SetEvaluator,
+    TrecFormatError,
+    _tokenize,
+    read_qrels,
+    read_run,
+)
 from retrieval_eval.cli import main
 from retrieval_eval.model import InputFormatError, InputTypeError, InputWarning
 from retrieval_eval.ranking import build_batch
@@ -513,14 +519,11 @@ def test_text_stream_lone_cr(tmp_path: Path) -> None:
     """A file of lone \\r line endings is refused whether given as a path, a binary file or a text file
     (universal newlines used to split the records a path reads as one line: MAP 1.0 against 0.5)."""
     path = _write(tmp_path / "mac.run", RUN.replace("\n", "\r"))
-    for source in (lambda: path, lambda: open(path, "rb"), lambda: open(path), lambda: open(path, newline="")):
-        given = source()
-        try:
+    for options in (None, {"mode": "rb"}, {}, {"newline": ""}):  # the path; a binary, text, raw text file
+        with contextlib.ExitStack() as stack:
+            given = path if options is None else stack.enter_context(open(path, **options))
             with pytest.raises(TrecFormatError, match=rf"^{re.escape(path)}:? ?.*carriage return \(\\r\)"):
                 SetEvaluator.from_trec(io.StringIO(QRELS), given)
-        finally:
-            if not isinstance(given, str):
-                given.close()
     with open(path) as text, pytest.raises(TrecFormatError, match=r"cannot read after 0 complete lines: a line ends "
                                                                    r"in a carriage return \(\\r\) alone"):
         read_run_columns(text)
