@@ -5,7 +5,8 @@ Formats (whitespace-separated, any run of spaces, tabs or ``\\r``):
 * qrels: ``query_id iteration doc_id relevance`` -- exactly 4 fields; relevance an integer
   (negative = pooled but not judged);
 * run: ``query_id Q0 doc_id rank score run_id [anything]`` -- at least 6 fields; score a number;
-  anything after run_id is ignored, and so is the rank column (ranking is by score, as in
+  anything after run_id is ignored (but a ``\\r`` there is refused and a ``Q0`` warned about: records
+  run together), and so is the rank column (ranking is by score, as in
   trec_eval) unless it is asked for with ``read_run_columns(..., with_ranks=True)``.
 
 Blank lines and lines whose first non-blank character is ``#`` are skipped. Every other line must
@@ -102,8 +103,9 @@ def _merged_records(tokens: _Tokens) -> npt.NDArray[np.int64]:
     extra = np.flatnonzero(tokens.n_tokens > 6)
     if not len(extra):  # the usual file: nothing is ignored
         return extra
-    start, stop = tokens.ends[tokens.first_token[extra] + 5], tokens.ends[tokens.first_token[extra] + tokens.n_tokens[extra] - 1]
-    if tokens.contains(b"\r"):
+    first = tokens.first_token[extra]
+    if tokens.contains(b"\r"):  # a \r from the end of the run id to the end of the line's last field
+        start, stop = tokens.ends[first + 5], tokens.ends[first + tokens.n_tokens[extra] - 1]
         returns = np.flatnonzero(tokens.buffer[: tokens.block.end] == ord("\r"))
         inside = np.searchsorted(returns, start) < np.searchsorted(returns, stop)
         if inside.any():
@@ -114,14 +116,21 @@ def _merged_records(tokens: _Tokens) -> npt.NDArray[np.int64]:
                            + tokens.line_text(row))
     if not tokens.contains(b"Q0"):
         return extra[:0]
-    buffer, before, ends = tokens.buffer, tokens.before, tokens.ends
-    is_q0 = (ends - before == 3) & (buffer[before + 1] == ord("Q")) & (buffer[before + 2] == ord("0"))
-    candidates = np.flatnonzero(is_q0)
-    lines = np.searchsorted(tokens.first_token, candidates, side="right") - 1  # the data line of each Q0 column
-    candidates, lines = candidates[lines >= 0], lines[lines >= 0]
-    field = candidates - tokens.first_token[lines]
-    repeated = (field >= 6) & (field < tokens.n_tokens[lines]) & is_q0[tokens.first_token[lines] + 1]
-    return np.unique(lines[repeated])
+    # The fields after the run id, of the lines that have some: field 6 onwards of each.
+    count = tokens.n_tokens[extra] - 6
+    index = np.arange(int(count.sum())) + np.repeat(first + 6 - (np.cumsum(count) - count), count)
+    owner = np.repeat(np.arange(len(extra)), count)
+    repeated = np.unique(owner[_is_q0(tokens, index)])
+    return extra[repeated[_is_q0(tokens, first[repeated] + 1)]]
+
+
+def _is_q0(tokens: _Tokens, index: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+    """Whether each field ``index`` (of the whole block) is ``Q0``."""
+    start = tokens.before[index] + 1
+    buffer = tokens.buffer
+    is_q0: npt.NDArray[np.bool_] = (tokens.ends[index] - start == 2) & (buffer[start] == ord("Q")) & (
+        buffer[start + 1] == ord("0"))
+    return is_q0
 
 
 def _merged_warning(tokens: _Tokens, rows: npt.NDArray[np.int64]) -> str:
