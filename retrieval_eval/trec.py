@@ -53,6 +53,7 @@ from .model import (
     RunColumns,
     TrecFormatError,
     check_field,
+    id_bytes,
     id_text,
     to_relevance,
     to_score,
@@ -308,15 +309,16 @@ def write_run(path: str | os.PathLike[str], run: Mapping[str, Mapping[str, float
 def _neg_bytes(doc: str) -> tuple[int, ...]:
     # Sorting ascending on negated bytes gives doc_id descending by bytes (the tie rule), with
     # a longer id ranking above its own prefix, as strcmp orders them.
-    return tuple(-b for b in doc.encode("utf-8")) + (1,)
+    return tuple(-b for b in id_bytes(doc)) + (1,)
 
 
 @contextmanager
 def _open_write(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
     path = os.fspath(path)
+    # surrogateescape: an id read from a file that is not UTF-8 is written back as its exact bytes.
     if _is_gzip(path):
-        with gzip.open(path, "wt", encoding="utf-8") as out:
+        with gzip.open(path, "wt", encoding="utf-8", errors="surrogateescape") as out:
             yield out
     else:
-        with open(path, "w", encoding="utf-8") as out:
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as out:
             yield out

@@ -42,7 +42,12 @@ from retrieval_eval import (
 from retrieval_eval.cli import main
 from retrieval_eval.model import InputFormatError, InputTypeError, InputWarning
 from retrieval_eval.ranking import build_batch
-from retrieval_eval.trec import read_qrels_columns, read_run_columns
+from retrieval_eval.trec import (
+    read_qrels_columns,
+    read_run_columns,
+    write_qrels,
+    write_run,
+)
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "input-faults.md"
 QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 1\n"
@@ -510,6 +515,12 @@ def test_non_utf8_ids_in_python(tmp_path: Path) -> None:
     assert from_file.per_query("AP") == in_memory.per_query("AP") == {"q\udce9": 0.5}
     assert [d.doc_id for d in from_file["q\udce9"].relevant_retrieved_documents()] == ["caf\udce9"]
     assert SetEvaluator([from_file["q\udce9"]]).per_query("AP") == {"q\udce9": 0.5}
+    # Written back, such ids are their exact bytes again.
+    write_qrels(tmp_path / "copy.qrels", {qid: {d.doc_id: d.relevance for d in from_file[qid].judgments()}
+                                          for qid in from_file})
+    assert (tmp_path / "copy.qrels").read_bytes() == b"q\xe9 0 b 1\nq\xe9 0 caf\xe9 1\n"
+    write_run(tmp_path / "copy.run", {"q\udce9": dict.fromkeys(["caf\udce9", "caf\udce8"], 2.0)})
+    assert (tmp_path / "copy.run").read_bytes() == b"q\xe9 Q0 caf\xe9 1 2.0 run\nq\xe9 Q0 caf\xe8 2 2.0 run\n"
     for bad in ("\ud800", "\udcc3\udca9"):  # not a byte; the UTF-8 bytes of 'é' (whose id is 'é')
         with pytest.raises(InputFormatError, match="no lone surrogate"):
             SetEvaluator.from_dict({bad: {"a": 1}}, {bad: {"a": 1.0}})
