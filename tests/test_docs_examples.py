@@ -4,8 +4,9 @@
 
 * a ``python`` block without ``>>>`` is executed in an empty temporary directory (the bundled
   sample data is at hand through ``retrieval_eval.data.sample_paths()``) and must not raise;
-* the commands of a page's ``sh``/``bash``/``console`` blocks run in order in one temporary
-  directory per page, with ``retrieval-eval`` (and ``python``) being this checkout. A command must
+* the commands of a page's ``sh``/``bash``/``console`` blocks run in order in one shell and one
+  temporary directory per page (holding the files the examples name: see :func:`_page_directory`),
+  with ``retrieval-eval`` (and ``python``) being this checkout. A command must
   exit 0; what a ``console`` block shows after a ``$`` line is its expected output (stdout and stderr
   together; ``...`` matches anything), so an exit code a page states with ``echo "exit $?"`` is
   checked too.
@@ -31,8 +32,6 @@ from pathlib import Path
 import attrs
 import pytest
 
-from retrieval_eval.data import sample_paths
-
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted(p.relative_to(ROOT).as_posix() for p in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
 
@@ -49,11 +48,15 @@ NOT_RUN = [
 ]
 #: The programs a runnable command may start with (retrieval-eval, and what pages use to make files).
 PROGRAMS = {"retrieval-eval", "python", "cat", "printf", "echo", "gzip", "zcat", "head", "tail", "sort", "cut",
-            "wc", "diff", "cp", "mv", "ls"}
-#: The files the shell examples name, made in each page's directory before its commands run: the
-#: bundled sample under the names the pages use (the other runs are the sample with other scores).
-RUN_NAMES = ("run.txt", "bm25.run", "prod.run", "new.run", "candidate.run")  # no regression to gate on
-OTHER_RUN_NAMES = ("rerank.run", "dense.run")
+            "wc", "diff", "cp", "mv", "ls", "awk", "sed", "grep", "cd", "export"}
+#: The files the shell examples name, made in each page's directory before its commands run:
+#: qrels.txt and run.txt are the example of quickstart.md (queries 301-304), the other runs that run
+#: under other names, or with other scores.
+QRELS_TXT = "301 0 doc1 1\n301 0 doc2 0\n301 0 doc3 2\n301 0 doc4 -1\n302 0 doc5 1\n302 0 doc6 1\n303 0 doc7 1\n"
+RUN_TXT = ("301 Q0 doc2 1 3.0 bm25\n301 Q0 doc1 2 2.5 bm25\n301 Q0 doc9 3 2.5 bm25\n301 Q0 doc4 4 1.0 bm25\n"
+           "301 Q0 doc3 5 0.5 bm25\n302 Q0 doc5 1 10 bm25\n302 Q0 doc8 2 9 bm25\n304 Q0 doc1 1 1 bm25\n")
+RUN_NAMES = ("run.txt", "bm25.run", "prod.run", "new.run", "candidate.run", "a.run")  # no regression to gate on
+OTHER_RUN_NAMES = ("rerank.run", "dense.run", "b.run")
 
 
 @attrs.frozen
@@ -154,20 +157,16 @@ def test_python_block_runs(block: Block, tmp_path: Path, monkeypatch: pytest.Mon
 
 def _page_directory(path: Path) -> dict[str, str]:
     """Fill ``path`` with the files the examples name; returns the environment to run commands in."""
-    qrels, run = sample_paths()
-    shutil.copy(qrels, path / "qrels.txt")
+    (path / "qrels.txt").write_text(QRELS_TXT)
     for name in RUN_NAMES:
-        shutil.copy(run, path / name)
-    (path / "run.txt.gz").write_bytes(gzip.compress(Path(run).read_bytes(), mtime=0))
-    rows = [line.split() for line in Path(run).read_text().splitlines()]
-    for shift, name in enumerate(OTHER_RUN_NAMES, start=1):  # the sample with the scores of another ranking
+        (path / name).write_text(RUN_TXT)
+    (path / "run.txt.gz").write_bytes(gzip.compress(RUN_TXT.encode(), mtime=0))
+    rows = [line.split() for line in RUN_TXT.splitlines()]
+    for shift, name in enumerate(OTHER_RUN_NAMES, start=1):  # the same documents, other scores
         other = [[*fields[:4], str(float(fields[4]) + zlib.crc32(f"{fields[2]} {shift}".encode()) % 7 / 10),
                   *fields[5:]] for fields in rows]
         (path / name).write_text("".join(" ".join(fields) + "\n" for fields in other))
-    judged = {}
-    for line in Path(qrels).read_text().splitlines():
-        query, _, doc, relevance = line.split()
-        judged[query, doc] = int(relevance)
+    judged = {(q, doc): int(rel) for q, _, doc, rel in (line.split() for line in QRELS_TXT.splitlines())}
     clicks = [f"{f[0]}\t{f[2]}\t{f[4]}\t{int(judged.get((f[0], f[2]), 0) > 0)}\n" for f in rows]
     (path / "clicks.tsv").write_text("group\titem\tscore\tlabel\n" + "".join(clicks))
     bin_dir = path / ".bin"  # retrieval-eval and python are this checkout's
@@ -185,24 +184,38 @@ def _page_directory(path: Path) -> dict[str, str]:
 SHELL_PAGES = [page for page, commands in SHELL_COMMANDS.items() if any(not _not_run(c) for c in commands)]
 
 
+#: Printed after each command by the page's script: the command's number and exit code.
+END_MARK = re.compile(r"@@docs-test-end (\d+) (\d+)@@\n")
+#: A line that only sets a shell variable (for the commands after it).
+ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
 @pytest.mark.skipif(shutil.which("bash") is None, reason="the shell examples need bash")
 @pytest.mark.parametrize("page", SHELL_PAGES)
 def test_shell_commands_run(page: str, tmp_path: Path) -> None:
-    """The page's commands, in order, in one directory: each exits 0 and shows what the page shows."""
-    env = _page_directory(tmp_path)
-    checker = doctest.OutputChecker()
-    for command in SHELL_COMMANDS[page]:
-        if _not_run(command):
-            continue
-        where = f"{page}:{command.block.line}: {command.text.splitlines()[0]}"
+    """The page's commands, in order, in one shell (variables and files carry over): each exits 0
+    and prints what the page shows."""
+    commands = [c for c in SHELL_COMMANDS[page] if not _not_run(c)]
+    script = []
+    for number, command in enumerate(commands):
         program = command.text.split()[0]
-        assert program in PROGRAMS, f"{where}: no rule runs or skips {program!r}; add one to this test"
-        done = subprocess.run(["bash", "-c", command.text], check=False, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, timeout=300)
-        assert done.returncode == 0, f"{where}: exit {done.returncode}\n{done.stdout}"
+        assert program in PROGRAMS or ASSIGNMENT.match(program), (
+            f"{_where(command)}: no rule runs or skips {program!r}; add one to this test")
+        script += [command.text, f"printf '@@docs-test-end {number} %d@@\\n' $?"]
+    done = subprocess.run(["bash", "-c", "\n".join(script)], check=False, cwd=tmp_path, env=_page_directory(tmp_path),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+    parts = END_MARK.split(done.stdout)  # output, number, exit code, output, number, exit code, ..., rest
+    assert len(parts) == 3 * len(commands) + 1, f"{page}: the script stopped early:\n{done.stdout}"
+    checker = doctest.OutputChecker()
+    for command, output, code in zip(commands, parts[0::3], parts[2::3]):
+        assert code == "0", f"{_where(command)}: exit {code}\n{output}"
         if command.expected is not None:
-            assert checker.check_output(command.expected, done.stdout, doctest.ELLIPSIS), (
-                f"{where}: the page shows\n{command.expected}\nbut the command printed\n{done.stdout}")
+            assert checker.check_output(command.expected, output, doctest.ELLIPSIS), (
+                f"{_where(command)}: the page shows\n{command.expected}\nbut the command printed\n{output}")
+
+
+def _where(command: Command) -> str:
+    return f"{command.block.page}:{command.block.line}: {command.text.splitlines()[0]}"
 
 
 @pytest.mark.parametrize("item", NOT_RUN_ITEMS, ids=[where for where, _ in NOT_RUN_ITEMS])
