@@ -6,10 +6,10 @@
   sample data is at hand through ``retrieval_eval.data.sample_paths()``) and must not raise;
 * the commands of a page's ``sh``/``bash``/``console`` blocks run in order in one shell and one
   temporary directory per page (holding the files the examples name: see :func:`_page_directory`),
-  with ``retrieval-eval`` (and ``python``) being this checkout. A command must
-  exit 0; what a ``console`` block shows after a ``$`` line is its expected output (stdout and stderr
-  together; ``...`` matches anything), so an exit code a page states with ``echo "exit $?"`` is
-  checked too.
+  with ``retrieval-eval`` (and ``python``) being this checkout. What a ``console`` block shows after
+  a ``$`` line is its expected output (stdout and stderr together; ``...`` matches anything). A
+  command must exit 0, or 2 when the page shows it failing with a ``retrieval-eval: error:`` line;
+  an exit code a page prints with ``echo "exit $?"`` is checked as part of the output.
 
 What is not run is said, never skipped silently: a block preceded by the line
 ``<!-- docs-test: skip: REASON -->``, and the commands matched by :data:`NOT_RUN`. Each appears as a
@@ -208,10 +208,17 @@ def test_shell_commands_run(page: str, tmp_path: Path) -> None:
     assert len(parts) == 3 * len(commands) + 1, f"{page}: the script stopped early:\n{done.stdout}"
     checker = doctest.OutputChecker()
     for command, output, code in zip(commands, parts[0::3], parts[2::3]):
-        assert code == "0", f"{_where(command)}: exit {code}\n{output}"
+        assert code == _expected_exit(command), f"{_where(command)}: exit {code}\n{output}"
         if command.expected is not None:
             assert checker.check_output(command.expected, output, doctest.ELLIPSIS), (
                 f"{_where(command)}: the page shows\n{command.expected}\nbut the command printed\n{output}")
+
+
+def _expected_exit(command: Command) -> str:
+    """0, or 2 (bad input) when the page shows the command failing with an error line and does not
+    print the exit code itself (``; echo "exit $?"``, which exits 0 and is checked in the output)."""
+    shows_error = command.expected and re.search(r"^retrieval-eval( \w+)?: error: ", command.expected, re.MULTILINE)
+    return "2" if shows_error and "$?" not in command.text else "0"
 
 
 def _where(command: Command) -> str:
