@@ -209,7 +209,7 @@ def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
         scores=columns.pop("scores"),
         lines=columns.pop("lines"),
         origin=_source_name(source),
-        run_id=run_id.decode("utf-8", "backslashreplace"),
+        run_id=id_text(run_id),  # its exact bytes, as ids (printed as read, like trec_eval)
         ranks=columns.pop("ranks") if with_ranks else None,
     )
     release_freed_memory()

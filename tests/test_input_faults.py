@@ -497,6 +497,10 @@ def test_ids_equal_in_display_are_kept_apart(tmp_path: Path, capsysbinary) -> No
     # The trec format writes each id as it was read, as trec_eval does.
     assert out.splitlines() == [b"P_1                   \tq\\xe9\t0.0000", b"P_1                   \tq\xe9\t1.0000",
                                 b"P_1                   \tall\t0.5000"]
+    # So does the run id, as trec_eval prints it.
+    named = _write(tmp_path / "named", b"q\xe9 Q0 a 1 1 r\xe9\n")
+    assert main(["evaluate", qrels, named]) == 0
+    assert capsysbinary.readouterr().out.startswith(b"runid                 \tall\tr\xe9\n")
     results = SetEvaluator.from_trec(qrels, run)
     assert results.query_ids == ["q\\xe9", "q\udce9"]
     assert results["q\udce9"].score("P@1") == 1.0 and results["q\\xe9"].score("P@1") == 0.0
