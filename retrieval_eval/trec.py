@@ -110,7 +110,7 @@ def _merged_records(tokens: _Tokens) -> npt.NDArray[np.int64]:
         returns = np.flatnonzero(tokens.buffer[: tokens.block.end] == ord("\r"))
         inside = np.searchsorted(returns, start) < np.searchsorted(returns, stop)
         if inside.any():
-            row = int(extra[np.argmax(inside)])  # (not tokens.fail: a file of \\r endings has no final newline)
+            row = int(extra[np.argmax(inside)])  # (not tokens.fail: a file of \r endings has no final newline)
             raise _BadLine(tokens.name, int(tokens.line_index[row]), "a carriage return (\\r) between the columns "
                            "after the run id: the file's lines seem to end in \\r alone, which runs its records "
                            "together; expected one record per line, each line ending in \\n or \\r\\n; got "
