@@ -4,9 +4,11 @@
 
 Starts from the bundled sample files and the seeds in ``fuzz/seeds/`` (input shapes that once broke
 something: ``NAME.qrels`` and ``NAME.run``, raw bytes such as gzip without ``.gz``, bzip2, xz or zstd
-data, a gzip stream with trailing garbage, a run where qrels belong), applies random mutations (bytes flipped, inserted or deleted;
-lines repeated, swapped or cut; NUL, BOM, CR, non-UTF-8 bytes, huge numbers, gzip streams whole or
-cut), and runs every input through ``read_qrels_columns`` / ``read_run_columns`` and through
+data, a gzip stream with trailing garbage, a run where qrels belong, lines ending in a lone CR, two
+records on one line, ids that differ only in how they are displayed, a gzip line without end),
+applies random mutations (bytes flipped, inserted or deleted; lines repeated, swapped or cut; NUL,
+BOM, CR, non-UTF-8 bytes, huge numbers, gzip streams whole or cut; now and then a line length limit
+of a few bytes), and runs every input through ``read_qrels_columns`` / ``read_run_columns`` and through
 ``retrieval-eval evaluate`` in this process.
 
 A *crash* is any of: an exception other than our input errors from a reader, an exception escaping
@@ -37,6 +39,10 @@ from retrieval_eval.trec import read_qrels_columns, read_run_columns
 TOKENS = [b" ", b"\t", b"\n", b"\r\n", b"\r", b"\0", b"#", b"-", b"+", b".", b"e", b"E", b"_", b"0", b"9",
           b"nan", b"inf", b"-inf", b"1e400", b"1.7", b"\xff", b"\xc3\xa9", b"\xef\xbb\xbf", b"Q0",
           b"99999999999999999999", b"0.1234567890123456789", b"\x01"]
+
+
+#: The environment variable of the line length limit (see docs/input-faults.md, line-too-long).
+LINE_LIMIT = "RETRIEVAL_EVAL_MAX_LINE_BYTES"
 
 
 def mutate(data: bytes, rnd: random.Random) -> bytes:
@@ -123,6 +129,10 @@ def main(argv: list[str] | None = None) -> int:
     while tried < args.iterations and time.perf_counter() - start < args.seconds:
         tried += 1
         chosen = {kind: rnd.choice(pool) for kind, pool in seeds.items()}
+        if rnd.random() < 0.1:  # a line limit short enough for the sample lines to reach it
+            os.environ[LINE_LIMIT] = str(rnd.randint(1, 120))
+        else:
+            os.environ.pop(LINE_LIMIT, None)
         data = {kind: mutate(seed, rnd) if rnd.random() < 0.7 else seed for kind, seed in chosen.items()}
         for kind, content in list(data.items()):
             if rnd.random() < 0.05:  # a gzip stream, whole or cut
@@ -141,12 +151,15 @@ def main(argv: list[str] | None = None) -> int:
             problem = f"reader raised {type(exc).__name__}: {exc}"
         problem = problem or check_cli(paths["qrels"], paths["run"])
         if problem:
+            if LINE_LIMIT in os.environ:
+                problem += f" (with {LINE_LIMIT}={os.environ[LINE_LIMIT]})"
             crashes += 1
             os.makedirs(args.crashes, exist_ok=True)
             for kind, path in paths.items():
                 with open(os.path.join(args.crashes, f"crash{crashes}.{os.path.basename(path)}"), "wb") as out:
                     out.write(data[kind])
             print(f"crash {crashes}: {problem}", file=sys.stderr)
+    os.environ.pop(LINE_LIMIT, None)
     elapsed = time.perf_counter() - start
     print(f"fuzz: tried {tried} input pairs in {elapsed:.1f} s (seed {args.seed}); reader results: "
           f"{counts['parsed']} parsed, {counts['rejected']} rejected; crashes: {crashes}")

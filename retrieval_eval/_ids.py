@@ -146,7 +146,7 @@ def _as_bytes(values: npt.ArrayLike) -> BytesArray:
         return arr
     if arr.size == 0:
         return np.zeros(0, dtype="S1")
-    return np.char.encode(arr.astype(str), "utf-8")
+    return np.char.encode(arr.astype(str), "utf-8", "surrogateescape")  # the bytes id_text kept
 
 
 def _check_duplicates(

@@ -29,6 +29,7 @@ from .model import (
     FIELD_SEPARATORS,
     BoolArray,
     FloatArray,
+    InputFormatError,
     InputTypeError,
     InputWarning,
     IntArray,
@@ -101,11 +102,18 @@ def _open_binary(source: Source) -> Iterator[tuple[Callable[[memoryview], int], 
         def read_text(n: int) -> bytes:
             # A character is at most 4 bytes of UTF-8, so a quarter of the view's size always fits.
             try:
-                return str(_retried(partial(text_source.read, max(n // 4, 1)))).encode("utf-8")
+                text = str(_retried(partial(text_source.read, max(n // 4, 1))))
             except UnicodeError as exc:  # a text stream opened with the wrong encoding
                 encoding = getattr(text_source, "encoding", None) or "its"
                 raise OSError(f"the text stream cannot be decoded with {encoding} encoding ({exc}); "
                               "expected text in that encoding, or a file opened in binary mode") from None
+            newlines = getattr(text_source, "newlines", None)  # None, one of "\r", "\n", "\r\n", or a tuple
+            if "\r" in (newlines if isinstance(newlines, tuple) else (newlines,)):
+                # Universal newlines turned a lone \r into a line end; read by path, the same file is one
+                # line of merged records. Either way the file's records are not what it seems to hold.
+                raise OSError("a line ends in a carriage return (\\r) alone, which the text stream read as a "
+                              "newline; expected lines ending in \\n or \\r\\n")
+            return text.encode("utf-8")
 
         yield _filler(read_text), name
     else:
@@ -239,6 +247,7 @@ def _blocks(source: Source) -> Generator[_Block, None, None]:
     Raises :class:`_Unreadable` when compressed data is corrupt (the caller knows how many lines
     were complete before it).
     """
+    limit = max_line_bytes()
     with _open_binary(source) as (fill, name):
         carry, first = b"", True  # carry: the start of a line the previous block cut off
         size = min(_FIRST_BLOCK, _BLOCK)  # small files get small buffers; blocks double up to _BLOCK
@@ -262,11 +271,52 @@ def _blocks(source: Source) -> Generator[_Block, None, None]:
                 end = _strip_bom(padded, end, name)
                 first = False
             cut = padded.rfind(b"\n", _FRONT, end) + 1
+            long_line = _long_line_start(padded, max(cut, _FRONT), limit)
+            if long_line > _FRONT:  # the lines before it are read (and checked) first
+                yield _Block(name, padded, long_line, False)
+            if long_line >= 0:
+                raise _LineTooLong(name, limit, bytes(padded[long_line : long_line + 121]))
+            # Only the unfinished line is carried over, and it is at most ``limit`` bytes: no
+            # block copies more than that again, however long the file's last line.
             carry = bytes(padded[max(cut, _FRONT) : end])
+            if len(carry) > limit:
+                if cut:
+                    yield _Block(name, padded, cut, False)
+                raise _LineTooLong(name, limit, carry[:121])
             if cut:
                 yield _Block(name, padded, cut, False)
         if carry:  # a last line without its newline is still a line
             yield _Block.of(carry + b"\n", name, unterminated=True)
+
+
+#: Longest line read, in bytes (its newline not counted), unless the environment variable
+#: RETRIEVAL_EVAL_MAX_LINE_BYTES says otherwise: a line without end (a gzip bomb of one line) stops
+#: the reading at once instead of filling the memory.
+MAX_LINE_BYTES = 1 << 20
+_MAX_LINE_VARIABLE = "RETRIEVAL_EVAL_MAX_LINE_BYTES"
+
+
+def max_line_bytes() -> int:
+    """The line length limit: ``RETRIEVAL_EVAL_MAX_LINE_BYTES`` when set, else :data:`MAX_LINE_BYTES`."""
+    value = os.environ.get(_MAX_LINE_VARIABLE, "").strip()
+    if not value:
+        return MAX_LINE_BYTES
+    if not value.isdigit() or int(value) < 1:
+        raise InputFormatError(f"{_MAX_LINE_VARIABLE} must be a positive number of bytes; got {value!r}")
+    return int(value)
+
+
+def _long_line_start(padded: bytearray, end: int, limit: int) -> int:
+    """Where the first line longer than ``limit`` bytes starts among the whole lines before ``end``,
+    or -1. A few searches per block, not one per line: each jumps to the last newline within
+    ``limit + 1`` bytes, so every line it passes over is short enough."""
+    start = _FRONT
+    while end - start > limit:
+        newline = padded.rfind(b"\n", start, start + limit + 1)
+        if newline < 0:
+            return start
+        start = newline + 1
+    return -1
 
 
 class _Unreadable(Exception):
@@ -286,6 +336,20 @@ class _Unreadable(Exception):
         return TrecFormatError(
             f"{self.name}: compressed data is truncated or corrupt after {lines} complete lines ({self.reason}); "
             "expected a complete gzip stream")
+
+
+class _LineTooLong(_Unreadable):
+    """A line longer than the limit: reported with its number once the lines before it are counted."""
+
+    def __init__(self, name: str, limit: int, start: bytes) -> None:
+        super().__init__(name, "line too long", compressed=False)
+        self.limit, self.start = limit, start
+
+    def error(self, lines: int) -> TrecFormatError:
+        return TrecFormatError(
+            f"{self.name}:{lines + 1}: line longer than {self.limit} bytes; expected lines of at most "
+            f"{self.limit} bytes (set {_MAX_LINE_VARIABLE} to allow longer ones); got a line starting "
+            f"{_snippet(self.start)}")
 
 
 def _strip_bom(padded: bytearray, end: int, name: str) -> int:

@@ -10,10 +10,11 @@ import difflib
 import json
 import math
 import os
+import re
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 if TYPE_CHECKING:  # imported for annotations only: the commands import lazily, to keep --help fast
     from .evaluator import SetEvaluator
@@ -364,7 +365,7 @@ def _emit(text: str) -> None:
     try:
         if _is_terminal(out):  # ids shown on a terminal cannot drive it; files and pipes get the exact bytes
             text = terminal_safe(text, keep="\t\n")
-        out.write(text)
+        _write_exact(out, text)
         out.flush()
     except BrokenPipeError:
         raise
@@ -373,6 +374,21 @@ def _emit(text: str) -> None:
         raise _OutputFailed(exc.strerror or str(exc)) from None
     except ValueError as exc:  # a closed file object
         raise _OutputFailed(str(exc)) from None
+
+
+def _write_exact(out: TextIO, text: str) -> None:
+    """Write ``text``, the bytes of ids that are not UTF-8 (kept as lone surrogates, see
+    :func:`retrieval_eval.model.id_text`) exactly as they were read, whatever stdout's error handler."""
+    buffer = getattr(out, "buffer", None)
+    if buffer is None or not _BYTE_KEPT.search(text):
+        out.write(text)
+        return
+    out.flush()
+    buffer.write(text.encode(out.encoding or "utf-8", "surrogateescape"))
+
+
+#: A byte that is not UTF-8, kept in an id's str by the surrogateescape error handler.
+_BYTE_KEPT = re.compile("[\udc80-\udcff]")
 
 
 def _is_terminal(stream: object) -> bool:
@@ -393,6 +409,8 @@ def terminal_safe(text: str, keep: str = "") -> str:
 
 def _escaped(char: str) -> str:
     code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of an id that is not UTF-8: shown as the byte
+        return f"\\x{code - 0xDC00:02x}"
     if code < 0x100:
         return f"\\x{code:02x}"
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"

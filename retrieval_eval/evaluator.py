@@ -45,9 +45,9 @@ from .model import (
     MissingExtraError,
     QrelsColumns,
     RunColumns,
-    _display,
     check_id,
     id_problem,
+    id_text,
     to_relevance,
     to_score,
 )
@@ -401,7 +401,7 @@ class RetrievalEvaluator:
         batch = self._batch
         retrieved = np.isin(batch.judged_doc_ids, batch.doc_ids)
         relevant = batch.judged_relevance >= max(self.rel, 0)
-        return [Document(_display(doc)) for doc in batch.judged_doc_ids[relevant & ~retrieved]]
+        return [Document(id_text(doc)) for doc in batch.judged_doc_ids[relevant & ~retrieved]]
 
     def relevant_missed_judgments(self) -> list[Judgment]:
         """The relevant documents the ranking never returned, with their grades: highest grade first,
@@ -419,7 +419,7 @@ class RetrievalEvaluator:
         relevant = batch.judged_relevance >= max(self.rel, 0)
         rows = np.flatnonzero(relevant & ~retrieved)  # judged rows are in doc_id order already
         rows = rows[np.argsort(-batch.judged_relevance[rows], kind="stable")]
-        return [Judgment(_display(batch.judged_doc_ids[i]), int(batch.judged_relevance[i])) for i in rows]
+        return [Judgment(id_text(batch.judged_doc_ids[i]), int(batch.judged_relevance[i])) for i in rows]
 
     def judgment(self, doc_id: str) -> int | None:
         """The query's judgment of ``doc_id``: its grade, or None if the qrels do not judge it.
@@ -448,7 +448,7 @@ class RetrievalEvaluator:
         """The query's judgments, by doc_id."""
         batch = self._batch
         return [
-            Judgment(_display(doc), int(rel)) for doc, rel in zip(batch.judged_doc_ids, batch.judged_relevance)
+            Judgment(id_text(doc), int(rel)) for doc, rel in zip(batch.judged_doc_ids, batch.judged_relevance)
         ]
 
 
@@ -494,7 +494,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
                 b = ev._batch
                 ids = b.doc_ids if rows == "ranked" else b.judged_doc_ids
                 parts.append((np.full(len(ids), ev.query_id, dtype=object),
-                              np.char.decode(ids, "utf-8") if ids.dtype.kind == "S" else ids,
+                              np.char.decode(ids, "utf-8", "surrogateescape") if ids.dtype.kind == "S" else ids,
                               b.scores if rows == "ranked" else b.judged_relevance))
             if not parts:
                 return np.asarray([], dtype=str), np.asarray([], dtype=str), np.asarray([])

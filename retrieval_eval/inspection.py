@@ -18,7 +18,7 @@ from attrs import frozen
 
 from .evaluator import RetrievalEvaluator, SetEvaluator
 from .measures import Measure
-from .model import RetrievalEvalError, _display
+from .model import RetrievalEvalError, id_text
 
 __all__ = [
     "QueryDelta", "QueryView", "RankedDocument", "RankingDiff", "RunDiff", "WorstQuery", "diff_query", "diff_runs",
@@ -92,7 +92,7 @@ def _ranked(evaluator: RetrievalEvaluator, depth: int) -> tuple[RankedDocument, 
     relevant = batch.relevant(evaluator.rel)[:stop]
     scores = batch.scores[:stop]
     return tuple(
-        RankedDocument(i + 1, _display(docs[i]), None if np.isnan(scores[i]) else float(scores[i]),
+        RankedDocument(i + 1, id_text(docs[i]), None if np.isnan(scores[i]) else float(scores[i]),
                        int(values[i]) if found[i] else None, bool(relevant[i]))
         for i in range(stop)
     )

@@ -52,7 +52,8 @@ def id_problem(value: object) -> str | None:
     In the Python API an id is data: any non-empty ``str``, spaces and tabs included
     (``RetrievalEvaluator("laptop bag", ...)``). It must be encodable as UTF-8, since ids are
     compared as UTF-8 bytes (trec_eval's ``strcmp`` order), so a lone surrogate (``"\\ud800"``) is
-    refused; so is NUL, since NumPy's string arrays (and C tools) cut strings at it, which would make
+    refused, except those that stand for bytes that are not UTF-8 in an id read from a file (see
+    :func:`id_text`); so is NUL, since NumPy's string arrays (and C tools) cut strings at it, which would make
     ``"a\\0"`` the same id as ``"a"``. Only writing an id into a TREC file needs more: see
     :func:`field_problem`.
     """
@@ -60,9 +61,30 @@ def id_problem(value: object) -> str | None:
         return f"must be a str; got {type(value).__name__} {value!r}"
     if not value or "\0" in value:
         return f"must be a non-empty str without NUL; got {value!r}"
-    if _SURROGATE.search(value):
+    if _SURROGATE.search(value) and not _escapes_bytes(value):
         return f"must be encodable as UTF-8 (no lone surrogate); got {value!r}"
     return None
+
+
+def id_text(raw: bytes) -> str:
+    """The str that keys an id read from a file: its UTF-8 text, each byte that is not UTF-8 kept
+    as a lone surrogate (U+DC80-U+DCFF, Python's ``surrogateescape``). Distinct bytes stay distinct
+    ids (``b"q\\xe9"`` is not the text ``q\\xe9``), and ``id_bytes`` gives the exact bytes back."""
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def id_bytes(value: str) -> bytes:
+    """The bytes of an id: its UTF-8, with the bytes kept by :func:`id_text` restored."""
+    return value.encode("utf-8", "surrogateescape")
+
+
+def _escapes_bytes(value: str) -> bool:
+    """Whether the surrogates of ``value`` are bytes kept by :func:`id_text` (so that it is the key of
+    some bytes, and no other str is): ids given back by the readers are valid ids again."""
+    try:
+        return id_text(id_bytes(value)) == value
+    except UnicodeEncodeError:  # a surrogate outside U+DC80-U+DCFF
+        return False
 
 
 def field_problem(value: object) -> str | None:

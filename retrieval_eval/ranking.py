@@ -42,6 +42,7 @@ from .model import (
     RunColumns,
     _display,
     _location,
+    id_text,
 )
 
 T = TypeVar("T")
@@ -294,7 +295,7 @@ class RankedBatch:
 
     def doc_id(self, row: int) -> str:
         """The id of the document at ranked row ``row``."""
-        return _display(self.doc_ids[row])
+        return id_text(self.doc_ids[row])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -409,7 +410,7 @@ def build_batch(
     q_query_code = renumber[all_query_code[: len(q_qids)]]
     r_head_code = all_query_code[len(q_qids) + len(extra):]
     judged_head = evaluated[r_head_code]
-    not_judged = [_display(all_qids[c]) for c in np.unique(r_head_code[~judged_head])]
+    not_judged = [id_text(all_qids[c]) for c in np.unique(r_head_code[~judged_head])]
 
     # Judged rows, by query then doc_id bytes: the qrels doc ids are interned (they are few next
     # to the run's), and a run document is judged only if it is among them.
@@ -475,7 +476,7 @@ def build_batch(
         judged = labels >= 0
         rq, rd, scores, labels = rq[judged], rd[judged], scores[judged], labels[judged]
 
-    query_ids = [_display(q) for q in query_vocab]
+    query_ids = [id_text(q) for q in query_vocab]  # exact bytes: display is for printing only
     batch = RankedBatch(
         query_ids=query_ids,
         offsets=np.searchsorted(rq, np.arange(n_q + 1)),  # rq is in query order now

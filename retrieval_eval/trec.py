@@ -5,7 +5,8 @@ Formats (whitespace-separated, any run of spaces, tabs or ``\\r``):
 * qrels: ``query_id iteration doc_id relevance`` -- exactly 4 fields; relevance an integer
   (negative = pooled but not judged);
 * run: ``query_id Q0 doc_id rank score run_id [anything]`` -- at least 6 fields; score a number;
-  anything after run_id is ignored, and so is the rank column (ranking is by score, as in
+  anything after run_id is ignored (but a ``\\r`` there is refused and a ``Q0`` warned about: records
+  run together), and so is the rank column (ranking is by score, as in
   trec_eval) unless it is asked for with ``read_run_columns(..., with_ranks=True)``.
 
 Blank lines and lines whose first non-blank character is ``#`` are skipped. Every other line must
@@ -25,10 +26,12 @@ from functools import partial
 from typing import IO
 
 import numpy as np
+import numpy.typing as npt
 
 from ._memory import release_freed_memory
 from ._tokenize import (
     Source,
+    _BadLine,
     _Block,
     _check_field_count,
     _Columns,
@@ -40,6 +43,7 @@ from ._tokenize import (
     _parsed_blocks,
     _source_name,
     _tokenize,
+    _Tokens,
 )
 from .model import (
     Document,
@@ -49,6 +53,8 @@ from .model import (
     RunColumns,
     TrecFormatError,
     check_field,
+    id_bytes,
+    id_text,
     to_relevance,
     to_score,
 )
@@ -80,10 +86,60 @@ def _parse_run_block(block: _Block, with_ranks: bool = False) -> _Parsed:
     if nan.any():
         raise tokens.fail(int(np.argmax(nan)), "score must not be NaN (it would make the ranking order "
                           "undefined)", RUN_FORMAT)
-    columns = {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "scores": scores, "overflow": overflow}
+    columns = {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "scores": scores, "overflow": overflow,
+               "merged": _merged_records(tokens)}
     if with_ranks:
         columns["ranks"] = _numbers(tokens, 3, np.int64, "rank must be an integer", RUN_FORMAT)
     return tokens, columns
+
+
+def _merged_records(tokens: _Tokens) -> npt.NDArray[np.int64]:
+    """Rows whose ignored columns (after the run id) look like more records run together.
+
+    A carriage return between two of those columns is refused: the file's lines end in a lone
+    ``\\r`` (old Mac endings), so every record but the first of the "line" would be lost. A column
+    ``Q0`` there (on a line whose own second field is ``Q0``) is returned, to be warned about: a
+    newline was probably lost, but a tool may write anything after the run id.
+    """
+    extra = np.flatnonzero(tokens.n_tokens > 6)
+    if not len(extra):  # the usual file: nothing is ignored
+        return extra
+    first = tokens.first_token[extra]
+    if tokens.contains(b"\r"):  # a \r from the end of the run id to the end of the line's last field
+        start, stop = tokens.ends[first + 5], tokens.ends[first + tokens.n_tokens[extra] - 1]
+        returns = np.flatnonzero(tokens.buffer[: tokens.block.end] == ord("\r"))
+        inside = np.searchsorted(returns, start) < np.searchsorted(returns, stop)
+        if inside.any():
+            row = int(extra[np.argmax(inside)])  # (not tokens.fail: a file of \r endings has no final newline)
+            raise _BadLine(tokens.name, int(tokens.line_index[row]), "a carriage return (\\r) between the columns "
+                           "after the run id: the file's lines seem to end in \\r alone, which runs its records "
+                           "together; expected one record per line, each line ending in \\n or \\r\\n; got "
+                           + tokens.line_text(row))
+    if not tokens.contains(b"Q0"):
+        return extra[:0]
+    # The fields after the run id, of the lines that have some: field 6 onwards of each.
+    count = tokens.n_tokens[extra] - 6
+    index = np.arange(int(count.sum())) + np.repeat(first + 6 - (np.cumsum(count) - count), count)
+    owner = np.repeat(np.arange(len(extra)), count)
+    repeated = np.unique(owner[_is_q0(tokens, index)])
+    return extra[repeated[_is_q0(tokens, first[repeated] + 1)]]
+
+
+def _is_q0(tokens: _Tokens, index: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+    """Whether each field ``index`` (of the whole block) is ``Q0``."""
+    start = tokens.before[index] + 1
+    buffer = tokens.buffer
+    is_q0: npt.NDArray[np.bool_] = (tokens.ends[index] - start == 2) & (buffer[start] == ord("Q")) & (
+        buffer[start + 1] == ord("0"))
+    return is_q0
+
+
+def _merged_warning(tokens: _Tokens, rows: npt.NDArray[np.int64]) -> str:
+    row = int(rows[0])
+    more = f" and {len(rows) - 1} more such lines nearby" if len(rows) > 1 else ""
+    return (f"{tokens.name}:{tokens.line_number(row)}: the columns after the run id (ignored) hold 'Q0' again: a "
+            f"newline may be missing between two records, and only the first is read; expected one record per "
+            f"line; got {tokens.line_text(row)}{more}")
 
 
 def _qrels_blocks(source: Source, with_subtopics: bool = False) -> Iterator[_Parsed]:
@@ -95,6 +151,9 @@ def _run_blocks(source: Source, with_ranks: bool = False) -> Iterator[_Parsed]:
         overflow = columns.pop("overflow")
         if len(overflow):  # warned here, on the caller's thread: warnings are not thread-safe
             warnings.warn(_overflow_warning(tokens, overflow), InputWarning, stacklevel=3)
+        merged = columns.pop("merged")
+        if len(merged):
+            warnings.warn(_merged_warning(tokens, merged), InputWarning, stacklevel=3)
         yield tokens, columns
 
 
@@ -150,7 +209,7 @@ def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
         scores=columns.pop("scores"),
         lines=columns.pop("lines"),
         origin=_source_name(source),
-        run_id=run_id.decode("utf-8", "backslashreplace"),
+        run_id=id_text(run_id),  # its exact bytes, as ids (printed as read, like trec_eval)
         ranks=columns.pop("ranks") if with_ranks else None,
     )
     release_freed_memory()
@@ -163,7 +222,7 @@ def _nothing_found(source: Source, what: str, expected: str) -> TrecFormatError:
 
 
 def _text(value: bytes) -> str:
-    return value.decode("utf-8", "backslashreplace")
+    return id_text(value)
 
 
 def read_qrels(source: Source) -> Iterator[tuple[str, Judgment]]:
@@ -250,15 +309,16 @@ def write_run(path: str | os.PathLike[str], run: Mapping[str, Mapping[str, float
 def _neg_bytes(doc: str) -> tuple[int, ...]:
     # Sorting ascending on negated bytes gives doc_id descending by bytes (the tie rule), with
     # a longer id ranking above its own prefix, as strcmp orders them.
-    return tuple(-b for b in doc.encode("utf-8")) + (1,)
+    return tuple(-b for b in id_bytes(doc)) + (1,)
 
 
 @contextmanager
 def _open_write(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
     path = os.fspath(path)
+    # surrogateescape: an id read from a file that is not UTF-8 is written back as its exact bytes.
     if _is_gzip(path):
-        with gzip.open(path, "wt", encoding="utf-8") as out:
+        with gzip.open(path, "wt", encoding="utf-8", errors="surrogateescape") as out:
             yield out
     else:
-        with open(path, "w", encoding="utf-8") as out:
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as out:
             yield out

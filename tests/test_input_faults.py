@@ -17,11 +17,14 @@ import bz2
 import contextlib
 import gzip
 import io
+import json
 import lzma
 import math
 import os
 import re
 import sys
+import time
+import tracemalloc
 import warnings
 import zlib
 from pathlib import Path
@@ -29,11 +32,22 @@ from pathlib import Path
 import attrs
 import pytest
 
-from retrieval_eval import SetEvaluator, TrecFormatError, _tokenize, read_run
+from retrieval_eval import (
+    SetEvaluator,
+    TrecFormatError,
+    _tokenize,
+    read_qrels,
+    read_run,
+)
 from retrieval_eval.cli import main
 from retrieval_eval.model import InputFormatError, InputTypeError, InputWarning
 from retrieval_eval.ranking import build_batch
-from retrieval_eval.trec import read_qrels_columns, read_run_columns
+from retrieval_eval.trec import (
+    read_qrels_columns,
+    read_run_columns,
+    write_qrels,
+    write_run,
+)
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "input-faults.md"
 QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 1\n"
@@ -74,6 +88,12 @@ CASES = [
     Case("run-missing-column", "rejected", run=RUN + "q2 Q0 d 2 0.5\n",
          pattern="4: 5 fields; expected at least 6 fields", where="run"),
     Case("run-extra-columns", "accepted", run=RUN.replace(" r\n", " r extra stuff\n"), same_output=True),
+    Case("cr-only-line-endings", "rejected", run=RUN.replace("\n", "\r"),
+         pattern=r"1: a carriage return \(\\r\) between the columns after the run id: .* runs its records together; "
+                 r"expected one record per line, each line ending in \\n or \\r\\n; got 'q1 Q0 a 1 2.0 r\\rq1 Q0 b",
+         where="run"),
+    Case("newline-lost", "warned", run=RUN.replace(" r\nq1", " rq1"),
+         pattern=r"run:1: the columns after the run id \(ignored\) hold 'Q0' again: a newline may be missing"),
     Case("score-nan", "rejected", run=RUN.replace("2.0", "nan"), pattern="1: score must not be NaN", where="run"),
     Case("score-inf", "accepted", run=RUN.replace("1.0 r\nq2", "inf r\nq2")),
     Case("score-1e400", "warned", run=RUN.replace("2.0", "1e400"), pattern="run:1: score too large for a double"),
@@ -95,7 +115,12 @@ CASES = [
     Case("query-missing-from-qrels", "accepted", run=RUN + "q9 Q0 z 1 1.0 r\n", same_output=True),
     Case("gigantic-id", "accepted", QRELS + "q2 0 " + "x" * 1_000_000 + " 1\n",
          RUN + "q2 Q0 " + "x" * 1_000_000 + " 2 0.5 r\n"),
+    Case("line-too-long", "rejected", run=RUN + "q2 Q0 " + "x" * (1 << 20) + " 2 0.5 r\n",
+         pattern=r"4: line longer than 1048576 bytes; expected lines of at most 1048576 bytes \(set "
+                 r"RETRIEVAL_EVAL_MAX_LINE_BYTES to allow longer ones\); got a line starting 'q2 Q0 xxx.*\.\.\.'$",
+         where="run"),
     Case("non-utf8", "accepted", QRELS.encode() + b"q2 0 caf\xe9 1\n", RUN.encode() + b"q2 Q0 caf\xe9 2 0.5 r\n"),
+    Case("ids-equal-in-display", "accepted", b"q\xe9 0 a 1\nq\\xe9 0 b 1\n", b"q\xe9 Q0 a 1 1 r\nq\\xe9 Q0 x 1 1 r\n"),
     Case("no-final-newline", "accepted", _no_newline(QRELS), _no_newline(RUN), same_output=True),
     Case("last-line-cut-short", "rejected", run=_no_newline(RUN)[:-5],
          pattern="3: 4 fields \\(the last line, with no newline after it: the file may be truncated\\)",
@@ -139,17 +164,21 @@ def _write(path: Path, content: str | bytes, compress: bool = False) -> str:
     return str(path)
 
 
-def _evaluate(capsys, qrels: str, run: str, options: tuple[str, ...] = ()) -> tuple[int, str, str]:
+def _evaluate(capture, qrels: str, run: str, options: tuple[str, ...] = ()) -> tuple[int, str, str]:
+    """Run evaluate; ``capture`` is capsysbinary (stdout may hold the bytes of ids that are not UTF-8)
+    or capsys."""
     code = main(["evaluate", "-q", "-m", "official", *options, qrels, run])
-    out, err = capsys.readouterr()
+    out, err = capture.readouterr()
+    if isinstance(out, bytes):
+        out, err = out.decode("utf-8", "surrogateescape"), err.decode("utf-8")
     return code, out, err
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-def test_input_fault(case: Case, tmp_path: Path, capsys) -> None:
+def test_input_fault(case: Case, tmp_path: Path, capsysbinary) -> None:
     qrels = _write(tmp_path / "qrels", case.qrels)
     run = _write(tmp_path / ("run.gz" if case.gzip_run else "run"), case.run, compress=case.gzip_run)
-    code, out, err = _evaluate(capsys, qrels, run, case.options)
+    code, out, err = _evaluate(capsysbinary, qrels, run, case.options)
     assert "Traceback" not in err
     warnings = [line for line in err.splitlines() if line.startswith("retrieval-eval: warning: ")]
     if case.outcome == "rejected":
@@ -163,7 +192,7 @@ def test_input_fault(case: Case, tmp_path: Path, capsys) -> None:
     else:
         assert warnings == [], err
     if case.same_output:
-        clean = _evaluate(capsys, _write(tmp_path / "clean.qrels", QRELS), _write(tmp_path / "clean.run", RUN))
+        clean = _evaluate(capsysbinary, _write(tmp_path / "clean.qrels", QRELS), _write(tmp_path / "clean.run", RUN))
         assert out == clean[1]
 
 
@@ -211,12 +240,17 @@ API_CASES = [
     "rank-of-5000-digits",
     "g-at-huge-relevance",
     "control-characters-in-ids",
+    "gzip-bomb-one-line",
+    "gzip-bomb-short-lines",
+    "line-length-limit",
+    "non-utf8-ids-in-python",
+    "text-stream-lone-cr",
 ]
 
 
 def test_api_table_and_tests_match() -> None:
     """The second table of docs/input-faults.md lists API_CASES, and each has its test."""
-    rows = re.findall(r"^\| `([a-z0-9.-]+)` \|[^|]*\| \*\*(?:raises|waits|ignored|exact|escaped)\*\*",
+    rows = re.findall(r"^\| `([a-z0-9.-]+)` \|[^|]*\| \*\*(?:raises|waits|ignored|exact|escaped|streams|kept)\*\*",
                       DOCS.read_text(), re.MULTILINE)
     assert rows == API_CASES
     for case in API_CASES:
@@ -366,3 +400,162 @@ def test_control_characters_in_ids(tmp_path: Path, capsys, monkeypatch: pytest.M
     assert main(["evaluate", "-m", "map", qrels, bad]) == 2
     err = capsys.readouterr().err
     assert "\x1b" not in err and "q\\x1b[2J" in err, err
+
+
+# Lines without end, ids equal in display, records run together (issue 15 B.2, B.9, B.10).
+
+
+def _one_line_gzip_bomb(line_bytes: int) -> bytes:
+    """A small gzip file: one run line, then ``line_bytes`` bytes of 'x' without a newline (members of
+    64 MiB, each a few dozen KiB compressed: gzip readers read concatenated members as one stream)."""
+    member = gzip.compress(b"x" * (64 << 20), mtime=0)
+    return gzip.compress(b"q1 Q0 a 1 1 r\n", mtime=0) + member * (line_bytes // (64 << 20))
+
+
+def test_gzip_bomb_one_line(tmp_path: Path) -> None:
+    """A 1 MB .gz expanding to one line of 1 GiB stops at the limit, fast and in little memory."""
+    path = _write(tmp_path / "bomb.run", _one_line_gzip_bomb(1 << 30))
+    assert os.path.getsize(path) < 2 << 20
+    tracemalloc.start()
+    started = time.perf_counter()
+    try:
+        with pytest.raises(TrecFormatError, match=rf"^{re.escape(path)}:2: line longer than 1048576 bytes; "
+                                                  r"expected lines of at most 1048576 bytes .*; got a line starting "
+                                                  r"'xxxx.*\.\.\.'$"):
+            read_run_columns(path)
+        elapsed = time.perf_counter() - started
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert elapsed < 2.0, elapsed  # a few milliseconds here; it ran for minutes before
+    assert peak < 64 << 20, peak  # a few blocks of 4 MiB, not the line
+
+
+def test_gzip_bomb_short_lines() -> None:
+    """A gzip bomb of many short (comment) lines is read in bounded memory: 4x the data, same peak."""
+    member = gzip.compress(b"# c\n" * (4 << 20), mtime=0)  # 16 MiB of comment lines
+    last = gzip.compress(RUN.encode(), mtime=0)
+    peaks = []
+    for copies in (1, 4):
+        tracemalloc.start()
+        try:
+            run = read_run_columns(io.BytesIO(member * copies + last))
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+        assert run.doc_ids.tolist() == [b"a", b"b", b"c"] and run.lines[0] == copies * (4 << 20) + 1
+    assert peaks[1] < 1.5 * peaks[0] + (8 << 20), peaks
+
+
+def test_line_length_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line of exactly the limit passes and one byte more fails, wherever it lies in a block; the
+    environment variable moves the limit, and a bad value of it is an input error."""
+    limit = _tokenize.MAX_LINE_BYTES
+    assert limit == 1 << 20
+
+    def line(length: int) -> str:  # a run line of ``length`` bytes, long in its ignored columns (not its ids)
+        head = "q2 Q0 d 2 0.5 r "
+        return head + "x" * (length - len(head)) + "\n"
+
+    short = "q1 Q0 a 1 2.0 r\n"
+    for before in (0, 3, 200_000):  # the long line first, after a few lines, or deep in a block
+        fits = _write(tmp_path / "fits.run", short * before + line(limit) + line(limit - 1) + RUN)
+        assert len(read_run_columns(fits).doc_ids) == before + 2 + 3
+        too_long = _write(tmp_path / "long.run", short * before + line(limit) + line(limit + 1) + RUN)
+        with pytest.raises(TrecFormatError, match=rf"^{re.escape(too_long)}:{before + 2}: line longer than "
+                                                  rf"{limit} bytes"):
+            read_run_columns(too_long)
+    unfinished = _write(tmp_path / "unfinished.run", short + "q2 Q0 " + "d" * (3 * limit))  # no newline at all
+    with pytest.raises(TrecFormatError, match=r":2: line longer than 1048576 bytes"):
+        read_run_columns(unfinished)
+    monkeypatch.setenv("RETRIEVAL_EVAL_MAX_LINE_BYTES", "13")
+    with pytest.raises(TrecFormatError, match=r"^<stream>:3: line longer than 13 bytes"):
+        read_run_columns(io.BytesIO(b"q1 Q0 a 1 2 r\nq1 Q0 b 2 1 r\nq1 Q0 bb 2 1 r\n"))
+    monkeypatch.setenv("RETRIEVAL_EVAL_MAX_LINE_BYTES", "2000000")
+    assert len(read_run_columns(too_long).doc_ids) == 200_000 + 2 + 3
+    for bad in ("0", "-5", "1e6", "lots"):
+        monkeypatch.setenv("RETRIEVAL_EVAL_MAX_LINE_BYTES", bad)
+        with pytest.raises(InputFormatError, match=rf"RETRIEVAL_EVAL_MAX_LINE_BYTES must be a positive number of "
+                                                   rf"bytes; got '{bad}'"):
+            read_run_columns(io.BytesIO(RUN.encode()))
+
+
+def test_ids_equal_in_display_are_kept_apart(tmp_path: Path, capsysbinary) -> None:
+    """The issue's repro: the byte id q\\xe9 and the text id q\\xe9 are two queries everywhere."""
+    qrels = _write(tmp_path / "q", b"q\xe9 0 a 1\nq\\xe9 0 b 1\n")
+    run = _write(tmp_path / "r", b"q\xe9 Q0 a 1 1 r\nq\\xe9 Q0 x 1 1 r\n")
+    assert main(["evaluate", "-q", "--format", "json", "-m", "P.1", qrels, run]) == 0
+    out, err = capsysbinary.readouterr()
+    assert err == b""
+    document = json.loads(out)  # valid JSON: the byte is written as the escape \udce9
+    assert b'"q\\udce9"' in out and b'"q\\\\xe9"' in out
+    assert document["queries"]["evaluated"] == 2
+    assert document["per_query"] == {"q\\xe9": {"P_1": 0.0}, "q\udce9": {"P_1": 1.0}}
+    assert document["aggregate"] == {"P_1": 0.5}
+    assert main(["evaluate", "-q", "-m", "P.1", qrels, run]) == 0
+    out = capsysbinary.readouterr().out
+    # The trec format writes each id as it was read, as trec_eval does.
+    assert out.splitlines() == [b"P_1                   \tq\\xe9\t0.0000", b"P_1                   \tq\xe9\t1.0000",
+                                b"P_1                   \tall\t0.5000"]
+    # So does the run id, as trec_eval prints it.
+    named = _write(tmp_path / "named", b"q\xe9 Q0 a 1 1 r\xe9\n")
+    assert main(["evaluate", qrels, named]) == 0
+    assert capsysbinary.readouterr().out.startswith(b"runid                 \tall\tr\xe9\n")
+    results = SetEvaluator.from_trec(qrels, run)
+    assert results.query_ids == ["q\\xe9", "q\udce9"]
+    assert results["q\udce9"].score("P@1") == 1.0 and results["q\\xe9"].score("P@1") == 0.0
+    assert [q.encode("utf-8", "surrogateescape") for q in results.query_ids] == [b"q\\xe9", b"q\xe9"]
+    assert [qid for qid, _ in read_qrels(qrels)] == ["q\udce9", "q\\xe9"]
+    assert [doc.doc_id for _, doc in read_run(run)] == ["a", "x"]
+
+
+def test_non_utf8_ids_in_python(tmp_path: Path) -> None:
+    """A str holding the bytes of a non-UTF-8 id (surrogateescape) is a valid id and finds that id's
+    rows; a surrogate that stands for no byte, or bytes that are UTF-8, stays an input error."""
+    qrels = _write(tmp_path / "q", b"q\xe9 0 caf\xe9 1\nq\xe9 0 b 1\n")
+    run = _write(tmp_path / "r", b"q\xe9 Q0 caf\xe9 1 2 r\nq\xe9 Q0 z 2 1 r\n")
+    from_file = SetEvaluator.from_trec(qrels, run)
+    in_memory = SetEvaluator.from_dict({"q\udce9": {"caf\udce9": 1, "b": 1}}, {"q\udce9": {"caf\udce9": 2.0, "z": 1.0}})
+    assert from_file.per_query("AP") == in_memory.per_query("AP") == {"q\udce9": 0.5}
+    assert [d.doc_id for d in from_file["q\udce9"].relevant_retrieved_documents()] == ["caf\udce9"]
+    assert SetEvaluator([from_file["q\udce9"]]).per_query("AP") == {"q\udce9": 0.5}
+    # Written back, such ids are their exact bytes again.
+    write_qrels(tmp_path / "copy.qrels", {qid: {d.doc_id: d.relevance for d in from_file[qid].judgments()}
+                                          for qid in from_file})
+    assert (tmp_path / "copy.qrels").read_bytes() == b"q\xe9 0 b 1\nq\xe9 0 caf\xe9 1\n"
+    write_run(tmp_path / "copy.run", {"q\udce9": dict.fromkeys(["caf\udce9", "caf\udce8"], 2.0)})
+    assert (tmp_path / "copy.run").read_bytes() == b"q\xe9 Q0 caf\xe9 1 2.0 run\nq\xe9 Q0 caf\xe8 2 2.0 run\n"
+    for bad in ("\ud800", "\udcc3\udca9"):  # not a byte; the UTF-8 bytes of 'é' (whose id is 'é')
+        with pytest.raises(InputFormatError, match="no lone surrogate"):
+            SetEvaluator.from_dict({bad: {"a": 1}}, {bad: {"a": 1.0}})
+
+
+def test_text_stream_lone_cr(tmp_path: Path) -> None:
+    """A file of lone \\r line endings is refused whether given as a path, a binary file or a text file
+    (universal newlines used to split the records a path reads as one line: MAP 1.0 against 0.5)."""
+    path = _write(tmp_path / "mac.run", RUN.replace("\n", "\r"))
+    for options in (None, {"mode": "rb"}, {}, {"newline": ""}):  # the path; a binary, text, raw text file
+        with contextlib.ExitStack() as stack:
+            given = path if options is None else stack.enter_context(open(path, **options))
+            with pytest.raises(TrecFormatError, match=rf"^{re.escape(path)}:? ?.*carriage return \(\\r\)"):
+                SetEvaluator.from_trec(io.StringIO(QRELS), given)
+    with open(path) as text, pytest.raises(TrecFormatError, match=r"cannot read after 0 complete lines: a line ends "
+                                                                   r"in a carriage return \(\\r\) alone"):
+        read_run_columns(text)
+    # CRLF is no lone \r: the same numbers from a path and from a text file.
+    crlf = _write(tmp_path / "crlf.run", RUN.replace("\n", "\r\n"))
+    with open(crlf) as text:
+        assert SetEvaluator.from_trec(io.StringIO(QRELS), text).mean("AP") == SetEvaluator.from_trec(
+            io.StringIO(QRELS), crlf).mean("AP") == 1.0
+
+
+def test_newline_lost_is_warned_per_line() -> None:
+    """A Q0 column after the run id is warned about once per block, naming the first line; extra columns
+    that do not hold Q0 (or a Q0 in the run id itself) are not."""
+    glued = RUN.replace(" r\nq1", " r q1") + "q3 Q0 d 1 1.0 r more\nq4 Q0 e 1 1.0 Q0\n"
+    with pytest.warns(InputWarning, match=r"^<stream>:1: the columns after the run id \(ignored\) hold 'Q0' again"):
+        run = read_run_columns(io.BytesIO(glued.encode()))
+    assert run.doc_ids.tolist() == [b"a", b"c", b"d", b"e"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_run_columns(io.BytesIO(b"q1 Q0 a 1 1 r x Q1\nq1 0 b 2 1 r 0 Q0\n"))  # no Q0 to repeat on line 2
