@@ -777,6 +777,9 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
 
     def _labelled(self, measures: MeasureList, keys: str, owner: str) -> list[tuple[Measure, str]]:
         """The numeric measures of ``measures`` (groups expanded) under the names ``keys`` asks for."""
+        if not isinstance(keys, str):
+            raise InputTypeError(f"{owner}: 'keys' must be a str, one of {', '.join(map(repr, _KEYS))}; "
+                                 f"got {type(keys).__name__} {keys!r:.80}")
         if keys not in _KEYS:
             raise InputFormatError(f"{owner}: 'keys' must be one of {', '.join(map(repr, _KEYS))}; got {keys!r}")
         distinct = dict.fromkeys(m for m, _ in parse_list(measures, rel=self.rel, numeric=True))

@@ -336,9 +336,13 @@ def save(figure: Figure, path: str | os.PathLike[str]) -> None:
     ------
     InputFormatError
         Another suffix (or none); the message names the allowed ones.
+    InputTypeError
+        ``path`` is not a str or path object, or ``figure`` not a Figure.
     MissingExtraError
         Without matplotlib.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputTypeError(f"save: 'path' must be a str or os.PathLike; got {type(path).__name__}")
     suffix = os.path.splitext(os.fspath(path))[1].lower()
     if suffix not in FORMATS:
         raise InputFormatError(
@@ -347,7 +351,10 @@ def save(figure: Figure, path: str | os.PathLike[str]) -> None:
         )
     require_matplotlib()
     import matplotlib
+    from matplotlib.figure import Figure
 
+    if not isinstance(figure, Figure):
+        raise InputTypeError(f"save: 'figure' must be a matplotlib Figure; got {type(figure).__name__}")
     file_format = FORMATS[suffix]
     # A fixed salt makes the SVG's element ids repeatable; rc_context restores the user's settings.
     with matplotlib.rc_context({"svg.hashsalt": "retrieval_eval"}):
