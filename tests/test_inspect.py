@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 import re
 import shlex
 from pathlib import Path
@@ -304,6 +305,54 @@ class TestErrors:
         flags += ["--worst N"] if command == "inspect" else ["--top N", "--names A,B", "--format"]
         for flag in flags:
             assert flag in text, flag
+
+
+class TestEdges:
+    """What a new user or an adversary meets at the edges: odd ids, empty rankings, one query, odd -m."""
+
+    def test_a_query_id_that_is_not_utf8_is_found_by_its_bytes_or_as_shown(self, capsys, write) -> None:
+        qrels = write("qrels", b"q\xff 0 d1 1\n")
+        run = write("run", b"q\xff Q0 d1 1 1.0 r\n")
+        raw = os.fsdecode(b"q\xff")  # what the shell hands Python for the byte 0xff: a surrogate escape
+        for given in (raw, "q\\xff"):
+            code, out, err = _run(capsys, "inspect", qrels, run, "--query", given)
+            assert code == 0 and out.startswith("query q\\xff in run: 1 retrieved, R = 1"), (given, err)
+
+    def test_a_judged_query_with_no_results_shows_nothing_retrieved(self, capsys) -> None:
+        code, out, _ = _run(capsys, "inspect", QRELS, RUN, "--query", "q13", "-m", "map")
+        lines = out.splitlines()
+        assert code == 0 and lines[0].startswith("query q13 in sample.run: 0 retrieved, R = 22")
+        assert lines[2] == "(nothing retrieved)" and "rank" not in lines[2]
+        assert lines[4] == "relevant documents not retrieved (22), highest grade first:"
+
+    def test_one_query_is_counted_in_the_singular(self, capsys, write) -> None:
+        qrels, run = write("qrels", "q1 0 a 1\n"), write("run", "q1 Q0 a 1 1.0 r\n")
+        code, out, _ = _run(capsys, "diff", "--quiet", qrels, run, run, "--names", "a,b")
+        assert code == 0 and out.splitlines()[0] == "nDCG@10: b against a over 1 query"
+        assert out.splitlines()[2] == "  helped 0, hurt 0, unchanged 1"
+
+    def test_a_run_against_itself_changes_nothing(self, capsys) -> None:
+        code, out, _ = _run(capsys, "diff", "--quiet", "--format", "json", "-m", "map", "-m", "P.10", QRELS, RUN, RUN)
+        assert code == 0
+        for measure in json.loads(out)["measures"]:
+            a, b = measure["mean"].values()
+            assert a == b and measure["helped"] == measure["hurt"] == 0 and measure["unchanged"] == 13
+            assert all(q["delta"] == 0.0 for q in measure["per_query"])
+
+    def test_a_group_keeps_its_per_query_measures(self, capsys) -> None:
+        """-m official: num_q and gm_map have no per-query value and are left out; runid is not a measure."""
+        values = _per_query(capsys, RUN, "official")
+        code, out, _ = _run(capsys, "inspect", "--quiet", QRELS, RUN, "-m", "official", "--worst", "3")
+        header = out.splitlines()[2].split()
+        assert code == 0 and header[0] == "query" and "num_q" not in header and "gm_map" not in header
+        assert header[1] == "num_ret" and header[-3:] == ["R", "first_rel", "missed"]
+        assert set(header[1:-3]) == set(values["q1"]) - {"gm_map"}
+
+    def test_plot_diff_draws_one_measure(self, capsys, tmp_path) -> None:
+        code, out, err = _run(capsys, "plot", "diff", QRELS, RUN, RUN, "-m", "P", "-o", str(tmp_path / "x.png"))
+        assert code == 2 and out == "" and err == (
+            "retrieval-eval plot diff: error: -m P names 9 measures; plot diff draws one, for example -m P_5; "
+            "see retrieval-eval plot diff --help\n")
 
 
 def test_inspecting_page_shows_real_output(capsys, shuffled, monkeypatch) -> None:
