@@ -606,7 +606,9 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
 
 def _names(args: argparse.Namespace, runs: Sequence[object]) -> list[str]:
     """The runs' names: --names, or their file names."""
-    names = args.names.split(",") if args.names else _run_names(runs)
+    names = args.names.split(",") if args.names is not None else _run_names(runs)
+    if not all(name.strip() for name in names):
+        raise _Usage(f"--names: every run needs a name; got {_short(args.names)}")
     if len(names) != len(runs):
         raise _Usage(f"--names gives {_counted(len(names), 'name', 'names')} for {len(runs)} runs")
     if len(set(names)) != len(names):

@@ -348,6 +348,11 @@ class TestEdges:
         assert header[1] == "num_ret" and header[-3:] == ["R", "first_rel", "missed"]
         assert set(header[1:-3]) == set(values["q1"]) - {"gm_map"}
 
+    @pytest.mark.parametrize("names", ["a,", "", " ,b"])
+    def test_an_empty_run_name_is_refused(self, capsys, names: str) -> None:
+        code, out, err = _run(capsys, "diff", QRELS, RUN, RUN, "--names", names)
+        assert code == 2 and out == "" and "--names: every run needs a name" in err and err.count("\n") == 1
+
     def test_plot_diff_draws_one_measure(self, capsys, tmp_path) -> None:
         code, out, err = _run(capsys, "plot", "diff", QRELS, RUN, RUN, "-m", "P", "-o", str(tmp_path / "x.png"))
         assert code == 2 and out == "" and err == (
@@ -367,7 +372,7 @@ def test_inspecting_page_shows_real_output(capsys, shuffled, monkeypatch) -> Non
             out, err = capsys.readouterr()
             assert err + out == shown, command
             checked += 1
-    assert checked >= 8
+    assert checked >= 9
 
 
 def test_run_on_stdin_and_gzip(capsys, monkeypatch, tmp_path) -> None:
