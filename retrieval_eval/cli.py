@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # imported for annotations only: the commands import lazily, 
     from .evaluator import SetEvaluator
     from .model import QrelsColumns
     from .output import Requested
+    from .ranking import Order
 
 EXIT_OK = 0
 EXIT_REGRESSION = 1  #: compare --fail-if-worse found a significant regression
@@ -513,7 +514,7 @@ def _check_overlap(results: SetEvaluator, qrels: object, run: object) -> None:
 
 
 #: --order's values, as the batch builder names them.
-_ORDERS = {"score": "score", "file": "given", "rank": "rank"}
+_ORDERS: dict[str, Order] = {"score": "score", "file": "given", "rank": "rank"}
 
 
 def _read_judgments(qrels: Any, first_run: object, *, subtopics: bool) -> QrelsColumns:

@@ -37,11 +37,16 @@ from .model import (
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from .evaluator import SetEvaluator
     from .measures import Measure
 
-    from .evaluator import SetEvaluator
-
-__all__ = ["diff_bars", "first_relevant_ranks", "pr_curves", "require_matplotlib", "save"]
+__all__ = [
+    "diff_bars",
+    "first_relevant_ranks",
+    "pr_curves",
+    "require_matplotlib",
+    "save",
+]
 
 _NO_MATPLOTLIB = "plots need matplotlib: pip install 'retrieval_eval[plot]'"
 
@@ -81,10 +86,18 @@ def _styles(n: int) -> list[dict[str, Any]]:
     repeats its 10 colours, so the 11th run would look like the first."""
     from matplotlib import colormaps
 
-    palette = colormaps["tab10" if n <= 10 else "tab20"].colors
+    size = 10 if n <= 10 else 20
+    palette = [
+        tuple(rgba) for rgba in colormaps[f"tab{size}"](np.arange(size)).tolist()
+    ]  # its listed colours
     dashes = ("-", "--", ":", "-.")
-    return [{"color": palette[i % len(palette)], "linestyle": dashes[i // len(palette) % len(dashes)]}
-            for i in range(n)]
+    return [
+        {
+            "color": palette[i % len(palette)],
+            "linestyle": dashes[i // len(palette) % len(dashes)],
+        }
+        for i in range(n)
+    ]
 
 
 def _check_runs(runs: Mapping[str, SetEvaluator], function: str) -> None:
@@ -342,7 +355,9 @@ def save(figure: Figure, path: str | os.PathLike[str]) -> None:
         Without matplotlib.
     """
     if not isinstance(path, (str, os.PathLike)):
-        raise InputTypeError(f"save: 'path' must be a str or os.PathLike; got {type(path).__name__}")
+        raise InputTypeError(
+            f"save: 'path' must be a str or os.PathLike; got {type(path).__name__}"
+        )
     suffix = os.path.splitext(os.fspath(path))[1].lower()
     if suffix not in FORMATS:
         raise InputFormatError(
@@ -354,7 +369,9 @@ def save(figure: Figure, path: str | os.PathLike[str]) -> None:
     from matplotlib.figure import Figure
 
     if not isinstance(figure, Figure):
-        raise InputTypeError(f"save: 'figure' must be a matplotlib Figure; got {type(figure).__name__}")
+        raise InputTypeError(
+            f"save: 'figure' must be a matplotlib Figure; got {type(figure).__name__}"
+        )
     file_format = FORMATS[suffix]
     # A fixed salt makes the SVG's element ids repeatable; rc_context restores the user's settings.
     with matplotlib.rc_context({"svg.hashsalt": "retrieval_eval"}):

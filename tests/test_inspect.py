@@ -307,6 +307,28 @@ class TestErrors:
             assert flag in text, flag
 
 
+@pytest.mark.parametrize("options", [["-J"], ["-M", "5"], ["-l", "2"], ["--order", "file"], ["-J", "-M", "7", "-l", "2"]],
+                         ids=["J", "M5", "l2", "order-file", "J-M7-l2"])
+def test_judging_options_give_evaluates_numbers(capsys, shuffled, options: list[str]) -> None:
+    """inspect --query and diff under -J, -M, -l, --order: every value is evaluate -q's under the same options."""
+    measures = ("map", "P.5", "ndcg_cut.10", "bpref", "num_ret", "num_rel")
+    oracle = {run: _per_query(capsys, run, *measures, options=tuple(options)) for run in (RUN, shuffled)}
+    m_args = [arg for m in measures for arg in ("-m", m)]
+    for query in ("q1", "q6", "q12"):
+        code, out, _ = _run(capsys, "inspect", QRELS, RUN, "--query", query, "--digits", "17", *options, *m_args)
+        assert code == 0
+        shown = {row[0]: float(row[1]) for row in _section(out, "measures:")}
+        assert shown == pytest.approx(oracle[RUN][query], abs=1e-16)
+        header = out.splitlines()[0]
+        assert f"{int(oracle[RUN][query]['num_ret'])} retrieved, R = {int(oracle[RUN][query]['num_rel'])} " in header
+    code, out, _ = _run(capsys, "diff", "--quiet", "--format", "json", QRELS, RUN, shuffled, *options, *m_args)
+    assert code == 0
+    for measure in json.loads(out)["measures"]:
+        for row in measure["per_query"]:
+            assert row["a"] == oracle[RUN][row["query"]][measure["measure"]]
+            assert row["b"] == oracle[shuffled][row["query"]][measure["measure"]]
+
+
 class TestEdges:
     """What a new user or an adversary meets at the edges: odd ids, empty rankings, one query, odd -m."""
 

@@ -363,14 +363,18 @@ class TestManyRuns:
         twelve = {f"run{i}": runs["sample"] for i in range(12)}
         figure = first_relevant_ranks(twelve)
         axes = figure.axes[0]
-        colours = {tuple(container.patches[0].get_facecolor()) for container in axes.containers}
+        colours = {
+            tuple(container.patches[0].get_facecolor()) for container in axes.containers
+        }
         assert len(axes.containers) == 12 and len(colours) == 12
         # The legend below grows the figure: the axes keep at least the height they have with two runs.
         two = first_relevant_ranks({"a": runs["sample"], "b": runs["sample"]})
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
         for fig in (figure, two):
-            FigureCanvasAgg(fig).draw()  # lays the figure out (constrained layout), as saving does
+            FigureCanvasAgg(
+                fig
+            ).draw()  # lays the figure out (constrained layout), as saving does
         height = figure.axes[0].get_window_extent().height
         assert height >= 0.9 * two.axes[0].get_window_extent().height
         assert figure.get_figheight() > two.get_figheight()
