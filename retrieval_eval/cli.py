@@ -611,7 +611,7 @@ def _names(args: argparse.Namespace, runs: Sequence[object]) -> list[str]:
     if not all(name.strip() for name in names):
         raise _Usage(f"--names: every run needs a name; got {_short(args.names)}")
     if len(names) != len(runs):
-        raise _Usage(f"--names gives {_counted(len(names), 'name', 'names')} for {len(runs)} runs")
+        raise _Usage(f"--names gives {_counted(len(names), 'name', 'names')} for {_counted(len(runs), 'run', 'runs')}")
     if len(set(names)) != len(names):
         raise _Usage("two runs have the same name; name them with --names a,b,...")
     return names

@@ -370,6 +370,10 @@ class TestEdges:
         assert header[1] == "num_ret" and header[-3:] == ["R", "first_rel", "missed"]
         assert set(header[1:-3]) == set(values["q1"]) - {"gm_map"}
 
+    def test_names_count_in_the_singular(self, capsys, tmp_path) -> None:
+        code, _, err = _run(capsys, "plot", "pr", QRELS, RUN, "--names", "a,b", "-o", str(tmp_path / "x.png"))
+        assert code == 2 and "--names gives 2 names for 1 run; see" in err
+
     @pytest.mark.parametrize("names", ["a,", "", " ,b"])
     def test_an_empty_run_name_is_refused(self, capsys, names: str) -> None:
         code, out, err = _run(capsys, "diff", QRELS, RUN, RUN, "--names", names)
