@@ -261,7 +261,7 @@ def _aligned(rows: Sequence[Sequence[str]], right: Sequence[bool], indent: str =
             .rstrip() for row in rows]
 
 
-def _number(value: float | int | str, digits: int) -> str:
+def _number(value: float | str, digits: int) -> str:  # an int is a float to type checkers
     if isinstance(value, str):
         return value
     return str(value) if isinstance(value, int) else f"{value:.{digits}f}"
@@ -273,8 +273,8 @@ def _score(score: float | None) -> str:
 
 def format_query(view: QueryView, *, run: str, rel: int, digits: int = 4) -> str:
     """The text of ``inspect --query``."""
-    lines = [f"query {view.query_id} in {run}: {view.retrieved} retrieved, R = {view.relevant} "
-             f"(relevant: judgment >= {rel}; * marks them)", ""]
+    lines = [(f"query {view.query_id} in {run}: {view.retrieved} retrieved, R = {view.relevant} "
+              f"(relevant: judgment >= {rel}; * marks them)"), ""]
     rows = [["rank", "", "doc_id", "score", "judgment"]]
     rows += [[str(d.rank), "*" if d.relevant else "", d.doc_id, _score(d.score), d.judgment_text()] for d in view.top]
     lines += _aligned(rows, [True, False, False, True, False]) if view.top else ["(nothing retrieved)"]
@@ -301,8 +301,8 @@ def format_worst(worst: Sequence[WorstQuery], labels: Sequence[str], *, total: i
     rows += [[w.query_id, *(_number(v, digits) for v in w.values), str(w.relevant),
               "-" if w.first_relevant is None else str(w.first_relevant), str(w.missed)] for w in worst]
     lines += _aligned(rows, [False, *([True] * (len(labels) + 3))])
-    lines += ["", "R: relevant judgments; first_rel: rank of the first relevant document (- : none retrieved); "
-                  "missed: relevant documents not retrieved."]
+    lines += ["", ("R: relevant judgments; first_rel: rank of the first relevant document (- : none retrieved); "
+                   "missed: relevant documents not retrieved.")]
     return "\n".join(lines) + "\n"
 
 

@@ -391,8 +391,8 @@ def test_inspecting_page_shows_real_output(capsys, shuffled, monkeypatch) -> Non
     page = (Path(__file__).resolve().parents[1] / "docs" / "inspecting.md").read_text(encoding="utf-8")
     monkeypatch.chdir(Path(shuffled).parent)  # the page's shuffled.run
     checked = 0
-    for block in re.findall(r"```console\n(.*?)```", page, flags=re.S):
-        for command, shown in re.findall(r"^\$ (retrieval-eval .*)\n((?:(?!\$ ).*\n)*)", block, flags=re.M):
+    for block in re.findall(r"```console\n(.*?)```", page, flags=re.DOTALL):
+        for command, shown in re.findall(r"^\$ (retrieval-eval .*)\n((?:(?!\$ ).*\n)*)", block, flags=re.MULTILINE):
             argv = shlex.split(command.replace("$QRELS", QRELS).replace("$RUN", RUN))[1:]
             main(argv)
             out, err = capsys.readouterr()
