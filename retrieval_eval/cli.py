@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # imported for annotations only: the commands import lazily, 
     from .evaluator import SetEvaluator
     from .model import QrelsColumns
     from .output import Requested
+    from .ranking import Order
 
 EXIT_OK = 0
 EXIT_REGRESSION = 1  #: compare --fail-if-worse found a significant regression
@@ -531,7 +532,7 @@ def _check_overlap(results: SetEvaluator, qrels: object, run: object) -> None:
 
 
 #: --order's values, as the batch builder names them.
-_ORDERS = {"score": "score", "file": "given", "rank": "rank"}
+_ORDERS: dict[str, Order] = {"score": "score", "file": "given", "rank": "rank"}
 
 
 def _read_judgments(qrels: Any, first_run: object, *, subtopics: bool) -> QrelsColumns:
@@ -555,7 +556,7 @@ def _build_run(args: argparse.Namespace, judged: QrelsColumns, qrels: object, ru
     from .trec import read_run_columns
 
     # Nobody else holds the run just read: handed over, its columns are freed as the build uses them.
-    results = SetEvaluator._built(
+    results = SetEvaluator.from_columns(
         judged, RunHandoff(read_run_columns(run, with_ranks=args.order == "rank")), rel=args.level,
         max_depth=args.max_depth, judged_only=args.judged_only, duplicates=args.duplicates,
         complete=not args.skip_missing, order=_ORDERS[args.order],
@@ -593,35 +594,42 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
         names = _run_names(runs)
     summary = not args.no_summary
     columns = table_columns(requested, per_query=args.per_query, summary=summary)
-    documents = []
+    # Each run is printed only once every run is read and evaluated: a broken file found at the third run
+    # stops the command before anything reaches stdout (never half a table). The evaluations themselves are
+    # not kept, only their text, so several large runs need no more memory than the largest.
+    parts: list[str] = []
     if args.format in tables.FORMATS:
         header, numeric = table_header(columns, per_query=args.per_query)
-        _emit(tables.head(args.format, header, numeric))
+        parts.append(tables.head(args.format, header, numeric))
     for name, results in zip(names, loaded):
         if not args.quiet:
             _report_query_set(args, results, requested, run=name if len(names) > 1 else None)
         if args.format == "json":
-            documents.append(json_report(results, requested, per_query=args.per_query, summary=summary))
+            parts.append(json_report(results, requested, per_query=args.per_query, summary=summary,
+                                     run=name if len(names) > 1 else None))
         elif args.format in tables.FORMATS:
             lines = table_rows(results, columns, name, per_query=args.per_query, summary=summary)
-            _emit(tables.rows(args.format, lines, args.digits))
+            parts.append(tables.rows(args.format, lines, args.digits))
         else:
             block = trec_lines(results, requested, per_query=args.per_query, summary=summary,
                                digits=args.digits, run_id=show_run_id)
-            _emit("".join(line + "\n" for line in block))
+            parts.append("".join(line + "\n" for line in block))
         del results
     if args.format in tables.FORMATS:
-        _emit(tables.tail(args.format))
+        parts.append(tables.tail(args.format))
     if args.format == "json":  # one document for one run (as before); a list of them for several
-        _emit((documents[0] if len(documents) == 1 else "[\n" + ",\n".join(documents) + "\n]") + "\n")
+        parts = [(parts[0] if len(parts) == 1 else "[\n" + ",\n".join(parts) + "\n]") + "\n"]
+    _emit("".join(parts))
     return EXIT_OK
 
 
 def _names(args: argparse.Namespace, runs: Sequence[object]) -> list[str]:
     """The runs' names: --names, or their file names."""
-    names = args.names.split(",") if args.names else _run_names(runs)
+    names = args.names.split(",") if args.names is not None else _run_names(runs)
+    if not all(name.strip() for name in names):
+        raise _Usage(f"--names: every run needs a name; got {_short(args.names)}")
     if len(names) != len(runs):
-        raise _Usage(f"--names gives {_counted(len(names), 'name', 'names')} for {len(runs)} runs")
+        raise _Usage(f"--names gives {_counted(len(names), 'name', 'names')} for {_counted(len(runs), 'run', 'runs')}")
     if len(set(names)) != len(names):
         raise _Usage("two runs have the same name; name them with --names a,b,...")
     return names
@@ -635,14 +643,32 @@ def _load_runs(args: argparse.Namespace, qrels: object, runs: Sequence[object],
     return [_build_run(args, judged, qrels, run) for run in runs]
 
 
-def _per_query_measures(requested: Sequence[Requested], option: str = "-m") -> list[Requested]:
-    """``requested`` without repeats; a measure with no per-query number (num_q, relstring) is a usage error."""
-    unique = list({(r.measure, r.label): r for r in requested}.values())
-    for item in unique:
-        if item.measure.definition.text or item.measure.definition.summary_only:
-            kind = "a text measure" if item.measure.definition.text else "a summary-only measure"
-            raise _Usage(f"{option} {item.label}: {kind} has no per-query number to compare")
-    return unique
+def _per_query_measures(specs: Sequence[str], level: int, *, text: bool = False) -> list[Requested]:
+    """The -m measures of inspect, diff and plot: those with a value per query (and, with ``text``,
+    the text ones, relstring), without repeats.
+
+    A group's other members (num_q and gm_map in ``official``) are left out; a measure without a
+    per-query value asked for by itself, or ``runid``, is a usage error, as is a list left empty.
+    """
+    from .measures import trec_table
+
+    for spec in specs:
+        if spec.strip() == trec_table.RUN_ID:
+            raise _Usage("-m runid: the run's name is not a measure; the output names the run")
+    requested, _ = _requested(specs, level)
+    alone = {found[0].measure for spec in specs for found in [_requested([spec], level)[0]] if len(found) == 1}
+    kept: list[Requested] = []
+    for item in {(r.measure, r.label): r for r in requested}.values():
+        definition = item.measure.definition
+        if not (definition.summary_only or (definition.text and not text)):
+            kept.append(item)
+        elif item.measure in alone:
+            kind = ("a text measure: its per-query value is a string, not a number" if definition.text else
+                    "a summary over all queries: it has no per-query value (evaluate prints it)")
+            raise _Usage(f"-m {item.label} is {kind}")
+    if not kept:
+        raise _Usage(f"-m {_short(' '.join(specs))}: no measure with a per-query value")
+    return kept
 
 
 def _inspect(args: argparse.Namespace) -> int:
@@ -657,19 +683,19 @@ def _inspect(args: argparse.Namespace) -> int:
     if problem:
         raise _Usage(problem)
     specs = args.measures or (list(INSPECT_MEASURES) if args.query is not None else ["map"])
-    requested, _ = _requested(specs, args.level)
+    if args.query is not None:
+        requested = order_requested(_per_query_measures(specs, args.level, text=True))
+    else:  # the queries are ranked by the first -m, whatever its place in the table order
+        first = _per_query_measures(specs[:1], args.level)
+        requested = list({(r.measure, r.label): r for r in [*first, *_per_query_measures(specs, args.level)]}.values())
     qrels, runs = _sources(args.qrels, [args.run])
     name = _run_names(runs)[0]
+    [results] = _load_runs(args, qrels, runs, requested)
     if args.query is not None:
-        requested = order_requested(requested)
-        [results] = _load_runs(args, qrels, runs, requested)
         view = inspect_query(results, args.query, [(r.label, r.measure) for r in requested],
                              depth=args.depth or 20, where=name)
         _emit(format_query(view, run=name, rel=args.level, digits=args.digits))
         return EXIT_OK
-    first, _ = _requested(specs[:1], args.level)  # the queries are ranked by the first -m, whatever its table order
-    requested = _per_query_measures([*first, *requested])
-    [results] = _load_runs(args, qrels, runs, requested)
     if not args.quiet:
         _report_query_set(args, results, requested)
     worst = worst_queries(results, [r.measure for r in requested], args.worst or 10)
@@ -690,19 +716,19 @@ def _diff(args: argparse.Namespace) -> int:
     problem = _stdin_problem(args.qrels, [args.run_a, args.run_b])
     if problem:
         raise _Usage(problem)
-    requested, _ = _requested(args.measures or ["nDCG@10"], args.level)
-    requested = _per_query_measures(requested)
+    requested = _per_query_measures(args.measures or ["nDCG@10"], args.level)
     qrels, runs = _sources(args.qrels, [args.run_a, args.run_b])
     name_a, name_b = _names(args, runs)
     a, b = _load_runs(args, qrels, runs, requested)
     if args.query is not None:
-        view = diff_query(a, b, args.query, [(r.label, r.measure) for r in requested], k=args.depth or 10,
-                          names=(name_a, name_b))
+        view = diff_query(a, b, args.query, [(r.label, r.measure) for r in requested],
+                          k=args.depth or 10, names=(name_a, name_b))
         _emit(format_ranking_diff(view, (name_a, name_b), digits=args.digits))
         return EXIT_OK
     if not args.quiet:
         for name, results in ((name_a, a), (name_b, b)):
             _report_query_set(args, results, requested, run=name)
+    _check_shared_queries(a, b, (name_a, name_b))
     diffs = [diff_runs(a, b, r.measure, r.label) for r in requested]
     if args.format == "text":
         _emit("\n".join(format_diff(d, (name_a, name_b), top=args.top or 10, digits=args.digits) for d in diffs))
@@ -720,30 +746,57 @@ def _diff(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _check_shared_queries(a: SetEvaluator, b: SetEvaluator, names: Sequence[str]) -> None:
+    """Two runs to compare query by query must share a query (with --skip-missing they may not)."""
+    from .model import RetrievalEvalError
+
+    if set(a.query_ids).isdisjoint(b.query_ids):
+        raise RetrievalEvalError(
+            f"{names[0]} and {names[1]} have no evaluated query in common, so there is nothing to compare; "
+            f"expected shared queries; got {_preview(a.query_ids, 3)} and {_preview(b.query_ids, 3)}")
+
+
+def _check_output(path: str) -> None:
+    """plot's -o, before anything is read: a known suffix, in a directory that exists and can be written."""
+    from .plotting import FORMATS
+
+    shown = _short(path, 120)
+    if os.path.splitext(path)[1].lower() not in FORMATS:
+        raise _Usage(f"-o: expected a file name ending in {', '.join(FORMATS)}; got {shown}")
+    if os.path.isdir(path):
+        raise _Usage(f"-o: expected a file name; got {shown}, a directory")
+    folder = os.path.dirname(path) or os.curdir
+    if not os.path.isdir(folder):
+        raise _Usage(f"-o: the directory of {shown} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise _Usage(f"-o: cannot write in the directory of {shown}")
+
+
 def _plot(args: argparse.Namespace) -> int:
     from . import plotting
 
     problem = _stdin_problem(args.qrels, args.runs)
     if problem:
         raise _Usage(problem)
-    if os.path.splitext(args.output)[1].lower() not in plotting.FORMATS:  # before reading the runs, not after
-        raise _Usage(f"-o: expected a file name ending in {', '.join(plotting.FORMATS)}; got "
-                     f"{_short(args.output, 120)}")
-    requested, _ = _requested([args.measure] if args.kind == "diff" else ["map"], args.level)
-    if args.kind == "diff":
-        requested = _per_query_measures(requested)
+    _check_output(args.output)  # before reading the runs, not after
+    plotting.require_matplotlib()
+    requested = _per_query_measures([args.measure] if args.kind == "diff" else ["map"], args.level)
+    if len(requested) > 1:
+        raise _Usage(f"-m {args.measure[:40]} names {len(requested)} measures; plot diff draws one, "
+                     f"for example -m {requested[0].label}")
     qrels, runs = _sources(args.qrels, args.runs)
     names = _names(args, runs)
     evaluations = _load_runs(args, qrels, runs, requested)
     if args.kind == "pr":
         figure = plotting.pr_curves(dict(zip(names, evaluations)))
     elif args.kind == "diff":
-        figure = plotting.diff_bars(evaluations[0], evaluations[1], str(requested[0].measure), (names[0], names[1]))
+        _check_shared_queries(evaluations[0], evaluations[1], names)
+        figure = plotting.diff_bars(evaluations[0], evaluations[1], requested[0].measure, (names[0], names[1]))
     else:
         figure = plotting.first_relevant_ranks(dict(zip(names, evaluations)))
     try:
         plotting.save(figure, args.output)
-    except OSError as exc:  # a missing directory, a full disk: the output failed, as for evaluate
+    except OSError as exc:  # a full disk: the output failed, as for evaluate
         raise _OutputFailed(f"{args.output}: {exc.strerror or exc}") from None
     if not args.quiet:
         _note(f"wrote {args.output}")
@@ -934,7 +987,8 @@ def _run(args: argparse.Namespace) -> int:
         qrels, runs = _sources(args.qrels, args.runs)
         return _evaluate(args, qrels, runs)
     except _Usage as exc:
-        _stderr_line(f"retrieval-eval {args.command}: error: {exc}; see retrieval-eval {args.command} --help")
+        command = f"{args.command} {args.kind}" if args.command == "plot" else args.command
+        _stderr_line(f"retrieval-eval {command}: error: {exc}; see retrieval-eval {command} --help")
         return EXIT_BAD_INPUT
     except MissingExtraError as exc:  # an optional dependency: one line that says what to install
         _stderr_line(f"retrieval-eval: error: {exc}")

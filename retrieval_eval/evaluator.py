@@ -421,6 +421,25 @@ class RetrievalEvaluator:
         rows = rows[np.argsort(-batch.judged_relevance[rows], kind="stable")]
         return [Judgment(id_text(batch.judged_doc_ids[i]), int(batch.judged_relevance[i])) for i in rows]
 
+    def retrieved_judgments(self) -> list[int | None]:
+        """The qrels value of each retrieved document, in rank order (as :meth:`retrieved_documents`):
+        its grade, a negative value as the qrels give it, or None when the qrels do not judge it.
+
+        Examples
+        --------
+        >>> ev = RetrievalEvaluator("q", [Document("a"), Document("b"), Document("c")],
+        ...                         [Judgment("a", 2), Judgment("c", -1), Judgment("d", 1)])
+        >>> ev.retrieved_judgments()
+        [2, None, -1]
+        """
+        batch = self._batch
+        judged, docs = batch.judged_doc_ids, batch.doc_ids
+        if not len(judged):
+            return [None] * len(docs)
+        at = np.minimum(np.searchsorted(judged, docs), len(judged) - 1)  # one query's judged ids are sorted
+        found = judged[at] == docs
+        return [int(v) if f else None for v, f in zip(batch.judged_relevance[at].tolist(), found.tolist())]
+
     def judgment(self, doc_id: str) -> int | None:
         """The query's judgment of ``doc_id``: its grade, or None if the qrels do not judge it.
 
@@ -518,11 +537,15 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
 
     @classmethod
     def from_columns(
-        cls, qrels: QrelsColumns, run: RunColumns, *, rel: int = 1, order: Order = "score",
+        cls, qrels: QrelsColumns, run: RunColumns | RunHandoff, *, rel: int = 1, order: Order = "score",
         max_depth: int | None = None, judged_only: bool = False, duplicates: Duplicates = "error",
         complete: bool = True,
     ) -> SetEvaluator:
-        """Build from columnar judgments and results (what the TREC readers produce)."""
+        """Build from columnar judgments and results (what the TREC readers produce).
+
+        A run in a ``RunHandoff`` is one nobody else holds (just read): its columns are freed while
+        the evaluation is built, so a large run does not need its memory twice.
+        """
         max_depth = _check_max_depth(max_depth)
         check_duplicates_option(duplicates)
         return cls._built(qrels, run, rel=rel, order=order, max_depth=max_depth, judged_only=judged_only,
@@ -754,6 +777,9 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
 
     def _labelled(self, measures: MeasureList, keys: str, owner: str) -> list[tuple[Measure, str]]:
         """The numeric measures of ``measures`` (groups expanded) under the names ``keys`` asks for."""
+        if not isinstance(keys, str):
+            raise InputTypeError(f"{owner}: 'keys' must be a str, one of {', '.join(map(repr, _KEYS))}; "
+                                 f"got {type(keys).__name__} {keys!r:.80}")
         if keys not in _KEYS:
             raise InputFormatError(f"{owner}: 'keys' must be one of {', '.join(map(repr, _KEYS))}; got {keys!r}")
         distinct = dict.fromkeys(m for m, _ in parse_list(measures, rel=self.rel, numeric=True))

@@ -11,6 +11,7 @@ and ``retrieval-eval diff`` print.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,7 +19,7 @@ from attrs import frozen
 
 from .evaluator import RetrievalEvaluator, SetEvaluator
 from .measures import Measure
-from .model import RetrievalEvalError, id_text
+from .model import RetrievalEvalError
 
 __all__ = [
     "QueryDelta", "QueryView", "RankedDocument", "RankingDiff", "RunDiff", "WorstQuery", "diff_query", "diff_runs",
@@ -65,36 +66,38 @@ def find_query(results: SetEvaluator, query_id: str, where: str) -> RetrievalEva
     Raises
     ------
     RetrievalEvalError
-        The query is not evaluated: it has no judgments, or no query of that id exists (the message
-        then suggests the closest id, as ``did you mean 'q10'?``).
+        The query is not evaluated: it has no judgments, it has no results and the evaluation
+        leaves such queries out (``--skip-missing``, ``complete=False``), or no query of that id
+        exists (the message then suggests the closest id, as ``did you mean 'q10'?``).
     """
-    try:
-        return results[query_id]
-    except KeyError:
-        pass
+    for key in (query_id, _as_read(query_id)):
+        if key in results:
+            return results[key]
     if query_id in set(results.not_judged):
         raise RetrievalEvalError(f"query {query_id!r} of {where} has no judgments in the qrels, so it is not evaluated")
+    if query_id in set(results.missing_from_run):
+        raise RetrievalEvalError(f"query {query_id!r} is judged but {where} has no results for it, and queries "
+                                 "without results are left out (--skip-missing)")
     close = difflib.get_close_matches(query_id, results.query_ids, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise RetrievalEvalError(
         f"no query {query_id!r} among the {len(results)} evaluated queries of {where}{hint}")
 
 
+def _as_read(shown: str) -> str:
+    """The id that prints as ``shown``: a byte that is not UTF-8 is kept in an id as a lone surrogate
+    (see :func:`~retrieval_eval.model.id_text`) and printed ``\\xff``, so a user may type either."""
+    return re.sub(r"\\x([89a-f][0-9a-f])", lambda m: chr(0xDC00 + int(m.group(1), 16)), shown)
+
+
 def _ranked(evaluator: RetrievalEvaluator, depth: int) -> tuple[RankedDocument, ...]:
-    """The top ``depth`` documents of one query, each with its qrels value."""
-    batch = evaluator._batch
-    stop = min(depth, len(batch.labels))
-    docs = batch.doc_ids[:stop]
-    judged = batch.judged_doc_ids  # one query: sorted by id bytes, so a binary search finds each value
-    at = np.minimum(np.searchsorted(judged, docs), max(len(judged) - 1, 0))
-    found = (judged[at] == docs) if len(judged) else np.zeros(stop, dtype=bool)
-    values = batch.judged_relevance[at] if len(judged) else np.zeros(stop, dtype=np.int64)
-    relevant = batch.relevant(evaluator.rel)[:stop]
-    scores = batch.scores[:stop]
+    """The top ``depth`` documents of one query, each with its qrels value (relevant: a value >= rel, >= 0)."""
+    level = max(evaluator.rel, 0)
     return tuple(
-        RankedDocument(i + 1, id_text(docs[i]), None if np.isnan(scores[i]) else float(scores[i]),
-                       int(values[i]) if found[i] else None, bool(relevant[i]))
-        for i in range(stop)
+        RankedDocument(i, document.doc_id, document.score, judgment,
+                       judgment is not None and judgment >= level)
+        for i, (document, judgment) in enumerate(
+            zip(evaluator.retrieved_documents()[:depth], evaluator.retrieved_judgments()[:depth]), 1)
     )
 
 
@@ -118,8 +121,8 @@ def inspect_query(
     evaluator = find_query(results, query_id, where)
     values = tuple((label, _value(evaluator, m)) for label, m in measures if not m.definition.summary_only)
     return QueryView(
-        query_id=evaluator.query_id, retrieved=int(evaluator._batch.num_ret[0]),
-        relevant=int(evaluator._batch.n_relevant(evaluator.rel)[0]), top=_ranked(evaluator, depth),
+        query_id=evaluator.query_id, retrieved=int(evaluator.score("NumRet")),
+        relevant=int(evaluator.score("NumRel")), top=_ranked(evaluator, depth),
         missed=tuple((j.doc_id, j.relevance) for j in evaluator.relevant_missed_judgments()), values=values,
     )
 
@@ -146,6 +149,8 @@ def worst_queries(results: SetEvaluator, measures: Sequence[Measure], n: int) ->
     for m in measures:
         if m.definition.text or m.definition.summary_only:
             raise RetrievalEvalError(f"{m} has no per-query number to rank the queries by")
+    if not measures:
+        raise RetrievalEvalError("worst_queries: no measure to rank the queries by; give at least one")
     columns = [results.array(m) for m in measures]
     relevant = results.array("NumRel").astype(np.int64)
     missed = relevant - results.array("NumRelRet").astype(np.int64)
@@ -197,6 +202,8 @@ def diff_runs(a: SetEvaluator, b: SetEvaluator, measure: Measure, label: str | N
     """``b`` against ``a`` on ``measure``, over the queries both evaluated (in ``a``'s order)."""
     if measure.definition.text or measure.definition.summary_only:
         raise RetrievalEvalError(f"{measure} has no per-query number to compare")
+    if set(a.query_ids).isdisjoint(b.query_ids):
+        raise RetrievalEvalError("diff_runs: the two runs have no evaluated query in common; nothing to compare")
     position_b = {q: i for i, q in enumerate(b.query_ids)}
     rows_a = np.asarray([i for i, q in enumerate(a.query_ids) if q in position_b], dtype=np.int64)
     shared = [a.query_ids[i] for i in rows_a]
@@ -230,17 +237,6 @@ class RankingDiff:
     values: tuple[tuple[str, float, float], ...]  #: (label, value in A, value in B)
 
 
-def _ranks_in(evaluator: RetrievalEvaluator, docs: np.ndarray) -> list[int | None]:
-    """The rank of each of ``docs`` (raw ids) in the query's whole ranking; None where it is not retrieved."""
-    ids = evaluator._batch.doc_ids
-    if not len(ids):
-        return [None] * len(docs)
-    by_id = np.argsort(ids, kind="stable")
-    at = np.minimum(np.searchsorted(ids[by_id], docs), len(ids) - 1)
-    found = ids[by_id][at] == docs
-    return [int(by_id[a]) + 1 if f else None for a, f in zip(at.tolist(), found.tolist())]
-
-
 def diff_query(
     a: SetEvaluator, b: SetEvaluator, query_id: str, measures: Sequence[tuple[str, Measure]], *, k: int = 10,
     names: tuple[str, str] = ("A", "B"),
@@ -248,15 +244,15 @@ def diff_query(
     """The view of ``diff --query``: one query's top ``k`` in both runs and what changed in it."""
     ev_a, ev_b = find_query(a, query_id, names[0]), find_query(b, query_id, names[1])
     top_a, top_b = _ranked(ev_a, k), _ranked(ev_b, k)
-    ids_a, ids_b = ev_a._batch.doc_ids[:len(top_a)], ev_b._batch.doc_ids[:len(top_b)]
-    entered = np.flatnonzero(~np.isin(ids_b, ids_a))
-    left = np.flatnonzero(~np.isin(ids_a, ids_b))
+    rank_a = {d.doc_id: d.rank for d in ev_a.retrieved_documents()}  # ranks in the whole rankings
+    rank_b = {d.doc_id: d.rank for d in ev_b.retrieved_documents()}
+    in_top_a, in_top_b = {d.doc_id for d in top_a}, {d.doc_id for d in top_b}
     values = tuple((label, float(ev_a.score(m)), float(ev_b.score(m))) for label, m in measures
                    if not (m.definition.text or m.definition.summary_only))
     return RankingDiff(
         query_id, k, top_a, top_b,
-        tuple(zip([top_b[i] for i in entered], _ranks_in(ev_a, ids_b[entered]))),
-        tuple(zip([top_a[i] for i in left], _ranks_in(ev_b, ids_a[left]))),
+        tuple((d, rank_a.get(d.doc_id)) for d in top_b if d.doc_id not in in_top_a),
+        tuple((d, rank_b.get(d.doc_id)) for d in top_a if d.doc_id not in in_top_b),
         values,
     )
 
@@ -271,7 +267,7 @@ def _aligned(rows: Sequence[Sequence[str]], right: Sequence[bool], indent: str =
             .rstrip() for row in rows]
 
 
-def _number(value: float | int | str, digits: int) -> str:
+def _number(value: float | str, digits: int) -> str:  # an int is a float to type checkers
     if isinstance(value, str):
         return value
     return str(value) if isinstance(value, int) else f"{value:.{digits}f}"
@@ -283,11 +279,11 @@ def _score(score: float | None) -> str:
 
 def format_query(view: QueryView, *, run: str, rel: int, digits: int = 4) -> str:
     """The text of ``inspect --query``."""
-    lines = [f"query {view.query_id} in {run}: {view.retrieved} retrieved, R = {view.relevant} "
-             f"(relevant: judgment >= {rel}; * marks them)", ""]
+    lines = [(f"query {view.query_id} in {run}: {view.retrieved} retrieved, R = {view.relevant} "
+              f"(relevant: judgment >= {rel}; * marks them)"), ""]
     rows = [["rank", "", "doc_id", "score", "judgment"]]
     rows += [[str(d.rank), "*" if d.relevant else "", d.doc_id, _score(d.score), d.judgment_text()] for d in view.top]
-    lines += _aligned(rows, [True, False, False, True, False])
+    lines += _aligned(rows, [True, False, False, True, False]) if view.top else ["(nothing retrieved)"]
     if view.retrieved > len(view.top):
         below = view.retrieved - len(view.top)
         lines.append(f"({below} more retrieved below rank {len(view.top)}; --depth shows more)")
@@ -311,15 +307,16 @@ def format_worst(worst: Sequence[WorstQuery], labels: Sequence[str], *, total: i
     rows += [[w.query_id, *(_number(v, digits) for v in w.values), str(w.relevant),
               "-" if w.first_relevant is None else str(w.first_relevant), str(w.missed)] for w in worst]
     lines += _aligned(rows, [False, *([True] * (len(labels) + 3))])
-    lines += ["", "R: relevant judgments; first_rel: rank of the first relevant document (- : none retrieved); "
-                  "missed: relevant documents not retrieved."]
+    lines += ["", ("R: relevant judgments; first_rel: rank of the first relevant document (- : none retrieved); "
+                   "missed: relevant documents not retrieved.")]
     return "\n".join(lines) + "\n"
 
 
 def format_diff(diff: RunDiff, names: tuple[str, str], *, top: int, digits: int = 4) -> str:
     """The text of ``diff``: means, counts, then the largest gains and losses."""
     change = diff.mean_b - diff.mean_a
-    lines = [f"{diff.label}: {names[1]} against {names[0]} over {len(diff.deltas)} queries",
+    queries = f"{len(diff.deltas)} {'query' if len(diff.deltas) == 1 else 'queries'}"
+    lines = [f"{diff.label}: {names[1]} against {names[0]} over {queries}",
              f"  mean  {diff.mean_a:.{digits}f} -> {diff.mean_b:.{digits}f}  ({change:+.{digits}f})",
              f"  helped {diff.helped}, hurt {diff.hurt}, unchanged {diff.unchanged}"]
     header = ["query", names[0], names[1], "delta"]

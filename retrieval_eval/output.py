@@ -94,12 +94,16 @@ def _json_values(measure: Measure, values: Sequence[float] | Sequence[str]) -> l
     return [None if isinstance(v, float) and not math.isfinite(v) else v for v in values]
 
 
-def json_report(results: SetEvaluator, requested: Sequence[Requested], *, per_query: bool, summary: bool) -> str:
+def json_report(
+    results: SetEvaluator, requested: Sequence[Requested], *, per_query: bool, summary: bool, run: str | None = None,
+) -> str:
     """Full-precision JSON: the aggregate and (optionally) per-query values, keyed by label.
 
-    Text measures (relstring) hold their string per query and have no aggregate.
+    Text measures (relstring) hold their string per query and have no aggregate. ``run``, the run's
+    name in a list of several (its file name), comes first when given: run ids often repeat.
     """
-    document: dict[str, object] = {
+    document: dict[str, object] = {} if run is None else {"run": run}
+    document |= {
         "run_id": results.run_id,
         "measures": {r.label: str(r.measure) for r in requested},
         "queries": {

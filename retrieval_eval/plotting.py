@@ -38,8 +38,15 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from .evaluator import SetEvaluator
+    from .measures import Measure
 
-__all__ = ["diff_bars", "first_relevant_ranks", "pr_curves", "save"]
+__all__ = [
+    "diff_bars",
+    "first_relevant_ranks",
+    "pr_curves",
+    "require_matplotlib",
+    "save",
+]
 
 _NO_MATPLOTLIB = "plots need matplotlib: pip install 'retrieval_eval[plot]'"
 
@@ -55,13 +62,42 @@ RANK_BINS: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 21, 51, 101, 10
 _HELPED, _HURT, _LINE = "#2a7d2a", "#b83232", "#444444"
 
 
-def _new_figure(width: float = 7.0, height: float = 4.5) -> Figure:
-    """A Figure not registered with pyplot (so no global backend or figure list is touched)."""
+def require_matplotlib() -> None:
+    """Raise :class:`MissingExtraError` (one line naming the ``plot`` extra) unless matplotlib can be imported.
+
+    ``retrieval-eval plot`` calls it before reading any file, so a missing extra is reported at once.
+    """
     try:
-        from matplotlib.figure import Figure
+        import matplotlib  # noqa: F401
     except ImportError:
         raise MissingExtraError(_NO_MATPLOTLIB) from None
+
+
+def _new_figure(width: float = 7.0, height: float = 4.5) -> Figure:
+    """A Figure not registered with pyplot (so no global backend or figure list is touched)."""
+    require_matplotlib()
+    from matplotlib.figure import Figure
+
     return Figure(figsize=(width, height), layout="constrained")
+
+
+def _styles(n: int) -> list[dict[str, Any]]:
+    """Colours (and, past 20 runs, line styles) that tell ``n`` runs apart: matplotlib's default cycle
+    repeats its 10 colours, so the 11th run would look like the first."""
+    from matplotlib import colormaps
+
+    size = 10 if n <= 10 else 20
+    palette = [
+        tuple(rgba) for rgba in colormaps[f"tab{size}"](np.arange(size)).tolist()
+    ]  # its listed colours
+    dashes = ("-", "--", ":", "-.")
+    return [
+        {
+            "color": palette[i % len(palette)],
+            "linestyle": dashes[i // len(palette) % len(dashes)],
+        }
+        for i in range(n)
+    ]
 
 
 def _check_runs(runs: Mapping[str, SetEvaluator], function: str) -> None:
@@ -114,7 +150,7 @@ def pr_curves(runs: Mapping[str, SetEvaluator], *, title: str | None = None) -> 
     _check_runs(runs, "pr_curves")
     figure = _new_figure()
     axes = figure.add_subplot()
-    for name, evaluator in runs.items():
+    for (name, evaluator), style in zip(runs.items(), _styles(len(runs))):
         levels = parse_all("iprec_at_recall", rel=evaluator.rel)
         recall = [float(m["recall"]) for m in levels]
         precision = [evaluator.aggregate(m) for m in levels]
@@ -126,6 +162,7 @@ def pr_curves(runs: Mapping[str, SetEvaluator], *, title: str | None = None) -> 
             markersize=4,
             clip_on=False,
             label=f"{name} (MAP {mean_ap:.4f})",
+            **style,
         )
     axes.set_xlim(0.0, 1.0)
     axes.set_ylim(0.0, 1.0)
@@ -140,7 +177,7 @@ def pr_curves(runs: Mapping[str, SetEvaluator], *, title: str | None = None) -> 
 def diff_bars(
     a: SetEvaluator,
     b: SetEvaluator,
-    measure: str,
+    measure: str | Measure,
     names: tuple[str, str] = ("A", "B"),
     *,
     max_labels: int = 40,
@@ -189,11 +226,11 @@ def diff_bars(
             f"diff_bars: 'names' must be a tuple of two str; got {names!r}"
         )
     # The diff command's own pairing and counts, so the picture and the table always agree.
-    diff = diff_runs(a, b, parse(measure, rel=a.rel))
-    if not diff.deltas:
+    if set(a.query_ids).isdisjoint(b.query_ids):
         raise RetrievalEvalError(
             f"diff_bars: {names[0]} and {names[1]} have no query in common"
         )
+    diff = diff_runs(a, b, parse(measure, rel=a.rel))
     label, helped, hurt, unchanged = diff.label, diff.helped, diff.hurt, diff.unchanged
     ascending = diff.deltas[::-1]  # smallest (largest loss) first, left to right
     queries = [d.query_id for d in ascending]
@@ -275,9 +312,11 @@ def first_relevant_ranks(runs: Mapping[str, SetEvaluator]) -> Figure:
     used = max(10, int(np.searchsorted(RANK_BINS, deepest, side="right")))
     edges = np.asarray([*RANK_BINS, np.inf][: used + 1], dtype=np.float64)
 
-    figure = _new_figure()
+    # The legend sits below the axes, one line per run: the figure grows with it, so the bars keep their room.
+    figure = _new_figure(height=4.5 + 0.25 * max(0, len(runs) - 2))
     axes = figure.add_subplot()
     width = 0.8 / len(runs)
+    styles = _styles(len(runs))
     for i, (name, found_ranks) in enumerate(ranks.items()):
         # Ranks are integers below the last finite edge, so numpy's closed last bin never matters.
         counts, _ = np.histogram(found_ranks, bins=edges)
@@ -286,6 +325,7 @@ def first_relevant_ranks(runs: Mapping[str, SetEvaluator]) -> Figure:
             np.arange(used) - 0.4 + width * (i + 0.5),
             counts,
             width=width,
+            color=styles[i]["color"],
             label=f"{name}: {missing[name]} of {n_queries} queries with no relevant retrieved",
         )
     axes.set_xticks(np.arange(used), rank_bin_labels(RANK_BINS)[:used])
@@ -309,19 +349,29 @@ def save(figure: Figure, path: str | os.PathLike[str]) -> None:
     ------
     InputFormatError
         Another suffix (or none); the message names the allowed ones.
+    InputTypeError
+        ``path`` is not a str or path object, or ``figure`` not a Figure.
     MissingExtraError
         Without matplotlib.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputTypeError(
+            f"save: 'path' must be a str or os.PathLike; got {type(path).__name__}"
+        )
     suffix = os.path.splitext(os.fspath(path))[1].lower()
     if suffix not in FORMATS:
         raise InputFormatError(
             f"{os.fspath(path)}: cannot save a plot as {suffix or 'a file without a suffix'}; "
             f"expected one of {', '.join(FORMATS)}"
         )
-    try:
-        import matplotlib
-    except ImportError:
-        raise MissingExtraError(_NO_MATPLOTLIB) from None
+    require_matplotlib()
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    if not isinstance(figure, Figure):
+        raise InputTypeError(
+            f"save: 'figure' must be a matplotlib Figure; got {type(figure).__name__}"
+        )
     file_format = FORMATS[suffix]
     # A fixed salt makes the SVG's element ids repeatable; rc_context restores the user's settings.
     with matplotlib.rc_context({"svg.hashsalt": "retrieval_eval"}):

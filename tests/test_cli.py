@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import gzip
 import io
 import json
@@ -597,10 +598,35 @@ class TestPlot:
         code, _, err = _run(capsys, "plot", "ranks", *files, "-o", str(tmp_path / "x.gif"))
         assert code == 2 and err.count("\n") == 1 and ".gif" in err and "Traceback" not in err
 
-    def test_unwritable_output_exits_1(self, capsys, tmp_path, files) -> None:
+    @pytest.mark.parametrize("where", ["no/x.png", "folder.png"], ids=["missing-directory", "a-directory"])
+    def test_an_output_that_cannot_be_made_is_a_usage_error_before_reading(self, capsys, tmp_path, files,
+                                                                          where: str) -> None:
+        """-o in a directory that does not exist, or naming a directory: exit 2 before any file is read
+        (the run named here does not exist, and the error is still about -o)."""
+        (tmp_path / "folder.png").mkdir()
+        code, _, err = _run(capsys, "plot", "ranks", files[0], str(tmp_path / "no-such.run"), "-o",
+                            str(tmp_path / where))
+        assert code == 2 and err.startswith("retrieval-eval plot ranks: error: -o: ") and err.count("\n") == 1
+        assert err.rstrip().endswith("see retrieval-eval plot ranks --help")
+
+    def test_an_output_directory_without_write_permission_is_a_usage_error(self, capsys, tmp_path, files,
+                                                                           monkeypatch) -> None:
+        monkeypatch.setattr(os, "access", lambda path, mode: False)  # as a user without the right (tests run as root)
+        code, _, err = _run(capsys, "plot", "pr", *files, "-o", str(tmp_path / "x.png"))
+        assert code == 2 and "cannot write in the directory" in err and err.count("\n") == 1
+
+    def test_a_failed_write_exits_1(self, capsys, tmp_path, files, monkeypatch) -> None:
+        """The save itself fails (a full disk): the output failed, exit 1, as for evaluate."""
         pytest.importorskip("matplotlib")
-        code, _, err = _run(capsys, "plot", "ranks", *files, "-o", str(tmp_path / "no" / "x.png"))
-        assert code == 1 and err.startswith("retrieval-eval: error: cannot write the output: ") and err.count("\n") == 1
+        from retrieval_eval import plotting
+
+        def full_disk(figure: object, path: object) -> None:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        monkeypatch.setattr(plotting, "save", full_disk)
+        code, _, err = _run(capsys, "plot", "ranks", *files, "-o", str(tmp_path / "x.png"))
+        assert code == 1 and err == f"retrieval-eval: error: cannot write the output: {tmp_path / 'x.png'}: " \
+                                    "No space left on device\n"
 
     def test_without_matplotlib_one_line(self, capsys, tmp_path, files, monkeypatch) -> None:
         """matplotlib missing: the one-line install hint, exit 2."""
@@ -615,7 +641,7 @@ class TestPlot:
             main(["plot", "diff", files[0], files[1], "-o", "x.png"])
         assert exit_.value.code == 2 and capsys.readouterr().err.count("\n") == 1
         code, _, err = _run(capsys, "plot", "diff", *files, files[1], "-m", "num_q", "-o", "x.png")
-        assert code == 2 and "summary-only" in err and err.count("\n") == 1
+        assert code == 2 and "-m num_q is a summary over all queries" in err and err.count("\n") == 1
 
     @pytest.mark.parametrize("kind", ["pr", "diff", "ranks"])
     def test_help_has_a_line_per_flag(self, capsys, kind: str) -> None:

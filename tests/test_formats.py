@@ -139,7 +139,10 @@ class TestSeveralRuns:
     def test_json_is_a_list_of_the_single_run_documents(self, capsys, other) -> None:
         single = [_json(capsys, run, "-q", "-m", "map") for run in (RUN, other)]
         code, out, _ = _run(capsys, "evaluate", "--quiet", "--format", "json", "-q", "-m", "map", QRELS, RUN, other)
-        assert code == 0 and json.loads(out) == single
+        documents = json.loads(out)
+        assert code == 0 and [d.pop("run") for d in documents] == ["sample.run", Path(other).name]
+        assert documents == single  # the same objects, each named first by its run's file name
+        assert next(iter(json.loads(out)[0])) == "run"
 
     def test_qrels_are_read_once(self, capsys, other, monkeypatch) -> None:
         """Three runs, one read of the qrels (a spy on the qrels reader counts the calls)."""
@@ -181,10 +184,13 @@ class TestSeveralRuns:
         err = capsys.readouterr().err
         assert exit_.value.code == 2 and err.count("\n") == 1 and "only one RUN can be -" in err
 
-    def test_a_bad_second_run_is_one_error_line(self, capsys, write) -> None:
+    @pytest.mark.parametrize("form", ["trec", "json", "csv", "tsv", "markdown", "latex"])
+    def test_a_bad_later_run_is_one_error_line_and_no_output(self, capsys, write, other, form: str) -> None:
+        """The third run is broken: one error line naming it, and nothing on stdout (never half a table)."""
         bad = write("bad.run", "q1 Q0 a 1\n")
-        code, out, err = _run(capsys, "evaluate", "--quiet", "-m", "map", QRELS, RUN, bad)
-        assert code == 2 and out.startswith("map") and err.startswith(f"retrieval-eval: error: {bad}:1: ")
+        code, out, err = _run(capsys, "evaluate", "--quiet", "--format", form, "-q", "-m", "map", QRELS, RUN, other,
+                              bad)
+        assert code == 2 and out == "" and err.startswith(f"retrieval-eval: error: {bad}:1: ")
         assert err.count("\n") == 1
 
     def test_same_file_names_are_told_apart(self, capsys, tmp_path) -> None:

@@ -245,12 +245,19 @@ API_CASES = [
     "line-length-limit",
     "non-utf8-ids-in-python",
     "text-stream-lone-cr",
+    "keys-unknown",
+    "save-unknown-suffix",
+    "judgment-non-str",
+    "runid-or-relstring-in-measures",
+    "inspect-unknown-query",
+    "diff-no-common-query",
+    "plot-without-matplotlib",
 ]
 
 
 def test_api_table_and_tests_match() -> None:
     """The second table of docs/input-faults.md lists API_CASES, and each has its test."""
-    rows = re.findall(r"^\| `([a-z0-9.-]+)` \|[^|]*\| \*\*(?:raises|waits|ignored|exact|escaped|streams|kept)\*\*",
+    rows = re.findall(r"^\| `([a-z0-9.-]+)` \|[^|]*\| \*\*(?:raises|waits|ignored|exact|escaped|streams|kept|refused)\*\*",
                       DOCS.read_text(), re.MULTILINE)
     assert rows == API_CASES
     for case in API_CASES:
@@ -559,3 +566,132 @@ def test_newline_lost_is_warned_per_line() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         read_run_columns(io.BytesIO(b"q1 Q0 a 1 1 r x Q1\nq1 0 b 2 1 r 0 Q0\n"))  # no Q0 to repeat on line 2
+# ------------------------------------------------------------------ issue 11's entry points
+def _sample(tmp_path: Path) -> SetEvaluator:
+    return SetEvaluator.from_trec(io.BytesIO(QRELS.encode()), io.BytesIO(RUN.encode()))
+
+
+@pytest.mark.parametrize("method", ["evaluate", "to_dataframe"])
+def test_keys_unknown(tmp_path: Path, method: str) -> None:
+    """keys= other than 'canonical' or 'trec': a str is a format error, another type a type error."""
+    if method == "to_dataframe":
+        pytest.importorskip("pandas")
+    call = getattr(_sample(tmp_path), method)
+    with pytest.raises(InputFormatError, match=rf"^{method}: 'keys' must be one of 'canonical', 'trec'; got 'pytrec'$"):
+        call(["map"], keys="pytrec")
+    for wrong in (None, ["trec"]):
+        with pytest.raises(InputTypeError, match=rf"^{method}: 'keys' must be a str"):
+            call(["map"], keys=wrong)
+
+
+def test_save_unknown_suffix(tmp_path: Path) -> None:
+    """plotting.save refuses a suffix it cannot write (and writes nothing), a path that is not one, a non-Figure."""
+    pytest.importorskip("matplotlib")
+    from retrieval_eval import plotting
+
+    figure = plotting.pr_curves({"r": _sample(tmp_path)})
+    for name, shown in (("x.jpg", ".jpg"), ("x", "a file without a suffix")):
+        with pytest.raises(InputFormatError, match=rf"cannot save a plot as {shown}; expected one of .png, .svg, .pdf$"):
+            plotting.save(figure, tmp_path / name)
+        assert not (tmp_path / name).exists()
+    with pytest.raises(InputTypeError, match="'path' must be a str or os.PathLike; got NoneType"):
+        plotting.save(figure, None)  # type: ignore[arg-type]
+    with pytest.raises(InputTypeError, match="'figure' must be a matplotlib Figure; got str"):
+        plotting.save("figure", tmp_path / "x.png")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("doc_id", [5, None, b"a"], ids=["int", "None", "bytes"])
+def test_judgment_non_str(tmp_path: Path, doc_id: object) -> None:
+    query = _sample(tmp_path)["q1"]
+    assert query.judgment("a") == 1 and query.judgment("zzz") is None
+    with pytest.raises(InputTypeError, match=rf"^'doc_id' must be a str; got {type(doc_id).__name__} "):
+        query.judgment(doc_id)  # type: ignore[arg-type]
+
+
+def test_runid_or_relstring_in_measures(tmp_path: Path, capsys) -> None:
+    """runid is no measure and relstring has no number: named alone they raise (API) or are usage errors
+    (inspect, diff, plot diff); in a group (all_trec, official) relstring and the summary-only ones are left out."""
+    from retrieval_eval.measures import MeasureError, UnknownMeasureError
+
+    evaluation = _sample(tmp_path)
+    for call in (evaluation.evaluate, evaluation.to_dataframe):
+        with pytest.raises(UnknownMeasureError, match="^'runid' is not a measure"):
+            call(["map", "runid"])
+        with pytest.raises(MeasureError, match="is a text measure: it has no value"):
+            call(["relstring"])
+    assert "RelString" not in evaluation.evaluate(["all_trec"])["q1"]
+    qrels, run = _write(tmp_path / "qrels", QRELS), _write(tmp_path / "run", RUN)
+    for argv in (["inspect", qrels, run], ["inspect", qrels, run, "--query", "q1"], ["diff", qrels, run, run],
+                 ["plot", "diff", qrels, run, run, "-o", str(tmp_path / "x.png")]):
+        for measure, said in (("runid", "-m runid: the run's name is not a measure"),
+                              ("relstring", "-m relstring is a text measure"),
+                              ("num_q", "-m num_q is a summary over all queries")):
+            if measure == "relstring" and "--query" in argv:
+                continue  # inspect --query shows a query's relstring
+            assert main([*argv, "-m", measure]) == 2
+            err = capsys.readouterr().err
+            assert said in err and err.count("\n") == 1 and "Traceback" not in err, (argv, err)
+    # A group keeps its per-query measures: diff -m official compares map, P_5 ... and skips num_q, gm_map.
+    assert main(["diff", "--quiet", "--format", "csv", qrels, run, run, "-m", "official"]) == 0
+    measures = {line.split(",")[0] for line in capsys.readouterr().out.splitlines()[1:]}
+    assert {"map", "P_5", "bpref"} <= measures and not measures & {"num_q", "gm_map", "runid"}
+
+
+def test_inspect_unknown_query(tmp_path: Path, capsys) -> None:
+    """A query that is not evaluated: one line saying why, with a suggestion when an id is close."""
+    qrels = _write(tmp_path / "qrels", QRELS + "q10 0 d 1\n")
+    run = _write(tmp_path / "run", RUN + "q3 Q0 d 1 1.0 r\n")
+    cases = [
+        (["--query", "q11"], "no query 'q11' among the 3 evaluated queries of run (did you mean 'q1'?)"),
+        (["--query", "q3"], "query 'q3' of run has no judgments in the qrels, so it is not evaluated"),
+        (["--query", "q10", "--skip-missing"],
+         "query 'q10' is judged but run has no results for it, and queries without results are left out"),
+    ]
+    for options, message in cases:
+        for command in (["inspect", qrels, run], ["diff", qrels, run, run, "--names", "run,other"]):
+            assert main([*command, "--quiet", *options]) == 2
+            err = capsys.readouterr().err
+            assert err.startswith("retrieval-eval: error: ") and message in err and err.count("\n") == 1, err
+
+
+def test_diff_no_common_query(tmp_path: Path, capsys) -> None:
+    """With --skip-missing two runs may share no evaluated query: nothing to compare is an error, not zeros."""
+    qrels = _write(tmp_path / "qrels", QRELS)
+    a = _write(tmp_path / "a.run", "q1 Q0 a 1 2.0 r\n")
+    b = _write(tmp_path / "b.run", "q2 Q0 c 1 1.0 r\n")
+    for argv in (["diff", qrels, a, b], ["plot", "diff", qrels, a, b, "-o", str(tmp_path / "x.png")]):
+        if argv[0] == "plot":
+            pytest.importorskip("matplotlib")
+        assert main([*argv, "--skip-missing", "--quiet"]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err == ("retrieval-eval: error: a.run and b.run have no evaluated query in common, so "
+                                     "there is nothing to compare; expected shared queries; got q1 and q2\n")
+    from retrieval_eval import RetrievalEvalError
+    from retrieval_eval.inspection import diff_runs
+    from retrieval_eval.measures import parse
+
+    runs = [SetEvaluator.from_trec(qrels, path, complete=False) for path in (a, b)]
+    with pytest.raises(RetrievalEvalError, match="no evaluated query in common"):
+        diff_runs(runs[0], runs[1], parse("AP"))
+
+
+def test_plot_without_matplotlib(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without matplotlib, plot says so in one line before reading anything (the run named does not even
+    exist), and the plotting functions raise MissingExtraError."""
+    from retrieval_eval import plotting
+    from retrieval_eval.model import MissingExtraError
+
+    evaluation = _sample(tmp_path)
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+    qrels = _write(tmp_path / "qrels", QRELS)
+    for kind in ("pr", "diff", "ranks"):
+        runs = [str(tmp_path / "no-such.run")] * (2 if kind == "diff" else 1)
+        assert main(["plot", kind, qrels, *runs, "-o", str(tmp_path / "x.png")]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err == "retrieval-eval: error: plots need matplotlib: pip install 'retrieval_eval[plot]'\n"
+    for draw in (lambda: plotting.pr_curves({"r": evaluation}), lambda: plotting.first_relevant_ranks({"r": evaluation}),
+                 lambda: plotting.diff_bars(evaluation, evaluation, "AP"), plotting.require_matplotlib):
+        with pytest.raises(MissingExtraError, match=r"retrieval_eval\[plot\]"):
+            draw()

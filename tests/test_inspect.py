@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 import re
 import shlex
 from pathlib import Path
@@ -168,7 +169,8 @@ class TestWorst:
             assert int(missed) == values[query]["num_rel"] - values[query]["num_rel_ret"]
             # The first relevant rank, read off the query's own ranking (its first '*').
             _, view, _ = _run(capsys, "inspect", QRELS, RUN, "--query", query, "--depth", "1000")
-            marked = [int(row[0]) for row in _section(view, "rank") if row[1] == "*"]
+            empty = "\n(nothing retrieved)\n" in view  # a judged query the run lacks (q13): no ranking
+            marked = [] if empty else [int(row[0]) for row in _section(view, "rank") if row[1] == "*"]
             assert first == (str(marked[0]) if marked else "-")
 
     def test_sorts_by_the_first_measure_given(self, capsys) -> None:
@@ -305,19 +307,100 @@ class TestErrors:
             assert flag in text, flag
 
 
+@pytest.mark.parametrize("options", [["-J"], ["-M", "5"], ["-l", "2"], ["--order", "file"], ["-J", "-M", "7", "-l", "2"]],
+                         ids=["J", "M5", "l2", "order-file", "J-M7-l2"])
+def test_judging_options_give_evaluates_numbers(capsys, shuffled, options: list[str]) -> None:
+    """inspect --query and diff under -J, -M, -l, --order: every value is evaluate -q's under the same options."""
+    measures = ("map", "P.5", "ndcg_cut.10", "bpref", "num_ret", "num_rel")
+    oracle = {run: _per_query(capsys, run, *measures, options=tuple(options)) for run in (RUN, shuffled)}
+    m_args = [arg for m in measures for arg in ("-m", m)]
+    for query in ("q1", "q6", "q12"):
+        code, out, _ = _run(capsys, "inspect", QRELS, RUN, "--query", query, "--digits", "17", *options, *m_args)
+        assert code == 0
+        shown = {row[0]: float(row[1]) for row in _section(out, "measures:")}
+        assert shown == pytest.approx(oracle[RUN][query], abs=1e-16)
+        header = out.splitlines()[0]
+        assert f"{int(oracle[RUN][query]['num_ret'])} retrieved, R = {int(oracle[RUN][query]['num_rel'])} " in header
+    code, out, _ = _run(capsys, "diff", "--quiet", "--format", "json", QRELS, RUN, shuffled, *options, *m_args)
+    assert code == 0
+    for measure in json.loads(out)["measures"]:
+        for row in measure["per_query"]:
+            assert row["a"] == oracle[RUN][row["query"]][measure["measure"]]
+            assert row["b"] == oracle[shuffled][row["query"]][measure["measure"]]
+
+
+class TestEdges:
+    """What a new user or an adversary meets at the edges: odd ids, empty rankings, one query, odd -m."""
+
+    def test_a_query_id_that_is_not_utf8_is_found_by_its_bytes_or_as_shown(self, capsysbinary, write) -> None:
+        qrels = write("qrels", b"q\xff 0 d1 1\n")
+        run = write("run", b"q\xff Q0 d1 1 1.0 r\n")
+        raw = os.fsdecode(b"q\xff")  # what the shell hands Python for the byte 0xff: a surrogate escape
+        for given in (raw, "q\\xff"):
+            code = main(["inspect", qrels, run, "--query", given])
+            out, err = capsysbinary.readouterr()
+            # Not a terminal: the id is written as its exact bytes, as the trec lines are.
+            assert code == 0 and out.startswith(b"query q\xff in run: 1 retrieved, R = 1"), (given, err)
+
+    def test_a_judged_query_with_no_results_shows_nothing_retrieved(self, capsys) -> None:
+        code, out, _ = _run(capsys, "inspect", QRELS, RUN, "--query", "q13", "-m", "map")
+        lines = out.splitlines()
+        assert code == 0 and lines[0].startswith("query q13 in sample.run: 0 retrieved, R = 22")
+        assert lines[2] == "(nothing retrieved)" and "rank" not in lines[2]
+        assert lines[4] == "relevant documents not retrieved (22), highest grade first:"
+
+    def test_one_query_is_counted_in_the_singular(self, capsys, write) -> None:
+        qrels, run = write("qrels", "q1 0 a 1\n"), write("run", "q1 Q0 a 1 1.0 r\n")
+        code, out, _ = _run(capsys, "diff", "--quiet", qrels, run, run, "--names", "a,b")
+        assert code == 0 and out.splitlines()[0] == "nDCG@10: b against a over 1 query"
+        assert out.splitlines()[2] == "  helped 0, hurt 0, unchanged 1"
+
+    def test_a_run_against_itself_changes_nothing(self, capsys) -> None:
+        code, out, _ = _run(capsys, "diff", "--quiet", "--format", "json", "-m", "map", "-m", "P.10", QRELS, RUN, RUN)
+        assert code == 0
+        for measure in json.loads(out)["measures"]:
+            a, b = measure["mean"].values()
+            assert a == b and measure["helped"] == measure["hurt"] == 0 and measure["unchanged"] == 13
+            assert all(q["delta"] == 0.0 for q in measure["per_query"])
+
+    def test_a_group_keeps_its_per_query_measures(self, capsys) -> None:
+        """-m official: num_q and gm_map have no per-query value and are left out; runid is not a measure."""
+        values = _per_query(capsys, RUN, "official")
+        code, out, _ = _run(capsys, "inspect", "--quiet", QRELS, RUN, "-m", "official", "--worst", "3")
+        header = out.splitlines()[2].split()
+        assert code == 0 and header[0] == "query" and "num_q" not in header and "gm_map" not in header
+        assert header[1] == "num_ret" and header[-3:] == ["R", "first_rel", "missed"]
+        assert set(header[1:-3]) == set(values["q1"]) - {"gm_map"}
+
+    def test_names_count_in_the_singular(self, capsys, tmp_path) -> None:
+        code, _, err = _run(capsys, "plot", "pr", QRELS, RUN, "--names", "a,b", "-o", str(tmp_path / "x.png"))
+        assert code == 2 and "--names gives 2 names for 1 run; see" in err
+
+    @pytest.mark.parametrize("names", ["a,", "", " ,b"])
+    def test_an_empty_run_name_is_refused(self, capsys, names: str) -> None:
+        code, out, err = _run(capsys, "diff", QRELS, RUN, RUN, "--names", names)
+        assert code == 2 and out == "" and "--names: every run needs a name" in err and err.count("\n") == 1
+
+    def test_plot_diff_draws_one_measure(self, capsys, tmp_path) -> None:
+        code, out, err = _run(capsys, "plot", "diff", QRELS, RUN, RUN, "-m", "P", "-o", str(tmp_path / "x.png"))
+        assert code == 2 and out == "" and err == (
+            "retrieval-eval plot diff: error: -m P names 9 measures; plot diff draws one, for example -m P_5; "
+            "see retrieval-eval plot diff --help\n")
+
+
 def test_inspecting_page_shows_real_output(capsys, shuffled, monkeypatch) -> None:
     """Every ``$ retrieval-eval`` line in docs/inspecting.md prints what the page shows (stderr, then stdout)."""
     page = (Path(__file__).resolve().parents[1] / "docs" / "inspecting.md").read_text(encoding="utf-8")
     monkeypatch.chdir(Path(shuffled).parent)  # the page's shuffled.run
     checked = 0
-    for block in re.findall(r"```console\n(.*?)```", page, flags=re.S):
-        for command, shown in re.findall(r"^\$ (retrieval-eval .*)\n((?:(?!\$ ).*\n)*)", block, flags=re.M):
+    for block in re.findall(r"```console\n(.*?)```", page, flags=re.DOTALL):
+        for command, shown in re.findall(r"^\$ (retrieval-eval .*)\n((?:(?!\$ ).*\n)*)", block, flags=re.MULTILINE):
             argv = shlex.split(command.replace("$QRELS", QRELS).replace("$RUN", RUN))[1:]
             main(argv)
             out, err = capsys.readouterr()
             assert err + out == shown, command
             checked += 1
-    assert checked >= 8
+    assert checked >= 9
 
 
 def test_run_on_stdin_and_gzip(capsys, monkeypatch, tmp_path) -> None:

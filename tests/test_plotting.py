@@ -347,3 +347,38 @@ def test_missing_matplotlib(
     assert (
         str(caught.value) == "plots need matplotlib: pip install 'retrieval_eval[plot]'"
     )
+
+
+class TestManyRuns:
+    """Twelve runs: matplotlib's default cycle has 10 colours, so runs 11 and 12 would look like 1 and 2."""
+
+    def test_pr_lines_are_told_apart(self, runs) -> None:
+        twelve = {f"run{i}": runs["sample"] for i in range(12)}
+        lines = pr_curves(twelve).axes[0].get_lines()
+        assert len(lines) == 12
+        looks = {(str(line.get_color()), line.get_linestyle()) for line in lines}
+        assert len(looks) == 12
+
+    def test_ranks_bars_are_told_apart_and_keep_their_room(self, runs) -> None:
+        twelve = {f"run{i}": runs["sample"] for i in range(12)}
+        figure = first_relevant_ranks(twelve)
+        axes = figure.axes[0]
+        colours = {
+            tuple(container.patches[0].get_facecolor()) for container in axes.containers
+        }
+        assert len(axes.containers) == 12 and len(colours) == 12
+        # The legend below grows the figure: the axes keep at least the height they have with two runs.
+        two = first_relevant_ranks({"a": runs["sample"], "b": runs["sample"]})
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        for fig in (figure, two):
+            FigureCanvasAgg(
+                fig
+            ).draw()  # lays the figure out (constrained layout), as saving does
+        height = figure.axes[0].get_window_extent().height
+        assert height >= 0.9 * two.axes[0].get_window_extent().height
+        assert figure.get_figheight() > two.get_figheight()
+
+    def test_one_run_keeps_the_default_look(self, runs) -> None:
+        [line] = pr_curves({"only": runs["sample"]}).axes[0].get_lines()
+        assert line.get_linestyle() == "-"
