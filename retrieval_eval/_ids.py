@@ -188,3 +188,78 @@ def _check_duplicates(
         )
     keep[order[repeat]] = False
     return keep
+
+
+def pair_keys(query_code: IntArray, ids: BytesArray) -> npt.NDArray[np.uint64]:
+    """A 64-bit key of each (query, id) pair: equal pairs have equal keys; unequal pairs rarely do.
+
+    The id hash is multiplied before the query code goes into its low bits, so that "doc8" in query 1
+    and "doc9" in query 0 do not collide.
+    """
+    keys = np.ascontiguousarray(_id_hash(ids))
+    keys *= np.uint64(_MIX)
+    keys ^= np.ascontiguousarray(query_code, dtype=np.int64).view(np.uint64)
+    return keys
+
+
+class PairIndex:
+    """A hash table of judged (query, id) pairs, for finding ranked rows among them.
+
+    Open addressing with linear probing, built and probed with whole-array steps: each step handles
+    every key still looking for a slot, and few keys need more than two. The table has 4 to 8 slots
+    per pair, so absent pairs (most of a run's rows) are mostly ruled out by one empty slot. A
+    matching key is only a candidate, confirmed on the query code and the id's bytes.
+    """
+
+    def __init__(self, query_code: IntArray, ids: BytesArray) -> None:
+        self.query_code, self.ids = query_code, ids
+        self.keys = pair_keys(query_code, ids)
+        n = len(ids)
+        self.bits = max(int(4 * n).bit_length(), 4)
+        self.table = np.full(1 << self.bits, -1, dtype=np.int32 if n < 2**31 - 1 else np.int64)
+        mask = (1 << self.bits) - 1
+        #: rows whose key equals that of a row inserted before them: maybe the same pair twice
+        self.same_key: list[IntArray] = []
+        pending = np.arange(n, dtype=np.int64)
+        slot = _table_slot(self.keys, self.bits)
+        while len(pending):
+            at = slot[pending]
+            held = self.table[at]
+            free = held < 0
+            taken = pending[~free]  # these probe the next slot
+            self.same_key.append(taken[self.keys[held[~free]] == self.keys[taken]])
+            slot[taken] = (slot[taken] + 1) & mask
+            wanting, at = pending[free], at[free]
+            self.table[at] = wanting  # of several rows wanting one slot, the last written wins
+            lost = wanting[self.table[at] != wanting]  # these look at the same slot again, now taken
+            pending = np.concatenate((taken, lost))
+
+    def maybe_repeated(self) -> bool:
+        """Whether two rows share a key (every repeated pair does; distinct pairs almost never)."""
+        return any(len(rows) for rows in self.same_key)
+
+    def find(self, query_code: IntArray, ids: BytesArray) -> tuple[IntArray, IntArray]:
+        """The rows of (``query_code``, ``ids``) that are in the table (ascending) and their rows in it."""
+        keys = pair_keys(query_code, ids)
+        mask = (1 << self.bits) - 1
+        slot = _table_slot(keys, self.bits)
+        found_rows, found_at = [], []
+        pending = np.arange(len(keys), dtype=np.int64)
+        while len(pending):
+            held = self.table[slot[pending]].astype(np.int64)
+            occupied = held >= 0
+            pending, held = pending[occupied], held[occupied]
+            same = self.keys[held] == keys[pending]
+            if same.any():
+                rows, at = pending[same], held[same]
+                exact = (self.query_code[at] == query_code[rows]) & (self.ids[at] == ids[rows])
+                found_rows.append(rows[exact])
+                found_at.append(at[exact])
+                pending = np.concatenate((pending[~same], rows[~exact]))  # a false match probes on
+            slot[pending] = (slot[pending] + 1) & mask
+        if not found_rows:
+            none = np.zeros(0, dtype=np.int64)
+            return none, none
+        rows, at = np.concatenate(found_rows), np.concatenate(found_at)
+        order = np.argsort(rows)
+        return rows[order], at[order]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import cached_property
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
@@ -392,7 +393,7 @@ class RetrievalEvaluator:
         batch = self._batch
         retrieved = np.isin(batch.judged_doc_ids, batch.doc_ids)
         relevant = batch.judged_relevance >= max(self.rel, 0)
-        return [Document(_display(doc)) for doc in batch.judged_doc_ids[relevant & ~retrieved]]
+        return [Document(_display(doc)) for doc in np.sort(batch.judged_doc_ids[relevant & ~retrieved])]
 
     def relevant_documents(self) -> list[Document]:
         """All relevant documents: the retrieved ones in rank order, then the missed ones."""
@@ -401,9 +402,9 @@ class RetrievalEvaluator:
     def judgments(self) -> list[Judgment]:
         """The query's judgments, by doc_id."""
         batch = self._batch
-        return [
-            Judgment(_display(doc), int(rel)) for doc, rel in zip(batch.judged_doc_ids, batch.judged_relevance)
-        ]
+        by_id = np.argsort(batch.judged_doc_ids, kind="stable")  # judged rows are in input order
+        return [Judgment(_display(doc), int(rel))
+                for doc, rel in zip(batch.judged_doc_ids[by_id], batch.judged_relevance[by_id])]
 
 
 class SetEvaluator(Mapping[str, RetrievalEvaluator]):
@@ -467,8 +468,11 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         self._report = report
         self.rel = rel
         self.run_id = run_id
-        self._index = {qid: i for i, qid in enumerate(batch.query_ids)}
         self._values: dict[Measure, FloatArray] = {}
+
+    @cached_property
+    def _index(self) -> dict[str, int]:  # made on first use: a batch may hold millions of queries
+        return {qid: i for i, qid in enumerate(self._batch.query_ids)}
 
     @classmethod
     def from_columns(

@@ -116,14 +116,21 @@ def read_qrels_columns(source: Source, *, with_subtopics: bool = False) -> Qrels
         columns.add(tokens, part)
     if not columns.rows:
         raise _nothing_found(source, "judgments", QRELS_FORMAT)
+    # Read-only columns: runs evaluated against these qrels share their preparation (ranking.prepared_qrels),
+    # which is only safe because the columns cannot change.
     return QrelsColumns(
-        query_ids=columns.pop("query_ids"),
-        doc_ids=columns.pop("doc_ids"),
-        relevance=columns.pop("relevance"),
-        lines=columns.pop("lines"),
+        query_ids=_frozen(columns.pop("query_ids")),
+        doc_ids=_frozen(columns.pop("doc_ids")),
+        relevance=_frozen(columns.pop("relevance")),
+        lines=_frozen(columns.pop("lines")),
         origin=_source_name(source),
-        subtopics=columns.pop("subtopics") if with_subtopics else None,
+        subtopics=_frozen(columns.pop("subtopics")) if with_subtopics else None,
     )
+
+
+def _frozen(column: np.ndarray) -> np.ndarray:
+    column.flags.writeable = False
+    return column
 
 
 def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
