@@ -30,6 +30,7 @@ from ._ids import (
     _as_bytes,
     _check_duplicates,
     _run_heads,
+    _words,
     intern,
 )
 from ._memory import release_freed_memory
@@ -416,9 +417,7 @@ def build_batch(
     r_run_lengths = np.diff(r_heads, append=len(r_qids))
     head_ids = r_qids[r_heads]
     del r_qids
-    found, found_code = judged.queries.find(np.zeros(len(head_ids), dtype=np.int64), head_ids)
-    r_head_code = np.full(len(head_ids), -1, dtype=np.int64)
-    r_head_code[found] = found_code
+    r_head_code = _query_codes(judged, head_ids)
     judged_head = r_head_code >= 0
     not_judged = [] if judged_head.all() else [_display(q) for q in intern(head_ids[~judged_head])[0]]
     del head_ids
@@ -486,6 +485,24 @@ def build_batch(
     return batch, report
 
 
+def _query_codes(judged: PreparedQrels, ids: np.ndarray) -> IntArray:
+    """The code of each query id among the evaluated queries, -1 for the others."""
+    codes = np.full(len(ids), -1, dtype=np.int64)
+    vocab = judged.query_vocab
+    if judged.queries is not None or ids.dtype.itemsize > 8:
+        index = judged.queries or PairIndex(np.zeros(len(vocab), dtype=np.int64), vocab)
+        found, found_code = index.find(np.zeros(len(ids), dtype=np.int64), ids)
+        codes[found] = found_code
+    elif len(vocab):
+        # Ids of up to 8 bytes as big-endian words sort as the ids do: a binary search of numbers
+        # (fast, as a run's queries mostly come in order).
+        words, wanted = _words(vocab)[:, 0], _words(ids)[:, 0]
+        pos = np.minimum(np.searchsorted(words, wanted), len(vocab) - 1)
+        hit = (words[pos] == wanted) & (vocab[pos] == ids)  # the bytes, for ids ending in NUL bytes
+        codes[hit] = pos[hit]
+    return codes
+
+
 @frozen(eq=False)
 class PreparedQrels:
     """Judgments ready to be joined with runs: grouped by query, duplicates resolved, and indexed.
@@ -495,7 +512,8 @@ class PreparedQrels:
     """
 
     query_vocab: np.ndarray  #: evaluated query ids (judged, or asked for), in byte order
-    queries: PairIndex  #: the query ids, to look up a run's (with query code 0)
+    queries: PairIndex | None  #: the query ids, to look up a run's (with query code 0); None when
+    #: every id fits one word: then the words are searched, in byte order like the ids
     offsets: IntArray  #: (n_queries + 1,) bounds of each query's judged rows
     relevance: IntArray  #: the judged rows' raw values
     doc_ids: np.ndarray  #: the judged rows' document ids (in input order within a query)
@@ -565,7 +583,7 @@ def _prepare_qrels(qrels: QrelsColumns, queries: npt.ArrayLike | None, duplicate
     n_q = len(query_vocab)
     return PreparedQrels(
         query_vocab=query_vocab,
-        queries=PairIndex(np.zeros(n_q, dtype=np.int64), query_vocab),
+        queries=None if query_vocab.dtype.itemsize <= 8 else PairIndex(np.zeros(n_q, dtype=np.int64), query_vocab),
         offsets=_offsets_of(np.bincount(query_code, minlength=n_q)),
         relevance=relevance.astype(np.int64),
         doc_ids=q_docs,
