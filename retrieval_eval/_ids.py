@@ -11,6 +11,7 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+from ._segments import _offsets_of
 from .model import BoolArray, InputFormatError, IntArray, _display, _location
 
 Duplicates = Literal["error", "first"]
@@ -48,6 +49,8 @@ def _id_hash(ids: BytesArray) -> npt.NDArray[np.uint64]:
     match is only ever a candidate, confirmed by comparing bytes. Trailing zero words add nothing,
     which is what makes the hash independent of the width of the array holding the id.
     """
+    if ids.dtype.kind == "O":
+        return _object_hash(ids)
     words = _words(ids, np.uint64)
     hashed = words[:, 0].copy()
     power = 1
@@ -55,6 +58,23 @@ def _id_hash(ids: BytesArray) -> npt.NDArray[np.uint64]:
         power = power * _MIX % 2**64
         hashed += words[:, j] * np.uint64(power)  # wraps modulo 2**64
     return hashed
+
+
+def _object_hash(ids: npt.NDArray[np.object_]) -> npt.NDArray[np.uint64]:
+    """:func:`_id_hash` of ``bytes`` objects (a column with a few very long ids): the same value as
+    for the same id in a fixed-width array, so the two kinds of column can be joined."""
+    if len(ids) > _CHUNK:  # chunks bound the temporary copies of the ids
+        return np.concatenate([_object_hash(ids[start : start + _CHUNK]) for start in range(0, len(ids), _CHUNK)])
+    if not len(ids):
+        return np.zeros(0, dtype=np.uint64)
+    n_words = np.fromiter((-(-len(x) // 8) or 1 for x in ids), dtype=np.int64, count=len(ids))
+    words = np.frombuffer(b"".join(x.ljust(8 * n, b"\0") for x, n in zip(ids, n_words.tolist())), dtype=np.uint64)
+    starts = _offsets_of(n_words)[:-1]
+    position = np.arange(len(words)) - np.repeat(starts, n_words)
+    powers = np.ones(int(n_words.max()), dtype=np.uint64)
+    for j in range(1, len(powers)):  # a loop over the words of the longest id, not over ids
+        powers[j] = int(powers[j - 1]) * _MIX % 2**64
+    return np.add.reduceat(words * powers[position], starts)  # wraps modulo 2**64, as _id_hash does
 
 
 def _intern_words(ids: BytesArray, words: npt.NDArray[np.uint64]) -> tuple[BytesArray, IntArray]:
@@ -143,6 +163,8 @@ def _as_bytes(values: npt.ArrayLike) -> BytesArray:
     """Ids as a bytes array (UTF-8), since byte order is the tie rule and hashing works on bytes."""
     arr = np.asarray(values)
     if arr.dtype.kind == "S":
+        return arr
+    if arr.dtype.kind == "O" and all(isinstance(x, bytes) for x in arr):  # a column with very long ids
         return arr
     if arr.size == 0:
         return np.zeros(0, dtype="S1")

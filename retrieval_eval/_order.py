@@ -129,8 +129,11 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
         if len(rows):
             # One sort of the tied rows: by tie group, then by id bytes descending (words inverted).
             group = np.cumsum(~tied_to_previous[rows])
-            words = _words(doc_ids[rows])
-            moved = rows[np.lexsort((*(~words.T[::-1]), group))]
+            if doc_ids.dtype.kind == "S":
+                words = _words(doc_ids[rows])
+                moved = rows[np.lexsort((*(~words.T[::-1]), group))]
+            else:  # ``bytes`` objects (a column with very long ids): their codes are in byte order
+                moved = rows[np.lexsort((-intern(doc_ids[rows])[1], group))]
             changed = moved != rows
             if bool(np.any(changed)):
                 # Positions after the blocks move: where each tied row lands, and where the row it

@@ -42,6 +42,8 @@ BytesArray: TypeAlias = npt.NDArray[np.bytes_]
 _ScalarT = TypeVar("_ScalarT", bound=np.generic)
 _R = TypeVar("_R")
 
+#: Ids up to this width (bytes) always stay fixed-width; see :meth:`_Tokens.ids`.
+_WIDE_ID = 64
 #: Bytes parsed at a time: bounds the temporary arrays of the tokenizer whatever the file size.
 _BLOCK = 1 << 22
 #: Bytes of the first block (a small file should not cost a whole block's buffer).
@@ -351,6 +353,22 @@ class _Tokens:
 
     def contains(self, byte: bytes) -> bool:
         return self.block.padded.find(byte, _FRONT, self.block.end) >= 0
+
+    def ids(self, field: int) -> BytesArray | npt.NDArray[np.object_]:
+        """Field ``field`` of every data line as ids: :meth:`strings`, unless a few ids are much longer
+        than the others. A fixed-width array is as wide as its longest id, so a handful of ids of
+        5,000 bytes would make every row 5,000 bytes; such a field comes as ``bytes`` objects
+        instead (one per line, but memory in proportion to the bytes read)."""
+        index = self.first_token + field
+        length: IntArray = self.ends[index] - self.before[index] - 1
+        if len(length):
+            width = 8 * max(-(-int(length.max()) // 8), 1)
+            if width > _WIDE_ID and width > 4 * (float(length.mean()) + 8):
+                padded, start = self.block.padded, self.before[index] + 1
+                out = np.empty(len(length), dtype=object)
+                out[:] = [bytes(padded[a:b]) for a, b in zip(start.tolist(), (start + length).tolist())]
+                return out
+        return self.strings(field)
 
     def strings(self, field: int, rows: IntArray | None = None) -> BytesArray:
         """Field ``field`` of every data line as a fixed-width bytes array (no Python object per line).

@@ -489,7 +489,7 @@ def _query_codes(judged: PreparedQrels, ids: np.ndarray) -> IntArray:
     """The code of each query id among the evaluated queries, -1 for the others."""
     codes = np.full(len(ids), -1, dtype=np.int64)
     vocab = judged.query_vocab
-    if judged.queries is not None or ids.dtype.itemsize > 8:
+    if judged.queries is not None or ids.dtype.kind != "S" or ids.dtype.itemsize > 8:
         index = judged.queries or PairIndex(np.zeros(len(vocab), dtype=np.int64), vocab)
         found, found_code = index.find(np.zeros(len(ids), dtype=np.int64), ids)
         codes[found] = found_code
@@ -583,7 +583,8 @@ def _prepare_qrels(qrels: QrelsColumns, queries: npt.ArrayLike | None, duplicate
     n_q = len(query_vocab)
     return PreparedQrels(
         query_vocab=query_vocab,
-        queries=None if query_vocab.dtype.itemsize <= 8 else PairIndex(np.zeros(n_q, dtype=np.int64), query_vocab),
+        queries=None if query_vocab.dtype.kind == "S" and query_vocab.dtype.itemsize <= 8
+        else PairIndex(np.zeros(n_q, dtype=np.int64), query_vocab),
         offsets=_offsets_of(np.bincount(query_code, minlength=n_q)),
         relevance=relevance.astype(np.int64),
         doc_ids=q_docs,

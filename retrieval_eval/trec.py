@@ -66,9 +66,9 @@ def _parse_qrels_block(block: _Block, with_subtopics: bool = False) -> _Parsed:
     tokens = _tokenize(block)
     _check_field_count(tokens, tokens.n_tokens != 4, f"4 fields {QRELS_FORMAT}")
     relevance = _numbers(tokens, 3, np.int64, "relevance must be an integer", QRELS_FORMAT)
-    columns = {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "relevance": relevance}
+    columns = {"query_ids": tokens.ids(0), "doc_ids": tokens.ids(2), "relevance": relevance}
     if with_subtopics:
-        columns["subtopics"] = tokens.strings(1)
+        columns["subtopics"] = tokens.ids(1)
     return tokens, columns
 
 
@@ -80,7 +80,7 @@ def _parse_run_block(block: _Block, with_ranks: bool = False) -> _Parsed:
     if nan.any():
         raise tokens.fail(int(np.argmax(nan)), "score must not be NaN (it would make the ranking order "
                           "undefined)", RUN_FORMAT)
-    columns = {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "scores": scores, "overflow": overflow}
+    columns = {"query_ids": tokens.ids(0), "doc_ids": tokens.ids(2), "scores": scores, "overflow": overflow}
     if with_ranks:
         columns["ranks"] = _numbers(tokens, 3, np.int64, "rank must be an integer", RUN_FORMAT)
     return tokens, columns
