@@ -50,7 +50,7 @@ def _id_hash(ids: BytesArray) -> npt.NDArray[np.uint64]:
     which is what makes the hash independent of the width of the array holding the id.
     """
     if ids.dtype.kind == "O":
-        return _object_hash(ids)
+        return _object_hash(ids)  # type: ignore[arg-type]  # BytesArray also stands for such columns
     words = _words(ids, np.uint64)
     hashed = words[:, 0].copy()
     power = 1
@@ -238,7 +238,8 @@ class PairIndex:
         self.keys = pair_keys(query_code, ids)
         n = len(ids)
         self.bits = max(int(4 * n).bit_length(), 4)
-        self.table = np.full(1 << self.bits, -1, dtype=np.int32 if n < 2**31 - 1 else np.int64)
+        self.table: npt.NDArray[np.signedinteger[Any]] = np.full(
+            1 << self.bits, -1, dtype=np.int32 if n < 2**31 - 1 else np.int64)
         mask = (1 << self.bits) - 1
         #: rows whose key equals that of a row inserted before them: maybe the same pair twice
         self.same_key: list[IntArray] = []

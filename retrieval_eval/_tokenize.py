@@ -701,7 +701,8 @@ class _Numbering:
 def _parsed_on_threads(blocks: Iterator[_Block], parse: Callable[[_Block], _Parsed], numbered: _Numbering,
                        threads: int) -> Iterator[_Parsed]:
     """:func:`_parsed_blocks` on a pool of ``threads`` threads."""
-    from concurrent.futures import Future, ThreadPoolExecutor  # only files of several blocks need it
+    # Imported here: only files of several blocks need it.
+    from concurrent.futures import Future, ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=threads) as pool:
         pending: deque[Future[_Parsed]] = deque()

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 import re
-from functools import cached_property
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import cached_property
 from typing import Any, cast
 
 import numpy as np
