@@ -263,6 +263,12 @@ class PairIndex:
 
     def find(self, query_code: IntArray, ids: BytesArray) -> tuple[IntArray, IntArray]:
         """The rows of (``query_code``, ``ids``) that are in the table (ascending) and their rows in it."""
+        if len(ids) > _CHUNK:  # chunks bound the temporary arrays (a run has millions of rows)
+            parts = [self.find(query_code[start : start + _CHUNK], ids[start : start + _CHUNK])
+                     for start in range(0, len(ids), _CHUNK)]
+            starts = range(0, len(ids), _CHUNK)
+            return (np.concatenate([rows + start for (rows, _), start in zip(parts, starts)]),
+                    np.concatenate([at for _, at in parts]))
         keys = pair_keys(query_code, ids)
         mask = (1 << self.bits) - 1
         slot = _table_slot(keys, self.bits)
