@@ -171,3 +171,15 @@ def test_build_is_the_same_with_and_without_a_handoff_for_long_ids(tmp_path) -> 
     qrels = read_qrels_columns(qrels_path)
     batch, _ = build_batch(qrels, read_run_columns(run_path))
     assert batch.doc_ids.dtype == object and len(batch.doc_ids) == 2000
+
+
+@pytest.mark.parametrize("values", [["0", "1", "2", "9"], ["0", "1", "-1", "3"], ["10", "2", "0", "+1"], ["3", "1", "2", "07"]])
+def test_relevance_read_digit_by_digit_or_parsed_gives_the_integers(values: list[str]) -> None:
+    """Single-digit relevance is read byte by byte; anything else (a sign, two digits) is parsed."""
+    qrels = "".join(f"q 0 d{i} {value}\n" for i, value in enumerate(values))
+    assert read_qrels_columns(io.StringIO(qrels)).relevance.tolist() == [int(v) for v in values]
+
+
+def test_a_non_digit_relevance_is_still_an_error() -> None:
+    with pytest.raises(Exception, match=r"<stream>:2: relevance must be an integer"):
+        read_qrels_columns(io.BytesIO(b"q 0 a 1\nq 0 b x\n"))
