@@ -183,3 +183,23 @@ def test_relevance_read_digit_by_digit_or_parsed_gives_the_integers(values: list
 def test_a_non_digit_relevance_is_still_an_error() -> None:
     with pytest.raises(Exception, match=r"<stream>:2: relevance must be an integer"):
         read_qrels_columns(io.BytesIO(b"q 0 a 1\nq 0 b x\n"))
+
+
+def test_long_query_ids_and_subtopics_evaluate_as_fixed_width(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    """Query ids (and the subtopic column) with a few very long ones take the same path as document ids."""
+    rnd = random.Random(5)
+    queries = [f"q{i}" for i in range(30)] + ["Q" * 900, "Q" * 900 + "b"]
+    qrels = "".join(f"{q} {rnd.randrange(3)} d{j} {rnd.randrange(3)}\n" for q in queries for j in range(8)
+                    if rnd.random() < 0.6)
+    run = "".join(f"{q} Q0 d{j} {j + 1} {rnd.randrange(4) / 2} r\n" for q in queries[:-3] + queries[-2:]
+                  for j in range(10))
+    (tmp_path / "q").write_text(qrels)
+    (tmp_path / "r").write_text(run)
+    measures = ["AP", "nDCG@10", "P@5", "alpha_nDCG@10"]
+    loose = SetEvaluator.from_trec(str(tmp_path / "q"), str(tmp_path / "r"), subtopics=True)
+    assert read_run_columns(str(tmp_path / "r")).query_ids.dtype == object
+    monkeypatch.setattr(tokenize_module, "_WIDE_ID", 10**9)
+    fixed = SetEvaluator.from_trec(str(tmp_path / "q"), str(tmp_path / "r"), subtopics=True)
+    assert loose.query_ids == fixed.query_ids and loose.not_judged == fixed.not_judged
+    for measure in measures:
+        assert loose.per_query(measure) == fixed.per_query(measure), measure
