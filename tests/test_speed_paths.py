@@ -185,7 +185,7 @@ def test_a_non_digit_relevance_is_still_an_error() -> None:
         read_qrels_columns(io.BytesIO(b"q 0 a 1\nq 0 b x\n"))
 
 
-def test_long_query_ids_and_subtopics_evaluate_as_fixed_width(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+def test_long_query_ids_and_subtopics_evaluate_as_fixed_width(tmp_path, monkeypatch) -> None:
     """Query ids (and the subtopic column) with a few very long ones take the same path as document ids."""
     rnd = random.Random(5)
     queries = [f"q{i}" for i in range(30)] + ["Q" * 900, "Q" * 900 + "b"]
