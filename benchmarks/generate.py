@@ -11,7 +11,12 @@ Shapes (see ``SHAPES``):
 * ``robust``: 250 queries x 1000, binary qrels with ~1250 judgments per query, scores rounded to
   2 decimals so tied scores are common (a Robust04 lookalike);
 * ``skewed``: one query with 1,000,000 documents plus 5000 queries with 10 each;
-* ``tiny``: 20 queries x 50, for smoke tests.
+* ``tiny``: 20 queries x 50, for smoke tests;
+* ``sessions-1``: 10,000,000 queries of 1 document each, and ``sessions-10``: 1,000,000 queries of
+  10 (recommendation logs: many sessions of a handful of items); ``-small`` variants are a tenth of
+  the size. Each query has one or two judgments;
+* ``long-ids``: 2,000,000 lines in which 0.1% of the document ids are 5,000 bytes long (the memory
+  of a column must follow the bytes of the input, not the longest id times the lines).
 
 Every query has at least one relevant judgment, so all tools agree on which queries are averaged.
 Scores are generated as integers in units of 10^-decimals and printed exactly, so files are
@@ -192,6 +197,7 @@ class Collection:
     qrels_qids: np.ndarray
     qrels_docs: np.ndarray
     qrels_rel: np.ndarray
+    widen: int = 0  #: length to pad the ids starting with _LONG to, when writing (0: none)
 
 
 def _query_ids(rng: np.random.Generator, n: int, space: int) -> np.ndarray:
@@ -335,6 +341,68 @@ def tiny(rng: np.random.Generator, n_q: int = 20, depth: int = 50) -> Collection
     )
 
 
+def _increasing_ids(rng: np.random.Generator, n: int, first: int) -> np.ndarray:
+    """n distinct increasing integers from ``first`` with random gaps (distinct without a sort)."""
+    return first + np.cumsum(1 + rng.poisson(3, size=n))
+
+
+def sessions(rng: np.random.Generator, n_q: int, depth: int) -> Collection:
+    """``n_q`` queries of ``depth`` documents; each query judges one or two documents, one of them
+    relevant, which the ranking retrieves about half of the time."""
+    qids = as_bytes(_increasing_ids(rng, n_q, 10_000_000))
+    docs = unique_rows(rng, n_q, depth + 1, 8_841_823)
+    units = descending_units(rng, n_q, depth, mean_gap=100, min_gap=1)
+    # The relevant document: one of the ranking's (at a uniform rank) or the extra column.
+    column = np.where(rng.random(n_q) < 0.5, rng.integers(0, depth, size=n_q), depth)
+    # A second judgment (non-relevant) for a third of the queries: the first ranked document, when
+    # it is not the relevant one.
+    second = (rng.random(n_q) < 1 / 3) & (column != 0)
+    q_index = np.concatenate([np.arange(n_q), np.flatnonzero(second)])
+    q_column = np.concatenate([column, np.zeros(int(second.sum()), dtype=np.int64)])
+    relevance = np.concatenate([np.ones(n_q, dtype=np.int64), np.zeros(int(second.sum()), dtype=np.int64)])
+    by_query = np.argsort(q_index, kind="stable")
+    q_index, q_column, relevance = q_index[by_query], q_column[by_query], relevance[by_query]
+    return Collection(
+        run_qids=np.repeat(qids, depth), run_docs=as_bytes(docs[:, :depth].ravel()),
+        run_ranks=np.tile(np.arange(1, depth + 1), n_q), run_units=units.ravel(), decimals=4,
+        qrels_qids=qids[q_index], qrels_docs=as_bytes(docs[q_index, q_column]), qrels_rel=relevance,
+    )
+
+
+def long_ids(rng: np.random.Generator, n_q: int = 2000, depth: int = 1000, share: float = 0.001,
+             length: int = 5000) -> Collection:
+    """The msmarco layout at 2,000,000 lines, where ``share`` of the ranked document ids (and their
+    judgments) are ``length`` bytes long."""
+    collection = msmarco(rng, n_q=n_q, depth=depth)
+    docs = collection.run_docs
+    long_rows = np.flatnonzero(rng.random(len(docs)) < share)
+    # Short names here; the writer pads every id starting with _LONG to ``length`` bytes.
+    names = np.strings.add(np.strings.add(_LONG, as_bytes(long_rows)), b"-")
+    rename = dict(zip(docs[long_rows].tolist(), names.tolist()))
+    out = docs.astype(f"S{max(docs.dtype.itemsize, names.dtype.itemsize)}")
+    out[long_rows] = names
+    qrels_docs = np.array([rename.get(d, d) for d in collection.qrels_docs.tolist()], dtype=out.dtype)
+    collection.run_docs, collection.qrels_docs, collection.widen = out, qrels_docs, length
+    return collection
+
+
+#: Prefix of the ids that the ``long-ids`` shape widens when the files are written.
+_LONG = b"long-"
+
+
+def _widen(path: str, field: int, length: int) -> None:
+    """Pad the ids in field ``field`` that start with _LONG to ``length`` bytes (a line at a time:
+    only the ``long-ids`` shape needs this, and its wide rows would not fit a matrix)."""
+    with open(path, "rb") as source, open(path + ".wide", "wb") as out:
+        for line in source:
+            fields = line.split(b" ")
+            if fields[field].startswith(_LONG):
+                fields[field] = fields[field].ljust(length, b"x")
+                line = b" ".join(fields)
+            out.write(line)
+    os.replace(path + ".wide", path)
+
+
 SHAPES: dict[str, tuple[int, Callable[[np.random.Generator], Collection]]] = {
     "msmarco": (20261121, msmarco),
     "dl": (2019, dl),
@@ -343,6 +411,11 @@ SHAPES: dict[str, tuple[int, Callable[[np.random.Generator], Collection]]] = {
     "tiny": (7, tiny),
     # Ten times msmarco, to check that time and memory grow linearly (2.4 GB of run).
     "msmarco-10x": (20261121, lambda rng: msmarco(rng, n_q=69800)),
+    "sessions-1": (1, lambda rng: sessions(rng, 10_000_000, 1)),
+    "sessions-10": (10, lambda rng: sessions(rng, 1_000_000, 10)),
+    "sessions-1-small": (1, lambda rng: sessions(rng, 1_000_000, 1)),
+    "sessions-10-small": (10, lambda rng: sessions(rng, 100_000, 10)),
+    "long-ids": (5000, long_ids),
 }
 
 
@@ -363,6 +436,9 @@ def generate(shape: str, outdir: str) -> tuple[str, str]:
     write_qrels(qrels_path + ".tmp", collection.qrels_qids, collection.qrels_docs, collection.qrels_rel)
     write_run(run_path + ".tmp", collection.run_qids, collection.run_docs, collection.run_ranks,
               collection.run_units, collection.decimals)
+    if collection.widen:
+        _widen(qrels_path + ".tmp", 2, collection.widen)
+        _widen(run_path + ".tmp", 2, collection.widen)
     os.replace(qrels_path + ".tmp", qrels_path)
     os.replace(run_path + ".tmp", run_path)
     return qrels_path, run_path

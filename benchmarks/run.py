@@ -73,7 +73,9 @@ TREC_TO_KEY = {trec: key for key, (trec, _) in MEASURES.items()}
 CHECKED = ("AP", "P@10", "nDCG@10")
 TOLERANCE = 1e-4
 
-SHAPES = ("msmarco", "dl", "robust", "skewed", "tiny", "msmarco-10x")  # generate.SHAPES, without importing NumPy here
+#: generate.SHAPES, without importing NumPy here
+SHAPES = ("msmarco", "dl", "robust", "skewed", "tiny", "msmarco-10x", "sessions-1", "sessions-10", "sessions-1-small",
+          "sessions-10-small", "long-ids")
 END_TO_END = ("cli", "api", "pytrec_eval", "ir_measures", "ranx", "trec_eval")
 COMPUTE_ONLY = ("ours", "pytrec_eval", "ranx")
 
@@ -171,6 +173,8 @@ def _median(values: list[float]) -> float:
 
 
 def compute_ours(qrels: str, run: str, repeat: int) -> dict:
+    import attrs
+
     from retrieval_eval import SetEvaluator
     from retrieval_eval.trec import read_qrels_columns, read_run_columns
 
@@ -179,8 +183,13 @@ def compute_ours(qrels: str, run: str, repeat: int) -> dict:
     parse = time.perf_counter() - start
     build, compute, means = [], [], {}
     for _ in range(repeat):
+        # Fresh: nothing cached. Writable copies of the qrels, since read-only qrels columns (as read)
+        # keep their preparation for the next run built against them (see work_shared_qrels).
+        fresh = attrs.evolve(qrels_columns, query_ids=qrels_columns.query_ids.copy(),
+                             doc_ids=qrels_columns.doc_ids.copy(), relevance=qrels_columns.relevance.copy(),
+                             lines=qrels_columns.lines.copy())
         start = time.perf_counter()
-        evaluator = SetEvaluator.from_columns(qrels_columns, run_columns)  # fresh: nothing cached
+        evaluator = SetEvaluator.from_columns(fresh, run_columns)
         built = time.perf_counter()
         arrays = {key: evaluator.array(trec) for key, (trec, _) in MEASURES.items()}
         done = time.perf_counter()
@@ -227,6 +236,27 @@ def compute_ranx(qrels: str, run: str, repeat: int) -> dict:
             "compute_all": compute, "means": {key: float(results[name]) for key, (_, name) in MEASURES.items()}}
 
 
+def work_shared_qrels(qrels: str, run: str, repeat: int) -> dict:
+    """One process: the qrels read once, then ``repeat`` runs (the same file) each read, built against
+    those qrels and scored (8 means), as ``evaluate QRELS RUN1 ... RUNn`` and ``compare`` do."""
+    from retrieval_eval import SetEvaluator
+    from retrieval_eval.trec import read_qrels_columns, read_run_columns
+
+    start = time.perf_counter()
+    judged = read_qrels_columns(qrels)
+    qrels_read = time.perf_counter() - start
+    per_run, parse, means = [], [], {}
+    for _ in range(repeat):
+        begin = time.perf_counter()
+        columns = read_run_columns(run)
+        parsed = time.perf_counter()
+        evaluator = SetEvaluator.from_columns(judged, columns)
+        means = {key: float(evaluator.aggregate(trec)) for key, (trec, _) in MEASURES.items()}
+        per_run.append(time.perf_counter() - begin)
+        parse.append(parsed - begin)
+    return {"qrels_read": qrels_read, "runs": per_run, "parse": parse, "means": means}
+
+
 WORKERS = {
     "api": work_api,
     "pytrec_eval": work_pytrec_eval,
@@ -234,7 +264,8 @@ WORKERS = {
     "ranx": work_ranx,
     "cli-inprocess": work_cli_inprocess,
 }
-COMPUTE_WORKERS = {"ours": compute_ours, "pytrec_eval": compute_pytrec_eval, "ranx": compute_ranx}
+COMPUTE_WORKERS = {"ours": compute_ours, "pytrec_eval": compute_pytrec_eval, "ranx": compute_ranx,
+                   "shared-qrels": work_shared_qrels}
 
 
 def worker_main(kind: str, name: str, qrels: str, run: str, repeat: int) -> int:
@@ -472,6 +503,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-warmup", action="store_true", help="skip the untimed warm-up round on 'tiny'")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds allowed per process")
     parser.add_argument("--json", metavar="PATH", help="also write every measurement to PATH")
+    parser.add_argument("--many-runs", type=int, default=0, metavar="N",
+                        help="also time N runs against qrels read once, in one process (the API path of "
+                        "'evaluate QRELS RUN1 ... RUNn')")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be >= 1")
@@ -487,6 +521,12 @@ def main(argv: list[str] | None = None) -> int:
             availability["ranx"] = "left out for the tiny shape (its ~5 s numba start-up); pass --tools to add it"
         if args.compute_tools is None:
             args.compute_tools = "ours,pytrec_eval"
+    if args.shape.startswith("sessions") and args.tools is None:
+        # trec_eval looks each query up in a list (minutes for 1 M queries) and the Python tools need
+        # GBs of dicts: by default only ours; name others in --tools to add them.
+        args.tools = "cli,api"
+        if args.compute_tools is None:
+            args.compute_tools = "ours"
     requested = [t for t in (args.tools or ",".join(END_TO_END)).split(",") if t]
     unknown = [t for t in requested if t not in END_TO_END]
     if unknown:
@@ -518,6 +558,11 @@ def main(argv: list[str] | None = None) -> int:
         compute[tool] = run_worker("compute", tool, qrels, run, args.repeat, args.timeout)
         state = "ok" if compute[tool]["ok"] else "FAILED"
         print(f"[compute] {tool}: {state}", file=sys.stderr)
+
+    shared = None
+    if args.many_runs:
+        shared = run_worker("compute", "shared-qrels", qrels, run, args.many_runs, args.timeout)
+        print(f"[shared qrels] {'ok' if shared['ok'] else 'FAILED'}", file=sys.stderr)
 
     # ---------------------------------------------------------------------------- the report
     load_after = os.getloadavg()
@@ -586,6 +631,19 @@ def main(argv: list[str] | None = None) -> int:
         out.append("")
         out.append("Parse: files to columns (ours), to dicts by a Python loop (pytrec_eval), to Qrels/Run "
                    "(ranx). Build: SetEvaluator.from_columns (ours), RelevanceEvaluator(qrels) (pytrec_eval).")
+
+    if shared is not None:
+        out.append("")
+        if shared["ok"]:
+            first, rest = shared["runs"][0], shared["runs"][1:]
+            out.append(f"{args.many_runs} runs against qrels read once, one process: qrels read "
+                       f"{shared['qrels_read']:.2f} s; the first run {first:.2f} s (its parse "
+                       f"{shared['parse'][0]:.2f} s), each further run {_median(rest) if rest else float('nan'):.2f} s "
+                       f"(median; parse {_median(shared['parse'][1:]) if rest else float('nan'):.2f} s); "
+                       f"{shared['inprocess']:.2f} s in all, peak RSS {shared['maxrss_kb'] / 1024:.0f} MB.")
+        else:
+            out.append(f"{args.many_runs} runs against qrels read once: FAILED "
+                       f"{(shared.get('error') or shared.get('stderr') or '')[-200:]}")
 
     # ---------------------------------------------------------------------------- agreement
     all_means = {tool: row["means"] for tool, row in summary.items() if "means" in row}

@@ -11,6 +11,7 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+from ._segments import _offsets_of
 from .model import BoolArray, InputFormatError, IntArray, _display, _location
 
 Duplicates = Literal["error", "first"]
@@ -48,6 +49,8 @@ def _id_hash(ids: BytesArray) -> npt.NDArray[np.uint64]:
     match is only ever a candidate, confirmed by comparing bytes. Trailing zero words add nothing,
     which is what makes the hash independent of the width of the array holding the id.
     """
+    if ids.dtype.kind == "O":
+        return _object_hash(ids)  # type: ignore[arg-type]  # BytesArray also stands for such columns
     words = _words(ids, np.uint64)
     hashed = words[:, 0].copy()
     power = 1
@@ -55,6 +58,23 @@ def _id_hash(ids: BytesArray) -> npt.NDArray[np.uint64]:
         power = power * _MIX % 2**64
         hashed += words[:, j] * np.uint64(power)  # wraps modulo 2**64
     return hashed
+
+
+def _object_hash(ids: npt.NDArray[np.object_]) -> npt.NDArray[np.uint64]:
+    """:func:`_id_hash` of ``bytes`` objects (a column with a few very long ids): the same value as
+    for the same id in a fixed-width array, so the two kinds of column can be joined."""
+    if len(ids) > _CHUNK:  # chunks bound the temporary copies of the ids
+        return np.concatenate([_object_hash(ids[start : start + _CHUNK]) for start in range(0, len(ids), _CHUNK)])
+    if not len(ids):
+        return np.zeros(0, dtype=np.uint64)
+    n_words = np.fromiter((-(-len(x) // 8) or 1 for x in ids), dtype=np.int64, count=len(ids))
+    words = np.frombuffer(b"".join(x.ljust(8 * n, b"\0") for x, n in zip(ids, n_words.tolist())), dtype=np.uint64)
+    starts = _offsets_of(n_words)[:-1]
+    position = np.arange(len(words)) - np.repeat(starts, n_words)
+    powers = np.ones(int(n_words.max()), dtype=np.uint64)
+    for j in range(1, len(powers)):  # a loop over the words of the longest id, not over ids
+        powers[j] = int(powers[j - 1]) * _MIX % 2**64
+    return np.add.reduceat(words * powers[position], starts)  # wraps modulo 2**64, as _id_hash does
 
 
 def _intern_words(ids: BytesArray, words: npt.NDArray[np.uint64]) -> tuple[BytesArray, IntArray]:
@@ -144,6 +164,8 @@ def _as_bytes(values: npt.ArrayLike) -> BytesArray:
     arr = np.asarray(values)
     if arr.dtype.kind == "S":
         return arr
+    if arr.dtype.kind == "O" and all(isinstance(x, bytes) for x in arr):  # a column with very long ids
+        return arr
     if arr.size == 0:
         return np.zeros(0, dtype="S1")
     return np.char.encode(arr.astype(str), "utf-8", "surrogateescape")  # the bytes id_text kept
@@ -188,3 +210,85 @@ def _check_duplicates(
         )
     keep[order[repeat]] = False
     return keep
+
+
+def pair_keys(query_code: IntArray, ids: BytesArray) -> npt.NDArray[np.uint64]:
+    """A 64-bit key of each (query, id) pair: equal pairs have equal keys; unequal pairs rarely do.
+
+    The id hash is multiplied before the query code goes into its low bits, so that "doc8" in query 1
+    and "doc9" in query 0 do not collide.
+    """
+    keys = np.ascontiguousarray(_id_hash(ids))
+    keys *= np.uint64(_MIX)
+    keys ^= np.ascontiguousarray(query_code, dtype=np.int64).view(np.uint64)
+    return keys
+
+
+class PairIndex:
+    """A hash table of judged (query, id) pairs, for finding ranked rows among them.
+
+    Open addressing with linear probing, built and probed with whole-array steps: each step handles
+    every key still looking for a slot, and few keys need more than two. The table has 4 to 8 slots
+    per pair, so absent pairs (most of a run's rows) are mostly ruled out by one empty slot. A
+    matching key is only a candidate, confirmed on the query code and the id's bytes.
+    """
+
+    def __init__(self, query_code: IntArray, ids: BytesArray) -> None:
+        self.query_code, self.ids = query_code, ids
+        self.keys = pair_keys(query_code, ids)
+        n = len(ids)
+        self.bits = max(int(4 * n).bit_length(), 4)
+        self.table: npt.NDArray[np.signedinteger[Any]] = np.full(
+            1 << self.bits, -1, dtype=np.int32 if n < 2**31 - 1 else np.int64)
+        mask = (1 << self.bits) - 1
+        #: rows whose key equals that of a row inserted before them: maybe the same pair twice
+        self.same_key: list[IntArray] = []
+        pending = np.arange(n, dtype=np.int64)
+        slot = _table_slot(self.keys, self.bits)
+        while len(pending):
+            at = slot[pending]
+            held = self.table[at]
+            free = held < 0
+            taken = pending[~free]  # these probe the next slot
+            self.same_key.append(taken[self.keys[held[~free]] == self.keys[taken]])
+            slot[taken] = (slot[taken] + 1) & mask
+            wanting, at = pending[free], at[free]
+            self.table[at] = wanting  # of several rows wanting one slot, the last written wins
+            lost = wanting[self.table[at] != wanting]  # these look at the same slot again, now taken
+            pending = np.concatenate((taken, lost))
+
+    def maybe_repeated(self) -> bool:
+        """Whether two rows share a key (every repeated pair does; distinct pairs almost never)."""
+        return any(len(rows) for rows in self.same_key)
+
+    def find(self, query_code: IntArray, ids: BytesArray) -> tuple[IntArray, IntArray]:
+        """The rows of (``query_code``, ``ids``) that are in the table (ascending) and their rows in it."""
+        if len(ids) > _CHUNK:  # chunks bound the temporary arrays (a run has millions of rows)
+            parts = [self.find(query_code[start : start + _CHUNK], ids[start : start + _CHUNK])
+                     for start in range(0, len(ids), _CHUNK)]
+            starts = range(0, len(ids), _CHUNK)
+            return (np.concatenate([rows + start for (rows, _), start in zip(parts, starts)]),
+                    np.concatenate([at for _, at in parts]))
+        keys = pair_keys(query_code, ids)
+        mask = (1 << self.bits) - 1
+        slot = _table_slot(keys, self.bits)
+        found_rows, found_at = [], []
+        pending = np.arange(len(keys), dtype=np.int64)
+        while len(pending):
+            held = self.table[slot[pending]].astype(np.int64)
+            occupied = held >= 0
+            pending, held = pending[occupied], held[occupied]
+            same = self.keys[held] == keys[pending]
+            if same.any():
+                rows, at = pending[same], held[same]
+                exact = (self.query_code[at] == query_code[rows]) & (self.ids[at] == ids[rows])
+                found_rows.append(rows[exact])
+                found_at.append(at[exact])
+                pending = np.concatenate((pending[~same], rows[~exact]))  # a false match probes on
+            slot[pending] = (slot[pending] + 1) & mask
+        if not found_rows:
+            none = np.zeros(0, dtype=np.int64)
+            return none, none
+        rows, at = np.concatenate(found_rows), np.concatenate(found_at)
+        order = np.argsort(rows)
+        return rows[order], at[order]

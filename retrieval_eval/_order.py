@@ -74,9 +74,16 @@ def _new_positions(blocks: RowOrder | None, rows: IntArray) -> IntArray:
 def _query_blocks(query_code: IntArray) -> IntArray | None:
     """Start of each run of equal query codes, if every query forms a single run; else None."""
     starts = _run_heads(query_code)
-    if len(np.unique(query_code[starts])) != len(starts):
-        return None
-    return starts
+    block_query = query_code[starts]
+    if len(block_query) < 2:
+        return starts
+    if int(block_query.max()) < 4 * len(query_code) + 64 and int(block_query.min()) >= 0:
+        # Codes are dense (0..n-1): counting them finds a query in two blocks in linear time.
+        repeated = int(np.bincount(block_query).max()) > 1
+    else:
+        ordered = np.sort(block_query)
+        repeated = bool(np.any(ordered[1:] == ordered[:-1]))
+    return None if repeated else starts
 
 
 def _order_blocks(query_code: IntArray, starts: IntArray) -> RowOrder | None:
@@ -122,8 +129,11 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
         if len(rows):
             # One sort of the tied rows: by tie group, then by id bytes descending (words inverted).
             group = np.cumsum(~tied_to_previous[rows])
-            words = _words(doc_ids[rows])
-            moved = rows[np.lexsort((*(~words.T[::-1]), group))]
+            if doc_ids.dtype.kind == "S":
+                words = _words(doc_ids[rows])
+                moved = rows[np.lexsort((*(~words.T[::-1]), group))]
+            else:  # ``bytes`` objects (a column with very long ids): their codes are in byte order
+                moved = rows[np.lexsort((-intern(doc_ids[rows])[1], group))]
             changed = moved != rows
             if bool(np.any(changed)):
                 # Positions after the blocks move: where each tied row lands, and where the row it

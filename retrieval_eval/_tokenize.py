@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import os
 import time
 import warnings
 import zlib
 from collections import deque
 from collections.abc import Callable, Generator, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
 from typing import IO, Any, TypeAlias, TypeVar, Union, cast, overload
@@ -43,6 +43,8 @@ BytesArray: TypeAlias = npt.NDArray[np.bytes_]
 _ScalarT = TypeVar("_ScalarT", bound=np.generic)
 _R = TypeVar("_R")
 
+#: Ids up to this width (bytes) always stay fixed-width; see :meth:`_Tokens.ids`.
+_WIDE_ID = 64
 #: Bytes parsed at a time: bounds the temporary arrays of the tokenizer whatever the file size.
 _BLOCK = 1 << 22
 #: Bytes of the first block (a small file should not cost a whole block's buffer).
@@ -416,6 +418,22 @@ class _Tokens:
     def contains(self, byte: bytes) -> bool:
         return self.block.padded.find(byte, _FRONT, self.block.end) >= 0
 
+    def ids(self, field: int) -> BytesArray | npt.NDArray[np.object_]:
+        """Field ``field`` of every data line as ids: :meth:`strings`, unless a few ids are much longer
+        than the others. A fixed-width array is as wide as its longest id, so a handful of ids of
+        5,000 bytes would make every row 5,000 bytes; such a field comes as ``bytes`` objects
+        instead (one per line, but memory in proportion to the bytes read)."""
+        index = self.first_token + field
+        length: IntArray = self.ends[index] - self.before[index] - 1
+        if len(length):
+            width = 8 * max(-(-int(length.max()) // 8), 1)
+            if width > _WIDE_ID and width > 4 * (float(length.mean()) + 8):
+                padded, start = self.block.padded, self.before[index] + 1
+                out = np.empty(len(length), dtype=object)
+                out[:] = [bytes(padded[a:b]) for a, b in zip(start.tolist(), (start + length).tolist())]
+                return out
+        return self.strings(field)
+
     def strings(self, field: int, rows: IntArray | None = None) -> BytesArray:
         """Field ``field`` of every data line as a fixed-width bytes array (no Python object per line).
 
@@ -691,32 +709,67 @@ _Parsed = tuple[_Tokens, dict[str, npt.NDArray[Any]]]
 
 
 def _parsed_blocks(source: Source, parse: Callable[[_Block], _Parsed]) -> Iterator[_Parsed]:
-    """``parse(block)`` for every block of the source, in file order, computed on a few threads.
+    """``parse(block)`` for every block of the source, in file order.
 
-    NumPy releases the GIL in its array loops, so parsing one block overlaps with reading and
-    parsing the next. Only a few blocks are in flight at once, so memory stays bounded. Lines are
-    numbered here, in file order, as each block's result is taken: a malformed line is reported
-    with its number, and before any problem further on in the file.
+    A file of one block, or a process with one CPU, is parsed on the calling thread: a thread pool
+    would only add its start-up and hand-overs. Otherwise the blocks are parsed on a few threads
+    (NumPy releases the GIL in its array loops, so parsing one block overlaps with reading and
+    parsing the next), with only a few blocks in flight at once, so memory stays bounded. Lines are
+    numbered here, in file order, as each block's result is taken: a malformed line is reported with
+    its number, and before any problem further on in the file.
     """
-    lines_before = 0
-
-    def numbered(future: Future[_Parsed]) -> _Parsed:
-        nonlocal lines_before
+    numbered = _Numbering()
+    blocks = _blocks(source)
+    ahead: list[_Block] = []  # the first two blocks, read to tell a one-block file
+    try:
+        for block in blocks:
+            ahead.append(block)
+            if len(ahead) == 2:
+                break
+    except _Unreadable as unreadable:
+        for block in ahead:
+            numbered(partial(parse, block))
+        raise unreadable.error(numbered.lines_before) from None
+    threads = _threads()
+    if len(ahead) < 2 or threads == 1:
+        for block in ahead:
+            yield numbered(partial(parse, block))
         try:
-            tokens, columns = future.result()
+            for block in blocks:
+                yield numbered(partial(parse, block))
+        except _Unreadable as unreadable:
+            raise unreadable.error(numbered.lines_before) from None
+        return
+    yield from _parsed_on_threads(itertools.chain(ahead, blocks), parse, numbered, threads)
+
+
+class _Numbering:
+    """Numbers the lines of parsed blocks taken in file order, and turns a bad line into its error."""
+
+    def __init__(self) -> None:
+        self.lines_before = 0  # lines of the file in the blocks taken so far
+
+    def __call__(self, result: Callable[[], _Parsed]) -> _Parsed:
+        try:
+            tokens, columns = result()
         except _BadLine as bad:
-            raise bad.located(lines_before) from None
-        tokens.lines_before = lines_before
-        lines_before += tokens.n_lines
+            raise bad.located(self.lines_before) from None
+        tokens.lines_before = self.lines_before
+        self.lines_before += tokens.n_lines
         # 32 bits are plenty (2**31 lines would be a file of tens of GB) and halve this column.
-        dtype = np.int32 if lines_before < 2**31 else np.int64
+        dtype = np.int32 if self.lines_before < 2**31 else np.int64
         columns["lines"] = (tokens.line_index + (tokens.lines_before + 1)).astype(dtype)
         return tokens, columns
 
-    threads = _threads()
+
+def _parsed_on_threads(blocks: Iterator[_Block], parse: Callable[[_Block], _Parsed], numbered: _Numbering,
+                       threads: int) -> Iterator[_Parsed]:
+    """:func:`_parsed_blocks` on a pool of ``threads`` threads."""
+    # Imported here: only files of several blocks need it.
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=threads) as pool:
         pending: deque[Future[_Parsed]] = deque()
-        blocks = _blocks(source)
         try:
             while True:
                 try:
@@ -725,13 +778,13 @@ def _parsed_blocks(source: Source, parse: Callable[[_Block], _Parsed]) -> Iterat
                     break
                 except _Unreadable as unreadable:  # a malformed line before the bad data is reported first
                     while pending:
-                        numbered(pending.popleft())
-                    raise unreadable.error(lines_before) from None
+                        numbered(pending.popleft().result)
+                    raise unreadable.error(numbered.lines_before) from None
                 pending.append(pool.submit(parse, block))
                 if len(pending) > threads:
-                    yield numbered(pending.popleft())
+                    yield numbered(pending.popleft().result)
             while pending:
-                yield numbered(pending.popleft())
+                yield numbered(pending.popleft().result)
         finally:
             for future in pending:  # stopped early (an error): drop the work not started yet
                 future.cancel()

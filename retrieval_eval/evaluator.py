@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import cached_property
 from typing import Any, cast
 
 import numpy as np
@@ -46,6 +47,7 @@ from .model import (
     QrelsColumns,
     RunColumns,
     check_id,
+    id_bytes,
     id_problem,
     id_text,
     to_relevance,
@@ -401,7 +403,7 @@ class RetrievalEvaluator:
         batch = self._batch
         retrieved = np.isin(batch.judged_doc_ids, batch.doc_ids)
         relevant = batch.judged_relevance >= max(self.rel, 0)
-        return [Document(id_text(doc)) for doc in batch.judged_doc_ids[relevant & ~retrieved]]
+        return [Document(id_text(doc)) for doc in np.sort(batch.judged_doc_ids[relevant & ~retrieved])]
 
     def relevant_missed_judgments(self) -> list[Judgment]:
         """The relevant documents the ranking never returned, with their grades: highest grade first,
@@ -417,8 +419,8 @@ class RetrievalEvaluator:
         batch = self._batch
         retrieved = np.isin(batch.judged_doc_ids, batch.doc_ids)
         relevant = batch.judged_relevance >= max(self.rel, 0)
-        rows = np.flatnonzero(relevant & ~retrieved)  # judged rows are in doc_id order already
-        rows = rows[np.argsort(-batch.judged_relevance[rows], kind="stable")]
+        rows = np.flatnonzero(relevant & ~retrieved)  # judged rows are in input order
+        rows = rows[np.lexsort((batch.judged_doc_ids[rows], -batch.judged_relevance[rows]))]
         return [Judgment(id_text(batch.judged_doc_ids[i]), int(batch.judged_relevance[i])) for i in rows]
 
     def retrieved_judgments(self) -> list[int | None]:
@@ -436,7 +438,8 @@ class RetrievalEvaluator:
         judged, docs = batch.judged_doc_ids, batch.doc_ids
         if not len(judged):
             return [None] * len(docs)
-        at = np.minimum(np.searchsorted(judged, docs), len(judged) - 1)  # one query's judged ids are sorted
+        by_id = np.argsort(judged, kind="stable")  # judged rows are in input order: search them sorted
+        at = by_id[np.minimum(np.searchsorted(judged[by_id], docs), len(judged) - 1)]
         found = judged[at] == docs
         return [int(v) if f else None for v, f in zip(batch.judged_relevance[at].tolist(), found.tolist())]
 
@@ -455,7 +458,7 @@ class RetrievalEvaluator:
         """
         check_id(doc_id, "'doc_id'")
         ids = self._batch.judged_doc_ids
-        key: str | bytes = doc_id.encode("utf-8") if ids.dtype.kind == "S" else doc_id
+        key: str | bytes = id_bytes(doc_id) if ids.dtype.kind in "SO" else doc_id  # "O": long ids, as bytes
         found = np.flatnonzero(ids == key)
         return int(self._batch.judged_relevance[found[0]]) if found.size else None
 
@@ -466,9 +469,9 @@ class RetrievalEvaluator:
     def judgments(self) -> list[Judgment]:
         """The query's judgments, by doc_id."""
         batch = self._batch
-        return [
-            Judgment(id_text(doc), int(rel)) for doc, rel in zip(batch.judged_doc_ids, batch.judged_relevance)
-        ]
+        by_id = np.argsort(batch.judged_doc_ids, kind="stable")  # judged rows are in input order
+        return [Judgment(id_text(doc), int(rel))
+                for doc, rel in zip(batch.judged_doc_ids[by_id], batch.judged_relevance[by_id])]
 
 
 class SetEvaluator(Mapping[str, RetrievalEvaluator]):
@@ -532,8 +535,11 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         self._report = report
         self.rel = rel
         self.run_id = run_id
-        self._index = {qid: i for i, qid in enumerate(batch.query_ids)}
         self._values: dict[Measure, FloatArray] = {}
+
+    @cached_property
+    def _index(self) -> dict[str, int]:  # made on first use: a batch may hold millions of queries
+        return {qid: i for i, qid in enumerate(self._batch.query_ids)}
 
     @classmethod
     def from_columns(

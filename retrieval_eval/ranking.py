@@ -13,6 +13,8 @@ input whatever the depth of each query: nothing is ever padded to ``queries x ma
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Callable
 from functools import cached_property
 from typing import Any, Literal, TypeVar
@@ -24,10 +26,11 @@ from attrs import define, field, frozen
 from ._ids import (
     _CHUNK,
     Duplicates,
+    PairIndex,
     _as_bytes,
     _check_duplicates,
-    _lookup,
     _run_heads,
+    _words,
     intern,
 )
 from ._memory import release_freed_memory
@@ -137,8 +140,9 @@ class RankedBatch:
 
     Attributes
     ----------
-    query_ids : list of str
-        Query ids in evaluation order (byte order of the UTF-8 id, as trec_eval's ``strcmp``).
+    query_vocab : (n_queries,) bytes array
+        Query ids in evaluation order (byte order of the UTF-8 id, as trec_eval's ``strcmp``);
+        :attr:`query_ids` has them as text.
     offsets : (n_queries + 1,) int
         Segment bounds of the ranked rows.
     labels : (n_ranked,) int
@@ -152,7 +156,7 @@ class RankedBatch:
     judged_relevance : (n_judged,) int
         Raw qrels values, per query.
     judged_doc_ids : (n_judged,) bytes array
-        Id of each judged document, in byte order within each query.
+        Id of each judged document, in input order within each query.
     in_run : (n_queries,) bool
         False for qrels queries the run never mentioned (scored as empty rankings).
     subtopics : Subtopics or None
@@ -160,7 +164,7 @@ class RankedBatch:
         subtopic column; the judged rows above then hold each document's largest value.
     """
 
-    query_ids: list[str]
+    query_vocab: np.ndarray
     offsets: IntArray
     labels: IntArray
     doc_ids: np.ndarray
@@ -175,7 +179,12 @@ class RankedBatch:
     # ---- shape
     @property
     def n_queries(self) -> int:
-        return len(self.query_ids)
+        return len(self.query_vocab)
+
+    @cached_property
+    def query_ids(self) -> list[str]:
+        """Query ids as text, in evaluation order (made on first use: a batch may hold millions)."""
+        return _texts(self.query_vocab)
 
     @cached_property
     def num_ret(self) -> IntArray:
@@ -265,7 +274,7 @@ class RankedBatch:
         rows = _gather_segments(self.offsets, indices)
         judged = _gather_segments(self.judged_offsets, indices)
         return RankedBatch(
-            query_ids=[self.query_ids[i] for i in indices],
+            query_vocab=self.query_vocab[indices],
             offsets=_offsets_of(np.diff(self.offsets)[indices]),
             labels=self.labels[rows],
             doc_ids=self.doc_ids[rows],
@@ -285,7 +294,7 @@ class RankedBatch:
             keep = self.labels >= 0
             kept = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
             return RankedBatch(
-                query_ids=self.query_ids, offsets=kept[self.offsets], labels=self.labels[keep],
+                query_vocab=self.query_vocab, offsets=kept[self.offsets], labels=self.labels[keep],
                 doc_ids=self.doc_ids[keep], scores=self.scores[keep], judged_offsets=self.judged_offsets,
                 judged_relevance=self.judged_relevance, judged_doc_ids=self.judged_doc_ids, in_run=self.in_run,
                 subtopics=self.subtopics,
@@ -296,6 +305,14 @@ class RankedBatch:
     def doc_id(self, row: int) -> str:
         """The id of the document at ranked row ``row``."""
         return id_text(self.doc_ids[row])
+
+
+def _texts(ids: np.ndarray) -> list[str]:
+    """Ids as the str keys :func:`~retrieval_eval.model.id_text` makes, at C speed when every byte is ASCII."""
+    if ids.dtype.kind == "S" and len(ids) and not bool(np.any(np.ascontiguousarray(ids).view(np.uint8) >= 128)):
+        texts: list[str] = ids.astype(str).tolist()
+        return texts
+    return [id_text(q) for q in ids]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -389,57 +406,33 @@ def build_batch(
         run = run.take()
     if order == "rank" and run.ranks is None:
         raise ValueError("order='rank' needs the run's rank column (read_run_columns(..., with_ranks=True))")
+    judged = prepared_qrels(qrels, queries, duplicates)
     run_origin, run_unit, run_scores, run_lines, run_ranks = run.origin, run.unit, run.scores, run.lines, run.ranks
-    q_qids, r_qids, q_docs, r_docs, extra = map(
-        _as_bytes, (qrels.query_ids, run.query_ids, qrels.doc_ids, run.doc_ids, [] if queries is None else queries)
-    )
+    r_qids, r_docs = _as_bytes(run.query_ids), _as_bytes(run.doc_ids)
     # A run handed over (RunHandoff) is held by these locals alone from here on: each column is
     # freed at its ``del`` below, once used, which lowers the peak of the build.
     del run
 
-    # Query codes follow the byte order of the ids (trec_eval's strcmp order). A run lists each
-    # query's rows together, so its query column is interned one run of equal ids at a time.
+    # A run lists each query's rows together: its query ids are looked up one run of equal ids at a time.
     r_heads = _run_heads(r_qids)
     r_run_lengths = np.diff(r_heads, append=len(r_qids))
-    all_qids, all_query_code = intern(np.concatenate((q_qids, extra, r_qids[r_heads])))
+    head_ids = r_qids[r_heads]
     del r_qids
-    evaluated = np.zeros(len(all_qids), dtype=bool)
-    evaluated[all_query_code[: len(q_qids) + len(extra)]] = True
-    query_vocab = all_qids[evaluated]
-    renumber = np.cumsum(evaluated) - 1
-    q_query_code = renumber[all_query_code[: len(q_qids)]]
-    r_head_code = all_query_code[len(q_qids) + len(extra):]
-    judged_head = evaluated[r_head_code]
-    not_judged = [id_text(all_qids[c]) for c in np.unique(r_head_code[~judged_head])]
-
-    # Judged rows, by query then doc_id bytes: the qrels doc ids are interned (they are few next
-    # to the run's), and a run document is judged only if it is among them.
-    q_rel, q_lines = np.asarray(qrels.relevance), np.asarray(qrels.lines)
-    subtopics = None
-    if qrels.subtopics is not None:  # diversity qrels: a document may be judged once per subtopic
-        subtopics, rows, q_rel = _diversity_judgments(q_query_code, q_docs, _as_bytes(qrels.subtopics), q_rel,
-                                                      q_lines, qrels, query_vocab, duplicates)
-        q_query_code, q_docs, q_lines = q_query_code[rows], q_docs[rows], q_lines[rows]
-    keep_q = _check_duplicates(q_query_code, q_docs, q_lines, qrels.origin, qrels.unit, "judgment",
-                               query_vocab, duplicates)
-    doc_vocab, q_doc_code = intern(q_docs)
-    q_rows = np.flatnonzero(keep_q)
-    if (len(query_vocab) + 1) * (len(doc_vocab) + 1) < 2**62:  # one sort of one key (each pair is distinct)
-        q_rows = q_rows[np.argsort(q_query_code[q_rows] * len(doc_vocab) + q_doc_code[q_rows])]
-    else:
-        q_rows = q_rows[np.lexsort((q_doc_code[q_rows], q_query_code[q_rows]))]
-    j_query, j_doc, j_rel = q_query_code[q_rows], q_doc_code[q_rows], q_rel[q_rows]
+    r_head_code = _query_codes(judged, head_ids)
+    judged_head = r_head_code >= 0
+    not_judged = [] if judged_head.all() else [id_text(q) for q in intern(head_ids[~judged_head])[0]]
+    del head_ids
 
     # Ranked rows of the evaluated queries (run rows of unjudged queries are reported and ignored).
     r_rows = None if judged_head.all() else np.flatnonzero(np.repeat(judged_head, r_run_lengths))
-    rq, rd, scores, r_lines = _take(r_rows, np.repeat(renumber[r_head_code], r_run_lengths), r_docs,
+    rq, rd, scores, r_lines = _take(r_rows, np.repeat(r_head_code, r_run_lengths), r_docs,
                                     np.asarray(run_scores, dtype=np.float64), np.asarray(run_lines))
     ranks = _take(r_rows, np.asarray(run_ranks))[0] if order == "rank" else None
     del r_docs, run_scores, run_ranks
-    n_q = len(query_vocab)
+    n_q = len(judged.query_vocab)
     in_run = np.zeros(n_q, dtype=bool)
-    in_run[renumber[r_head_code[judged_head]]] = True
-    keep_r = _check_duplicates(rq, rd, r_lines, run_origin, run_unit, "document", query_vocab, duplicates)
+    in_run[r_head_code[judged_head]] = True
+    keep_r = _check_duplicates(rq, rd, r_lines, run_origin, run_unit, "document", judged.query_vocab, duplicates)
     if not keep_r.all():
         rq, rd, scores = rq[keep_r], rd[keep_r], scores[keep_r]
         ranks = None if ranks is None else ranks[keep_r]
@@ -462,40 +455,143 @@ def build_batch(
         depth_ok = rank < max_depth
         rq, rd, scores = rq[depth_ok], rd[depth_ok], scores[depth_ok]
 
-    # The qrels join: a ranked document's judged code, then its (query, doc) pair among the judged.
+    # The qrels join: each ranked (query, document) pair looked up among the judged pairs.
     labels = np.full(len(rq), NONPOOL, dtype=np.int64)
-    candidates, doc_code = _lookup(doc_vocab, rd)
-    if len(candidates):
-        judged_key = j_query * len(doc_vocab) + j_doc  # ascending: the judged rows are sorted so
-        ranked_key = rq[candidates] * len(doc_vocab) + doc_code
-        pos = np.minimum(np.searchsorted(judged_key, ranked_key), len(judged_key) - 1)
-        hit = judged_key[pos] == ranked_key
-        value = j_rel[pos[hit]]
-        labels[candidates[hit]] = np.where(value < 0, UNJUDGED, value)
+    rows, at = judged.pairs.find(rq, rd)
+    value = judged.relevance[at]
+    labels[rows] = np.where(value < 0, UNJUDGED, value)
+    del rows, at, value
     if judged_only:
-        judged = labels >= 0
-        rq, rd, scores, labels = rq[judged], rd[judged], scores[judged], labels[judged]
+        keep = labels >= 0
+        rq, rd, scores, labels = rq[keep], rd[keep], scores[keep], labels[keep]
 
-    query_ids = [id_text(q) for q in query_vocab]  # exact bytes: display is for printing only
     batch = RankedBatch(
-        query_ids=query_ids,
+        query_vocab=judged.query_vocab,
         offsets=np.searchsorted(rq, np.arange(n_q + 1)),  # rq is in query order now
         labels=labels,
         doc_ids=rd,
         scores=scores,
-        judged_offsets=_offsets_of(np.bincount(j_query, minlength=n_q)),
-        judged_relevance=j_rel.astype(np.int64),
-        judged_doc_ids=doc_vocab[j_doc],
+        judged_offsets=judged.offsets,
+        judged_relevance=judged.relevance,
+        judged_doc_ids=judged.doc_ids,
         in_run=in_run,
-        subtopics=subtopics,
+        subtopics=judged.subtopics,
     )
-    missing = [query_ids[i] for i in np.flatnonzero(~in_run)]
+    missing = [id_text(judged.query_vocab[i]) for i in np.flatnonzero(~in_run)]
     report = QuerySetReport(missing_from_run=missing, not_judged=not_judged, dropped_missing=not complete)
     if not complete and missing:
         batch = batch.select(np.flatnonzero(in_run))
     if len(rq) > _CHUNK:
         release_freed_memory()
     return batch, report
+
+
+def _query_codes(judged: PreparedQrels, ids: np.ndarray) -> IntArray:
+    """The code of each query id among the evaluated queries, -1 for the others."""
+    codes = np.full(len(ids), -1, dtype=np.int64)
+    vocab = judged.query_vocab
+    if judged.queries is not None or ids.dtype.kind != "S" or ids.dtype.itemsize > 8:
+        index = judged.queries or PairIndex(np.zeros(len(vocab), dtype=np.int64), vocab)
+        found, found_code = index.find(np.zeros(len(ids), dtype=np.int64), ids)
+        codes[found] = found_code
+    elif len(vocab):
+        # Ids of up to 8 bytes as big-endian words sort as the ids do: a binary search of numbers
+        # (fast, as a run's queries mostly come in order).
+        words, wanted = _words(vocab)[:, 0], _words(ids)[:, 0]
+        pos = np.minimum(np.searchsorted(words, wanted), len(vocab) - 1)
+        hit = (words[pos] == wanted) & (vocab[pos] == ids)  # the bytes, for ids ending in NUL bytes
+        codes[hit] = pos[hit]
+    return codes
+
+
+@frozen(eq=False)
+class PreparedQrels:
+    """Judgments ready to be joined with runs: grouped by query, duplicates resolved, and indexed.
+
+    Everything here depends on the qrels alone (and on the duplicates policy and the extra queries),
+    so several runs evaluated against the same read qrels share one (see :func:`prepared_qrels`).
+    """
+
+    query_vocab: np.ndarray  #: evaluated query ids (judged, or asked for), in byte order
+    queries: PairIndex | None  #: the query ids, to look up a run's (with query code 0); None when
+    #: every id fits one word: then the words are searched, in byte order like the ids
+    offsets: IntArray  #: (n_queries + 1,) bounds of each query's judged rows
+    relevance: IntArray  #: the judged rows' raw values
+    doc_ids: np.ndarray  #: the judged rows' document ids (in input order within a query)
+    pairs: PairIndex  #: the judged rows' (query code, document id) pairs
+    subtopics: Subtopics | None
+
+
+#: Prepared qrels of QrelsColumns objects that are still alive, by id(): (the object, the policy, prepared).
+_PREPARED: dict[int, tuple[weakref.ref[QrelsColumns], str, PreparedQrels]] = {}
+_PREPARED_LOCK = threading.Lock()
+
+
+def prepared_qrels(qrels: QrelsColumns, queries: npt.ArrayLike | None, duplicates: Duplicates) -> PreparedQrels:
+    """The judgments of ``qrels`` prepared for joining, reused while the same object is evaluated again.
+
+    Only read-only columns (as the readers return them) are reused, so nothing cached can go stale:
+    an array that cannot be written cannot change.
+    """
+    cacheable = queries is None and _read_only(qrels)
+    if not cacheable:
+        return _prepare_qrels(qrels, queries, duplicates)
+    with _PREPARED_LOCK:
+        held = _PREPARED.get(id(qrels))
+    if held is not None and held[0]() is qrels and held[1] == duplicates:
+        return held[2]
+    prepared = _prepare_qrels(qrels, None, duplicates)
+    key = id(qrels)
+
+    def forget(_: object) -> None:
+        with _PREPARED_LOCK:
+            if key in _PREPARED and _PREPARED[key][0]() is None:
+                del _PREPARED[key]
+
+    with _PREPARED_LOCK:
+        _PREPARED[key] = (weakref.ref(qrels, forget), duplicates, prepared)
+    return prepared
+
+
+def _read_only(qrels: QrelsColumns) -> bool:
+    columns = (qrels.query_ids, qrels.doc_ids, qrels.relevance, qrels.lines, qrels.subtopics)
+    return all(column is None or (isinstance(column, np.ndarray) and not column.flags.writeable) for column in columns)
+
+
+def _prepare_qrels(qrels: QrelsColumns, queries: npt.ArrayLike | None, duplicates: Duplicates) -> PreparedQrels:
+    q_qids, q_docs, extra = map(_as_bytes, (qrels.query_ids, qrels.doc_ids, [] if queries is None else queries))
+    # Query codes follow the byte order of the ids (trec_eval's strcmp order).
+    query_vocab, all_code = intern(np.concatenate((q_qids, extra)))
+    query_code = all_code[: len(q_qids)]
+    del all_code, q_qids
+    relevance, lines = np.asarray(qrels.relevance), np.asarray(qrels.lines)
+    subtopics = None
+    if qrels.subtopics is not None:  # diversity qrels: a document may be judged once per subtopic
+        subtopics, rows, relevance = _diversity_judgments(query_code, q_docs, _as_bytes(qrels.subtopics), relevance,
+                                                          lines, qrels, query_vocab, duplicates)
+        query_code, q_docs, lines = query_code[rows], q_docs[rows], lines[rows]
+    # Judged rows grouped by query, each query's in input order (a qrels file is grouped already).
+    grouping = grouped_order(query_code)
+    if grouping is not None:
+        query_code, q_docs, relevance, lines = (grouping.apply(c) for c in (query_code, q_docs, relevance, lines))
+    pairs = PairIndex(query_code, q_docs)
+    if pairs.maybe_repeated():  # some pair may be judged twice: find out exactly
+        keep = _check_duplicates(query_code, q_docs, lines, qrels.origin, qrels.unit, "judgment", query_vocab,
+                                 duplicates)
+        if not keep.all():
+            query_code, q_docs, relevance = query_code[keep], q_docs[keep], relevance[keep]
+            pairs = PairIndex(query_code, q_docs)
+    n_q = len(query_vocab)
+    return PreparedQrels(
+        query_vocab=query_vocab,
+        queries=None if query_vocab.dtype.kind == "S" and query_vocab.dtype.itemsize <= 8
+        else PairIndex(np.zeros(n_q, dtype=np.int64), query_vocab),
+        offsets=_offsets_of(np.bincount(query_code, minlength=n_q)),
+        relevance=relevance.astype(np.int64),
+        doc_ids=q_docs,
+        pairs=pairs,
+        subtopics=subtopics,
+    )
 
 
 def _diversity_judgments(

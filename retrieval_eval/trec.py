@@ -71,11 +71,26 @@ RUN_FORMAT = "'query_id Q0 doc_id rank score run_id'"
 def _parse_qrels_block(block: _Block, with_subtopics: bool = False) -> _Parsed:
     tokens = _tokenize(block)
     _check_field_count(tokens, tokens.n_tokens != 4, f"4 fields {QRELS_FORMAT}")
-    relevance = _numbers(tokens, 3, np.int64, "relevance must be an integer", QRELS_FORMAT)
-    columns = {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "relevance": relevance}
+    relevance = _single_digits(tokens, 3)
+    if relevance is None:
+        relevance = _numbers(tokens, 3, np.int64, "relevance must be an integer", QRELS_FORMAT)
+    columns = {"query_ids": tokens.ids(0), "doc_ids": tokens.ids(2), "relevance": relevance}
     if with_subtopics:
-        columns["subtopics"] = tokens.strings(1)
+        columns["subtopics"] = tokens.ids(1)
     return tokens, columns
+
+
+def _single_digits(tokens: _Tokens, field: int) -> np.ndarray | None:
+    """Field ``field`` as integers when every line has a single digit there (most qrels' relevance:
+    one byte to read per line instead of a string to parse); None otherwise."""
+    index = tokens.first_token + field
+    start = tokens.before[index] + 1
+    if len(start) == 0 or not bool(np.all(tokens.ends[index] - start == 1)):
+        return None
+    digit = tokens.buffer[start] - np.uint8(ord("0"))  # wraps below '0', so one test covers both ends
+    if not bool(np.all(digit <= 9)):
+        return None
+    return digit.astype(np.int64)
 
 
 def _parse_run_block(block: _Block, with_ranks: bool = False) -> _Parsed:
@@ -86,7 +101,7 @@ def _parse_run_block(block: _Block, with_ranks: bool = False) -> _Parsed:
     if nan.any():
         raise tokens.fail(int(np.argmax(nan)), "score must not be NaN (it would make the ranking order "
                           "undefined)", RUN_FORMAT)
-    columns = {"query_ids": tokens.strings(0), "doc_ids": tokens.strings(2), "scores": scores, "overflow": overflow,
+    columns = {"query_ids": tokens.ids(0), "doc_ids": tokens.ids(2), "scores": scores, "overflow": overflow,
                "merged": _merged_records(tokens)}
     if with_ranks:
         columns["ranks"] = _numbers(tokens, 3, np.int64, "rank must be an integer", RUN_FORMAT)
@@ -175,14 +190,21 @@ def read_qrels_columns(source: Source, *, with_subtopics: bool = False) -> Qrels
         columns.add(tokens, part)
     if not columns.rows:
         raise _nothing_found(source, "judgments", QRELS_FORMAT)
+    # Read-only columns: runs evaluated against these qrels share their preparation (ranking.prepared_qrels),
+    # which is only safe because the columns cannot change.
     return QrelsColumns(
-        query_ids=columns.pop("query_ids"),
-        doc_ids=columns.pop("doc_ids"),
-        relevance=columns.pop("relevance"),
-        lines=columns.pop("lines"),
+        query_ids=_frozen(columns.pop("query_ids")),
+        doc_ids=_frozen(columns.pop("doc_ids")),
+        relevance=_frozen(columns.pop("relevance")),
+        lines=_frozen(columns.pop("lines")),
         origin=_source_name(source),
-        subtopics=columns.pop("subtopics") if with_subtopics else None,
+        subtopics=_frozen(columns.pop("subtopics")) if with_subtopics else None,
     )
+
+
+def _frozen(column: np.ndarray) -> np.ndarray:
+    column.flags.writeable = False
+    return column
 
 
 def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:

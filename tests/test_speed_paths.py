@@ -1,0 +1,205 @@
+"""The fast paths of issue 16 and the long-id columns of issue 15 B.1, each checked against a plain
+Python oracle or against the path it replaces."""
+
+from __future__ import annotations
+
+import io
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import retrieval_eval._ids as ids_module
+import retrieval_eval._tokenize as tokenize_module
+from retrieval_eval import SetEvaluator
+from retrieval_eval._ids import PairIndex, _id_hash, intern
+from retrieval_eval._order import canonical_order
+from retrieval_eval.ranking import build_batch, prepared_qrels
+from retrieval_eval.trec import read_qrels_columns, read_run_columns
+
+
+def _random_pairs(rnd: random.Random, n: int, n_queries: int) -> tuple[np.ndarray, np.ndarray]:
+    query = np.array([rnd.randrange(n_queries) for _ in range(n)], dtype=np.int64)
+    docs = np.array([b"d" * rnd.randrange(0, 20) + str(rnd.randrange(50)).encode() for _ in range(n)])
+    return query, docs
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("colliding", [False, True])
+def test_pair_index_finds_exactly_the_judged_pairs(seed: int, colliding: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every (query, id) looked up is found iff it is in the table, at a row holding that pair, also
+    when every key collides (the probe must go on past a false match)."""
+    if colliding:
+        monkeypatch.setattr(ids_module, "pair_keys", lambda query, ids: np.zeros(len(ids), dtype=np.uint64))
+    rnd = random.Random(seed)
+    query, docs = _random_pairs(rnd, 300, 7)
+    first: dict[tuple[int, bytes], int] = {}
+    for row, pair in enumerate(zip(query.tolist(), docs.tolist())):
+        first.setdefault(pair, row)
+    keep = np.array(sorted(first.values()))
+    index = PairIndex(query[keep], docs[keep])
+    assert index.maybe_repeated() == colliding  # distinct pairs: keys repeat only when forced to
+    needles_q, needles_d = _random_pairs(rnd, 500, 9)
+    rows, at = index.find(needles_q, needles_d)
+    expected = [i for i, pair in enumerate(zip(needles_q.tolist(), needles_d.tolist())) if pair in first]
+    assert rows.tolist() == expected
+    assert (query[keep][at] == needles_q[rows]).all() and (docs[keep][at] == needles_d[rows]).all()
+
+
+def test_pair_index_notices_a_repeated_pair() -> None:
+    query = np.array([0, 1, 0, 0], dtype=np.int64)
+    docs = np.array([b"a", b"a", b"b", b"a"])
+    index = PairIndex(query, docs)
+    assert index.maybe_repeated()
+    assert sorted(np.concatenate(index.same_key).tolist()) in ([0], [3])  # one of the two rows of (0, a)
+
+
+def test_bytes_objects_hash_like_fixed_width_ids() -> None:
+    values = [b"", b"a", b"abcdefgh", b"abcdefghi", b"x" * 5000, b"q\xe9"]
+    objects = np.empty(len(values), dtype=object)
+    objects[:] = values
+    assert _id_hash(objects).tolist() == _id_hash(np.array(values)).tolist()
+    vocab, codes = intern(objects)
+    assert vocab.tolist() == sorted(values) and [vocab[c] for c in codes] == values
+
+
+def test_ties_of_long_ids_sort_as_fixed_width_ones() -> None:
+    rnd = random.Random(3)
+    values = [rnd.choice([b"a", b"ab", b"b", b"zz" * 40, b"zz" * 40 + b"a"]) + str(i).encode() for i in range(60)]
+    query = np.repeat(np.arange(3, dtype=np.int64), 20)
+    score = np.array([float(rnd.randrange(3)) for _ in range(60)])
+    score = np.concatenate([np.sort(part)[::-1] for part in np.split(score, 3)])
+    objects = np.empty(60, dtype=object)
+    objects[:] = values
+    fixed, loose = canonical_order(query, score, np.array(values)), canonical_order(query, score, objects)
+    assert fixed is not None and loose is not None
+    assert fixed.permutation().tolist() == loose.permutation().tolist()
+
+
+def _long_id_files(tmp_path, long: bool) -> tuple[str, str]:
+    """A run in which 1 id in 100 is 3,000 bytes long (or, with ``long=False``, the same ids short)."""
+    rnd = random.Random(11)
+    run, qrels = [], []
+    for q in range(20):
+        for rank in range(100):
+            doc = f"d{q}-{rank}"
+            if rank % 100 == 7 and long:
+                doc = doc.ljust(3000, "x")
+            score = rnd.randrange(30) / 10
+            run.append((q, doc, score))
+            if rnd.random() < 0.3:
+                qrels.append(f"{q} 0 {doc} {rnd.randrange(3)}\n")
+    run.sort(key=lambda row: (row[0], -row[2]))
+    run_path, qrels_path = tmp_path / f"run{long}", tmp_path / f"qrels{long}"
+    run_path.write_text("".join(f"{q} Q0 {d} 1 {s} r\n" for q, d, s in run))
+    qrels_path.write_text("".join(qrels))
+    return str(qrels_path), str(run_path)
+
+
+def test_a_few_long_ids_are_read_as_objects_and_evaluate_as_fixed_width(tmp_path, monkeypatch) -> None:
+    qrels, run = _long_id_files(tmp_path, long=True)
+    columns = read_run_columns(run)
+    assert columns.doc_ids.dtype == object and columns.query_ids.dtype.kind == "S"
+    measures = ["AP", "nDCG@10", "P@5", "RR", "Bpref", "NumRelRet"]
+    loose = SetEvaluator.from_trec(qrels, run)
+    monkeypatch.setattr(tokenize_module, "_WIDE_ID", 10**9)  # the fixed-width path, for the same files
+    assert read_run_columns(run).doc_ids.dtype.kind == "S"
+    fixed = SetEvaluator.from_trec(qrels, run)
+    for measure in measures:
+        assert loose.per_query(measure) == fixed.per_query(measure), measure
+    assert loose["3"].relevant_retrieved_documents() == fixed["3"].relevant_retrieved_documents()
+
+
+def test_run_queries_of_every_width_are_found(tmp_path) -> None:
+    """Query ids up to 8 bytes are looked up as words, longer ones in a hash table: both find exactly
+    the judged queries, whatever the run's order."""
+    judged = ["1", "10", "2", "abcdefgh", "abcdefghi", "zz"]
+    qrels = "".join(f"{q} 0 d 1\n" for q in judged)
+    for run_queries in (["2", "1", "abcdefghi", "x", "10"], ["zz", "abcdefgh", "3"], ["abcdefghij", "1"]):
+        run = "".join(f"{q} Q0 d 1 1.0 r\n" for q in run_queries)
+        ev = SetEvaluator.from_trec(io.StringIO(qrels), io.StringIO(run))
+        assert ev.query_ids == sorted(judged, key=str.encode)
+        assert sorted(q for q in ev.query_ids if ev.per_query("NumRet")[q]) == sorted(set(run_queries) & set(judged))
+        assert ev.not_judged == sorted(set(run_queries) - set(judged), key=str.encode)
+
+
+def test_qrels_read_once_are_prepared_once(tmp_path) -> None:
+    """Runs built against the same read qrels share one preparation; columns that can be written
+    are never reused (they could change between two runs)."""
+    qrels_path, run_path = _long_id_files(tmp_path, long=False)
+    qrels = read_qrels_columns(qrels_path)
+    first = prepared_qrels(qrels, None, "error")
+    assert prepared_qrels(qrels, None, "error") is first
+    assert prepared_qrels(qrels, None, "first") is not first
+    again = [SetEvaluator.from_columns(qrels, read_run_columns(run_path)).per_query("AP") for _ in range(2)]
+    writable = type(qrels)(qrels.query_ids.copy(), qrels.doc_ids.copy(), qrels.relevance.copy(), qrels.lines.copy())
+    assert prepared_qrels(writable, None, "error") is not prepared_qrels(writable, None, "error")
+    fresh = SetEvaluator.from_columns(writable, read_run_columns(run_path)).per_query("AP")
+    assert again[0] == again[1] == fresh
+
+
+def test_small_files_and_one_cpu_are_read_on_the_calling_thread(tmp_path, monkeypatch) -> None:
+    """A file of one block, or any file on one CPU, never starts the thread pool, and reads the same."""
+    qrels_path, run_path = _long_id_files(tmp_path, long=False)
+    big = tmp_path / "big.run"
+    big.write_text(Path(run_path).read_text() * 40)  # several blocks
+    on_threads = read_run_columns(str(big), with_ranks=True)
+
+    def no_pool(*args: object) -> None:
+        raise AssertionError("the thread pool was used")
+
+    monkeypatch.setattr(tokenize_module, "_parsed_on_threads", no_pool)
+    read_run_columns(run_path)
+    read_qrels_columns(qrels_path)
+    monkeypatch.setattr(tokenize_module, "_threads", lambda: 1)
+    single = read_run_columns(str(big), with_ranks=True)
+    for name in ("query_ids", "doc_ids", "scores", "lines", "ranks"):
+        assert np.array_equal(getattr(single, name), getattr(on_threads, name)), name
+
+
+def test_judgments_are_listed_by_doc_id() -> None:
+    """Judged rows keep their input order inside the batch; the per-query lists sort them by id."""
+    qrels = "q 0 c 1\nq 0 a 0\nq 0 b 2\n"
+    ev = SetEvaluator.from_trec(io.StringIO(qrels), io.StringIO("q Q0 a 1 1 r\n"))["q"]
+    assert [j.doc_id for j in ev.judgments()] == ["a", "b", "c"]
+    assert [d.doc_id for d in ev.relevant_missed_documents()] == ["b", "c"]
+
+
+def test_build_is_the_same_with_and_without_a_handoff_for_long_ids(tmp_path) -> None:
+    qrels_path, run_path = _long_id_files(tmp_path, long=True)
+    qrels = read_qrels_columns(qrels_path)
+    batch, _ = build_batch(qrels, read_run_columns(run_path))
+    assert batch.doc_ids.dtype == object and len(batch.doc_ids) == 2000
+
+
+@pytest.mark.parametrize("values", [["0", "1", "2", "9"], ["0", "1", "-1", "3"], ["10", "2", "0", "+1"], ["3", "1", "2", "07"]])
+def test_relevance_read_digit_by_digit_or_parsed_gives_the_integers(values: list[str]) -> None:
+    """Single-digit relevance is read byte by byte; anything else (a sign, two digits) is parsed."""
+    qrels = "".join(f"q 0 d{i} {value}\n" for i, value in enumerate(values))
+    assert read_qrels_columns(io.StringIO(qrels)).relevance.tolist() == [int(v) for v in values]
+
+
+def test_a_non_digit_relevance_is_still_an_error() -> None:
+    with pytest.raises(Exception, match=r"<stream>:2: relevance must be an integer"):
+        read_qrels_columns(io.BytesIO(b"q 0 a 1\nq 0 b x\n"))
+
+
+def test_long_query_ids_and_subtopics_evaluate_as_fixed_width(tmp_path, monkeypatch) -> None:
+    """Query ids (and the subtopic column) with a few very long ones take the same path as document ids."""
+    rnd = random.Random(5)
+    queries = [f"q{i}" for i in range(30)] + ["Q" * 900, "Q" * 900 + "b"]
+    qrels = "".join(f"{q} {rnd.randrange(3)} d{j} {rnd.randrange(3)}\n" for q in queries for j in range(8)
+                    if rnd.random() < 0.6)
+    run = "".join(f"{q} Q0 d{j} {j + 1} {rnd.randrange(4) / 2} r\n" for q in queries[:-3] + queries[-2:]
+                  for j in range(10))
+    (tmp_path / "q").write_text(qrels)
+    (tmp_path / "r").write_text(run)
+    measures = ["AP", "nDCG@10", "P@5", "alpha_nDCG@10"]
+    loose = SetEvaluator.from_trec(str(tmp_path / "q"), str(tmp_path / "r"), subtopics=True)
+    assert read_run_columns(str(tmp_path / "r")).query_ids.dtype == object
+    monkeypatch.setattr(tokenize_module, "_WIDE_ID", 10**9)
+    fixed = SetEvaluator.from_trec(str(tmp_path / "q"), str(tmp_path / "r"), subtopics=True)
+    assert loose.query_ids == fixed.query_ids and loose.not_judged == fixed.not_judged
+    for measure in measures:
+        assert loose.per_query(measure) == fixed.per_query(measure), measure
