@@ -83,21 +83,21 @@ def as_table(data: object, what: str) -> Any:
                          f"__arrow_c_stream__; got {type(data).__name__}")
 
 
-class _Source:
+class TableSource:
     """Where a table came from, for error messages: ``origin, row N``, and which errors to raise."""
 
-    def __init__(self, origin: str, in_memory: bool, columns: tuple[str, ...]) -> None:
+    def __init__(self, origin: str, in_memory: bool, columns: tuple[str, ...], expected: str | None = None) -> None:
         self.origin = origin
         self.bad_type: type[Exception] = InputTypeError if in_memory else TrecFormatError
         self.bad_value: type[Exception] = InputFormatError if in_memory else TrecFormatError
-        self.expected = f"columns {', '.join(columns)}"
+        self.expected = expected or f"columns {', '.join(columns)}"
         self.hint = " (other names are mapped by keyword, e.g. query_id='qid')" if in_memory else ""
 
     def at(self, row: int) -> str:
         return f"{self.origin}, row {row + 1}"
 
 
-def _select(table: Any, names: dict[str, str], source: _Source) -> list[Any]:
+def _select(table: Any, names: dict[str, str], source: TableSource) -> list[Any]:
     """The named columns of ``table``, each as one contiguous Arrow array."""
     missing = [name for name in names.values() if name not in table.column_names]
     if missing:
@@ -110,10 +110,10 @@ def _select(table: Any, names: dict[str, str], source: _Source) -> list[Any]:
     return [table.column(name).combine_chunks() for name in names.values()]
 
 
-def _check_nulls(column: Any, role: str, name: str, source: _Source) -> None:
+def _check_nulls(column: Any, role: str, name: str, source: TableSource) -> None:
     if column.null_count:
         row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
-        raise source.bad_value(f"{source.at(row)}: empty {role} (null in column {name!r}); expected {source.expected}")
+        raise source.bad_value(f"{source.at(row)}: empty {role} (column {name!r}): null; expected {source.expected}")
 
 
 def _first_value(column: Any) -> str:
@@ -124,7 +124,7 @@ def _first_value(column: Any) -> str:
 _KEEP_BYTES = np.frombuffer(b"".join(b"\xff" * n + bytes(8 - n) for n in range(9)), dtype=np.uint64)
 
 
-def id_column(column: Any, role: str, name: str, source: _Source) -> np.ndarray:
+def id_column(column: Any, role: str, name: str, source: TableSource) -> np.ndarray:
     """A string or integer Arrow column as fixed-width UTF-8 bytes (``S<8k>``), zero-padded.
 
     The ids are copied from Arrow's data buffer 8 bytes at a time (a loop over words, not rows);
@@ -171,7 +171,7 @@ def id_column(column: Any, role: str, name: str, source: _Source) -> np.ndarray:
     return out.view(f"S{8 * n_words}").ravel()
 
 
-def number_column(column: Any, role: str, name: str, source: _Source, integral: bool) -> np.ndarray:
+def number_column(column: Any, role: str, name: str, source: TableSource, integral: bool) -> np.ndarray:
     """An integer column as int64 (``integral``; integral floats accepted), or a numeric one as float64.
 
     Booleans and strings are refused with the column's type and first value; a fraction, a value
@@ -231,7 +231,7 @@ def qrels_from_table(
     names = {"query_id": query_id, "doc_id": doc_id, "relevance": relevance}
     if subtopic is not None:
         names["subtopic"] = subtopic
-    source = _Source(origin, in_memory, tuple(names.values()))
+    source = TableSource(origin, in_memory, tuple(names.values()))
     columns = _select(table, names, source)
     return QrelsColumns(
         query_ids=id_column(columns[0], "query id", query_id, source),
@@ -256,7 +256,7 @@ def run_from_table(
     names = {"query_id": query_id, "doc_id": doc_id, "score": score}
     if rank is not None:
         names["rank"] = rank
-    source = _Source(origin, in_memory, tuple(names.values()))
+    source = TableSource(origin, in_memory, tuple(names.values()))
     columns = _select(table, names, source)
     return RunColumns(
         query_ids=id_column(columns[0], "query id", query_id, source),
