@@ -201,7 +201,7 @@ def number_column(column: Any, role: str, name: str, source: TableSource, integr
         bad = ~np.isfinite(values) | (values != np.floor(values)) | (np.abs(values) >= 2.0**63)
         if bad.any():
             row = int(np.argmax(bad))
-            raise source.bad_value(f"{source.at(row)}: {role} must be an integer (column {name!r}); got {values[row]!r}")
+            raise source.bad_value(f"{source.at(row)}: {role} must be an integer (column {name!r}); got {float(values[row])!r}")
     elif values.dtype == np.uint64 and len(values) and int(values.max()) > np.iinfo(np.int64).max:
         row = int(np.argmax(values > np.iinfo(np.int64).max))
         raise source.bad_value(f"{source.at(row)}: {role} must fit in a 64-bit integer (column {name!r}); "
