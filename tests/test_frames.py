@@ -25,13 +25,13 @@ pq = pytest.importorskip("pyarrow.parquet")
 ALL_TREC = [m for m in parse_all("all_trec") if not m.definition.text]
 
 
-def dataset(seed: int = 7) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+def dataset(seed: int = 7, queries: int = 25) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
     """Random judgments and run as columns: graded and negative relevance, tied scores (one decimal),
     a judged query the run lacks (q_missing) and a run query nobody judged (q_unjudged)."""
     rng = np.random.default_rng(seed)
     qrels: dict[str, list[Any]] = {"query_id": [], "doc_id": [], "relevance": []}
     run: dict[str, list[Any]] = {"query_id": [], "doc_id": [], "score": []}
-    for q in range(25):
+    for q in range(queries):
         docs = [f"d{i}" for i in rng.choice(60, size=int(rng.integers(5, 40)), replace=False)]
         for doc in docs[: int(rng.integers(1, len(docs)))]:
             qrels["query_id"].append(f"q{q}")
