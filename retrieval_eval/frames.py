@@ -43,10 +43,11 @@ def pyarrow(feature: str) -> ModuleType:
     """The pyarrow module, or MissingExtraError naming the extra that installs it."""
     try:
         import pyarrow as pa
-        import pyarrow.compute  # noqa: F401  (pa.compute is used below)
+        import pyarrow.compute  # pa.compute, used by the converters
     except ImportError:
         raise MissingExtraError(f"{feature} needs pyarrow: pip install 'retrieval_eval[parquet]'") from None
-    return pa
+    module: ModuleType = pa
+    return module
 
 
 def is_parquet(source: object) -> bool:

@@ -26,7 +26,13 @@ import numpy as np
 
 from .measures import Measure, MeasureError, parse, parse_all
 from .measures.base import print_order, summary_weights
-from .model import InputFormatError, InputTypeError, MissingExtraError, QrelsColumns, RunColumns
+from .model import (
+    InputFormatError,
+    InputTypeError,
+    MissingExtraError,
+    QrelsColumns,
+    RunColumns,
+)
 
 try:
     import pyspark  # noqa: F401  (the extra this module needs)
@@ -155,11 +161,11 @@ def _evaluate_partitions(
         from .evaluator import SetEvaluator
         from .ranking import RunHandoff
 
-        batches = list(batches)
-        if not batches:  # an empty partition (more partitions than queries)
+        received = list(batches)
+        if not received:  # an empty partition (more partitions than queries)
             return
-        columns = table_to_columns(pa.Table.from_batches(batches), _partition_id())
-        del batches
+        columns = table_to_columns(pa.Table.from_batches(received), _partition_id())
+        del received
         if columns is None:
             return
         qrels, run = columns

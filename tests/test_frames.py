@@ -16,7 +16,12 @@ import pytest
 from retrieval_eval import SetEvaluator
 from retrieval_eval.cli import main
 from retrieval_eval.measures import parse_all
-from retrieval_eval.model import InputFormatError, InputTypeError, MissingExtraError, TrecFormatError
+from retrieval_eval.model import (
+    InputFormatError,
+    InputTypeError,
+    MissingExtraError,
+    TrecFormatError,
+)
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -41,8 +46,10 @@ def dataset(seed: int = 7, queries: int = 25) -> tuple[dict[str, list[Any]], dic
             run["query_id"].append(f"q{q}")
             run["doc_id"].append(str(doc))
             run["score"].append(round(float(rng.random()), 1))
-    qrels["query_id"].append("q_missing"); qrels["doc_id"].append("d1"); qrels["relevance"].append(1)  # noqa: E702
-    run["query_id"].append("q_unjudged"); run["doc_id"].append("d1"); run["score"].append(1.0)  # noqa: E702
+    for column, value in zip(qrels.values(), ("q_missing", "d1", 1)):
+        column.append(value)
+    for column, value in zip(run.values(), ("q_unjudged", "d1", 1.0)):
+        column.append(value)
     return qrels, run
 
 
@@ -171,13 +178,13 @@ QRELS = pa.table({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
     ({"score": [1.0, 2.0, float("nan")]}, InputFormatError, r"run table, row 3: score must not be NaN"),
     ({"doc_id": ["a", "", "c"]}, InputFormatError, r"run table, row 2: empty doc id"),
     ({"doc_id": ["a", "b", "c\0d"]}, InputFormatError, r"run table, row 3: doc id contains NUL"),
-    ({"doc_id": ["a", "b", "a"]}, InputFormatError, r"run table, row 3: duplicate document for query 'q', "
-                                                    r"document 'a' \(first at row 1\)"),
-    ({"score": ["1", "2", "3"]}, InputTypeError, r"run table: column 'score' \(score\) must hold numbers; got string "
-                                                 r"\(first value '1'\)"),
+    ({"doc_id": ["a", "b", "a"]}, InputFormatError,
+     r"run table, row 3: duplicate document for query 'q', document 'a' \(first at row 1\)"),
+    ({"score": ["1", "2", "3"]}, InputTypeError,
+     r"run table: column 'score' \(score\) must hold numbers; got string \(first value '1'\)"),
     ({"score": [True, False, True]}, InputTypeError, r"must hold numbers; got bool"),
-    ({"doc_id": [1.5, 2.5, 3.5]}, InputTypeError, r"column 'doc_id' \(doc id\) must hold strings or integers; "
-                                                  r"got double"),
+    ({"doc_id": [1.5, 2.5, 3.5]}, InputTypeError,
+     r"column 'doc_id' \(doc id\) must hold strings or integers; got double"),
 ])
 def test_bad_run_values_name_their_row(changes: dict[str, list[Any]], error: type, message: str) -> None:
     with pytest.raises(error, match=message):
