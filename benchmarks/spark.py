@@ -12,7 +12,8 @@ in turn (medians are reported):
 * ``spark local[N]``: in one Spark session per master, ``spark.read.parquet`` of both files,
   ``retrieval_eval.spark.evaluate(..., partitions=P)`` and ``summarize`` (the action that runs it
   all: read, shuffle by query, evaluate each partition, collect the per-query values). The
-  session's start is timed apart; one untimed warm-up runs first (Python workers, JIT).
+  session's start is timed apart; one untimed warm-up runs first (Python workers, JIT) unless
+  ``--no-warmup``.
 * ``shuffle local[N]``: the same read and union repartitioned by query_id, written to Spark's
   ``noop`` sink: the shuffle alone, to see what dominates.
 
@@ -75,7 +76,7 @@ def worker_single(kind: str, qrels: str, run: str) -> dict[str, object]:
     return {"seconds": time.perf_counter() - start, "read_seconds": read, "summary": summary}
 
 
-def worker_spark(master: str, qrels: str, run: str, partitions: int, repeat: int) -> dict[str, object]:
+def worker_spark(master: str, qrels: str, run: str, partitions: int, repeat: int, warmup: bool) -> dict[str, object]:
     start = time.perf_counter()
     from retrieval_eval import spark as rs
 
@@ -95,7 +96,8 @@ def worker_spark(master: str, qrels: str, run: str, partitions: int, repeat: int
         both = both.unionByName(session.read.parquet(run).select("query_id", "doc_id", F.col("score").alias("v")))
         both.repartition(partitions, "query_id").write.format("noop").mode("overwrite").save()
 
-    evaluate()  # warm-up: Python workers started, classes loaded
+    if warmup:
+        evaluate()  # Python workers started, classes loaded
     times, shuffles, summary = [], [], {}
     for _ in range(repeat):
         t = time.perf_counter()
@@ -125,14 +127,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--partitions", type=int, default=16)
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "retrieval_eval-benchmarks"))
     parser.add_argument("--skip-spark", action="store_true")
+    parser.add_argument("--no-warmup", action="store_true", help="no untimed Spark run first (for big shapes)")
     parser.add_argument("--json")
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         kind, *rest = args.worker
         if kind == "spark":
-            master, qrels, run, partitions, repeat = rest
-            result = worker_spark(master, qrels, run, int(partitions), int(repeat))
+            master, qrels, run, partitions, repeat, warmup = rest
+            result = worker_spark(master, qrels, run, int(partitions), int(repeat), warmup == "1")
         else:
             result = worker_single(kind, *rest)
         print(json.dumps(result))
@@ -156,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'one process, from_parquet':40s} {median['parquet']:7.2f} s   runs {single['parquet']}")
     if not args.skip_spark:
         for master in args.masters.split(","):
-            result = in_fresh_process("spark", master, qrels_pq, run_pq, str(args.partitions), str(args.repeat))
+            result = in_fresh_process("spark", master, qrels_pq, run_pq, str(args.partitions), str(args.repeat),
+                                      "0" if args.no_warmup else "1")
             if result["summary"] != summaries["parquet"]:
                 diff = {k: (v, summaries["parquet"][k]) for k, v in result["summary"].items()  # type: ignore[union-attr]
                         if v != summaries["parquet"][k]}  # type: ignore[index]

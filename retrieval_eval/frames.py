@@ -13,11 +13,13 @@ pyarrow is the ``parquet`` extra; every table type is converted through it.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
+from ._memory import release_freed_memory
 from .model import (
     FloatArray,
     InputFormatError,
@@ -25,6 +27,7 @@ from .model import (
     IntArray,
     MissingExtraError,
     QrelsColumns,
+    RetrievalEvalError,
     RunColumns,
     TrecFormatError,
 )
@@ -93,22 +96,21 @@ class TableSource:
         self.bad_value: type[Exception] = InputFormatError if in_memory else TrecFormatError
         self.expected = expected or f"columns {', '.join(columns)}"
         self.hint = " (other names are mapped by keyword, e.g. query_id='qid')" if in_memory else ""
+        self.first_row = 0  #: rows of the table before the batch being converted
 
     def at(self, row: int) -> str:
-        return f"{self.origin}, row {row + 1}"
+        return f"{self.origin}, row {self.first_row + row + 1}"
 
 
-def _select(table: Any, names: dict[str, str], source: TableSource) -> list[Any]:
-    """The named columns of ``table``, each as one contiguous Arrow array."""
-    missing = [name for name in names.values() if name not in table.column_names]
+def _check_columns(present: list[str], names: dict[str, str], source: TableSource) -> None:
+    missing = [name for name in names.values() if name not in present]
     if missing:
         mapped = ", ".join(f"{role}='{name}'" for role, name in names.items() if role != name)
         raise source.bad_value(
             f"{source.origin}: no column {missing[0]!r}; expected {source.expected}"
             + (f" (mapped: {mapped})" if mapped else source.hint)
-            + f"; got columns {table.column_names}"
+            + f"; got columns {present}"
         )
-    return [table.column(name).combine_chunks() for name in names.values()]
 
 
 def _check_nulls(column: Any, role: str, name: str, source: TableSource) -> None:
@@ -129,46 +131,56 @@ def id_column(column: Any, role: str, name: str, source: TableSource) -> np.ndar
     """A string or integer Arrow column as fixed-width UTF-8 bytes (``S<8k>``), zero-padded.
 
     The ids are copied from Arrow's data buffer 8 bytes at a time (a loop over words, not rows);
-    an empty id or one holding NUL (which a NumPy bytes value cannot keep) names its row.
+    an empty id or one holding NUL (which a NumPy bytes value cannot keep) names its row. A
+    dictionary-encoded column (how Parquet stores a repetitive one, pandas and polars categoricals)
+    has each distinct id converted once, then gathered.
     """
     pa = pyarrow("reading ids")
-    pc = pa.compute
     _check_nulls(column, role, name, source)
     kind = column.type
     if pa.types.is_dictionary(kind):
-        column, kind = column.dictionary_decode(), kind.value_type
-    if pa.types.is_integer(kind):
-        column = pc.cast(column, pa.large_string())  # an integer id is its decimal string
-    elif pa.types.is_string(kind) or pa.types.is_large_string(kind) or _is_string_view(pa, kind):
-        column = pc.cast(column, pa.large_string())  # one layout: 64-bit offsets
-    else:
+        try:
+            vocab = id_column(column.dictionary, role, name, source)
+        except RetrievalEvalError:  # error path: convert row by row's worth again, to name the table's row
+            return id_column(column.dictionary_decode(), role, name, source)
+        return vocab[np.asarray(column.indices.to_numpy(zero_copy_only=False), dtype=np.int64)]
+    if pa.types.is_integer(kind) or _is_string_view(pa, kind):
+        column = pa.compute.cast(column, pa.large_string())  # an integer id is its decimal string
+    elif not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
         raise source.bad_type(f"{source.origin}: column {name!r} ({role}) must hold strings or integers; "
                               f"got {kind} (first value {_first_value(column)})")
     n = len(column)
     _, offsets_buffer, data_buffer = column.buffers()
-    offsets = np.frombuffer(offsets_buffer, dtype=np.int64, count=n + 1, offset=8 * column.offset)
+    width = 8 if pa.types.is_large_string(column.type) else 4
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if width == 8 else np.int32, count=n + 1,
+                            offset=width * column.offset).astype(np.int64)
     start = offsets[:-1]
     length = np.diff(offsets)
     if n and int(length.min()) == 0:
         raise source.bad_value(f"{source.at(int(np.argmin(length)))}: empty {role} (column {name!r}); "
                                f"expected {source.expected}")
-    used = slice(int(offsets[0]), int(offsets[-1])) if n else slice(0, 0)
-    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
-    nul = np.flatnonzero(data[used] == 0)
+    first, end = (int(offsets[0]), int(offsets[-1])) if n else (0, 0)
+    data = np.frombuffer(data_buffer, dtype=np.uint8, count=end) if end else np.zeros(0, np.uint8)
+    nul = np.flatnonzero(data[first:] == 0)
     if len(nul):
-        row = int(np.searchsorted(offsets, used.start + nul[0], side="right")) - 1
+        row = int(np.searchsorted(offsets, first + nul[0], side="right")) - 1
         raise source.bad_value(f"{source.at(row)}: {role} contains NUL (column {name!r}); got "
                                f"{column[row].as_py()!r}")
     n_words = max(-(-int(length.max()) // 8), 1) if n else 1
-    n_bytes = int(offsets[-1]) if n else 0
-    padded = np.zeros(n_bytes + 8, dtype=np.uint8)  # 8 spare bytes: the last word read stays inside
-    padded[:n_bytes] = data[:n_bytes]
+    padded = np.zeros(end + 8, dtype=np.uint8)  # 8 spare bytes: the last word read stays inside
+    padded[:end] = data
     # A view of the bytes as a 64-bit word starting at every byte (unaligned reads are fine in NumPy).
-    words_at = np.ndarray((len(padded) - 7,), dtype=np.uint64, buffer=padded.data, strides=(1,))
+    words_at = np.ndarray((end + 1,), dtype=np.uint64, buffer=padded.data, strides=(1,))
     out = np.empty((n, n_words), dtype=np.uint64)
+    remaining = length  # bytes of each id not yet copied (clamped to 0..8 below, in place)
     for j in range(n_words):  # loop over 8-byte words of the ids, not over rows
-        read = np.minimum(start + 8 * j, len(padded) - 8)
-        out[:, j] = words_at[read] & _KEEP_BYTES[np.clip(length - 8 * j, 0, 8)]
+        word = words_at[start] if j == 0 else words_at[np.minimum(start + 8 * j, end)]
+        keep = np.minimum(remaining, 8)
+        if j:
+            np.maximum(keep, 0, out=keep)
+        word &= _KEEP_BYTES[keep]
+        out[:, j] = word
+        remaining = remaining - 8
     return out.view(f"S{8 * n_words}").ravel()
 
 
@@ -216,8 +228,44 @@ def _is_string_view(pa: ModuleType, kind: Any) -> bool:
     return bool(is_view(kind)) if is_view is not None else False
 
 
-def _row_numbers(n: int) -> IntArray:
-    return np.arange(1, n + 1, dtype=np.int64)
+#: Rows converted at a time, so that the temporary arrays of a conversion stay small however long
+#: the table (and a Parquet file is read one batch at a time).
+_BATCH_ROWS = 1 << 20
+
+#: What each column holds, and how it is named in errors.
+_ROLES = {"query_id": ("id", "query id"), "doc_id": ("id", "doc id"), "relevance": ("int", "relevance"),
+          "score": ("float", "score"), "rank": ("int", "rank"), "subtopic": ("id", "subtopic")}
+_EMPTY = {"id": np.zeros(0, dtype="S8"), "int": np.zeros(0, dtype=np.int64), "float": np.zeros(0, dtype=np.float64)}
+
+
+def _convert(batches: Iterable[Any], names: dict[str, str], source: TableSource, rows: int) -> dict[str, np.ndarray]:
+    """The named columns of a stream of record batches (``rows`` rows in all) as NumPy arrays,
+    converted batch by batch into arrays allocated once (no concatenation, which would double them)."""
+    out: dict[str, np.ndarray] = {role: _EMPTY[_ROLES[role][0]] for role in names}
+    for batch in batches:
+        at, n = source.first_row, batch.num_rows
+        for role, name in names.items():
+            kind, text = _ROLES[role]
+            column = batch.column(name)
+            if kind == "id":
+                piece = id_column(column, text, name, source)
+            else:
+                piece = number_column(column, text, name, source, integral=kind == "int")
+            if at == 0:
+                out[role] = np.empty(rows, dtype=piece.dtype)
+            elif piece.dtype.itemsize > out[role].dtype.itemsize:  # longer ids than so far: widen
+                out[role] = out[role].astype(piece.dtype)
+            out[role][at : at + n] = piece
+        source.first_row += n
+    return out
+
+
+def _table_columns(data: object, names: dict[str, str], origin: str, in_memory: bool) -> dict[str, np.ndarray]:
+    table = as_table(data, origin)
+    source = TableSource(origin, in_memory, tuple(names.values()))
+    _check_columns(table.column_names, names, source)
+    batches = table.select(list(dict.fromkeys(names.values()))).to_batches(max_chunksize=_BATCH_ROWS)
+    return _convert((b for b in batches if b.num_rows), names, source, table.num_rows)
 
 
 def qrels_from_table(
@@ -228,20 +276,17 @@ def qrels_from_table(
 
     ``subtopic`` names the column of subtopic (intent) ids the diversity measures need.
     """
-    table = as_table(data, origin)
     names = {"query_id": query_id, "doc_id": doc_id, "relevance": relevance}
     if subtopic is not None:
         names["subtopic"] = subtopic
-    source = TableSource(origin, in_memory, tuple(names.values()))
-    columns = _select(table, names, source)
+    return _qrels(_table_columns(data, names, origin, in_memory), origin)
+
+
+def _qrels(columns: dict[str, np.ndarray], origin: str) -> QrelsColumns:
     return QrelsColumns(
-        query_ids=id_column(columns[0], "query id", query_id, source),
-        doc_ids=id_column(columns[1], "doc id", doc_id, source),
-        relevance=number_column(columns[2], "relevance", relevance, source, integral=True),
-        lines=_row_numbers(table.num_rows),
-        origin=origin,
-        unit="row",
-        subtopics=id_column(columns[3], "subtopic", subtopic, source) if subtopic is not None else None,
+        query_ids=columns["query_id"], doc_ids=columns["doc_id"], relevance=columns["relevance"],
+        lines=np.arange(1, len(columns["query_id"]) + 1, dtype=np.int64), origin=origin, unit="row",
+        subtopics=columns.get("subtopic"),
     )
 
 
@@ -253,41 +298,56 @@ def run_from_table(
 
     ``rank`` names a column of integer ranks, read only to rank by it (``order="rank"``).
     """
-    table = as_table(data, origin)
     names = {"query_id": query_id, "doc_id": doc_id, "score": score}
     if rank is not None:
         names["rank"] = rank
-    source = TableSource(origin, in_memory, tuple(names.values()))
-    columns = _select(table, names, source)
+    return _run(_table_columns(data, names, origin, in_memory), origin, run_id)
+
+
+def _run(columns: dict[str, np.ndarray], origin: str, run_id: str) -> RunColumns:
     return RunColumns(
-        query_ids=id_column(columns[0], "query id", query_id, source),
-        doc_ids=id_column(columns[1], "doc id", doc_id, source),
-        scores=number_column(columns[2], "score", score, source, integral=False),
-        lines=_row_numbers(table.num_rows),
-        origin=origin,
-        run_id=run_id,
-        unit="row",
-        ranks=number_column(columns[3], "rank", rank, source, integral=True) if rank is not None else None,
+        query_ids=columns["query_id"], doc_ids=columns["doc_id"], scores=columns["score"],
+        lines=np.arange(1, len(columns["query_id"]) + 1, dtype=np.int64), origin=origin, run_id=run_id, unit="row",
+        ranks=columns.get("rank"),
     )
 
 
-def read_parquet_table(path: str | os.PathLike[str], required: list[str], optional: list[str], what: str) -> Any:
-    """The ``required`` and ``optional`` columns of a Parquet file (no others are read).
+def _parquet_columns(path: str | os.PathLike[str], names: dict[str, str], what: str,
+                     last_of: str | None = None) -> tuple[dict[str, np.ndarray], object]:
+    """The named columns of a Parquet file, read and converted one batch at a time (only those
+    columns are read), and the last value of column ``last_of`` if the file has it.
 
-    When a required column is missing, the file's empty table comes back, so that the caller's
-    error names the column and lists the file's columns. An unreadable file is a TrecFormatError.
+    An unreadable file is a TrecFormatError; so is a missing column, naming the file's columns.
     """
-    pyarrow(f"reading Parquet {what}")
+    pa = pyarrow(f"reading Parquet {what}")
     import pyarrow.parquet as pq
 
     name = os.fspath(path)
+    source = TableSource(name, False, tuple(names.values()))
     try:
-        schema = pq.read_schema(name)
-        if not set(required) <= set(schema.names):
-            return schema.empty_table()
-        return pq.read_table(name, columns=required + [c for c in optional if c in schema.names])
+        present = pq.read_schema(name).names
+        _check_columns(present, names, source)
+        # The query column repeats each id many times: read as a dictionary, each id is decoded once.
+        parquet = pq.ParquetFile(name, read_dictionary=[names["query_id"]])
+        wanted = list(dict.fromkeys(names.values()))
+        extra = [last_of] if last_of is not None and last_of in present and last_of not in wanted else []
+        last: list[object] = []
+
+        def batches() -> Iterator[Any]:
+            for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, columns=wanted + extra):
+                if batch.num_rows:
+                    if extra:
+                        last[:] = [batch.column(extra[0])[-1].as_py()]
+                    yield batch
+
+        columns = _convert(batches(), names, source, parquet.metadata.num_rows)
     except (OSError, ValueError, KeyError) as exc:  # pyarrow's errors subclass these
+        if isinstance(exc, RetrievalEvalError):
+            raise
         raise TrecFormatError(f"{name}: cannot read as Parquet: {exc}") from None
+    pa.default_memory_pool().release_unused()  # Arrow's allocator keeps freed batches otherwise
+    release_freed_memory()
+    return columns, last[0] if last else None
 
 
 def read_parquet_qrels(
@@ -295,15 +355,14 @@ def read_parquet_qrels(
     doc_id: str = "doc_id", relevance: str = "relevance", subtopic: str = "subtopic",
 ) -> QrelsColumns:
     """A Parquet qrels file (columns ``query_id, doc_id, relevance``; ``subtopic`` when asked for)."""
-    wanted = [query_id, doc_id, relevance] + ([subtopic] if with_subtopics else [])
-    table = read_parquet_table(path, wanted, [], "qrels")
-    name = os.fspath(path)
-    result = qrels_from_table(table, query_id=query_id, doc_id=doc_id, relevance=relevance,
-                              subtopic=subtopic if with_subtopics else None, origin=name, in_memory=False)
-    if not len(result.lines):
-        raise TrecFormatError(f"{name}: no judgments found; expected rows with columns {', '.join(wanted)}; "
-                              "got no rows")
-    return result
+    names = {"query_id": query_id, "doc_id": doc_id, "relevance": relevance}
+    if with_subtopics:
+        names["subtopic"] = subtopic
+    columns, _ = _parquet_columns(path, names, "qrels")
+    if not len(columns["query_id"]):
+        raise TrecFormatError(f"{os.fspath(path)}: no judgments found; expected rows with columns "
+                              f"{', '.join(names.values())}; got no rows")
+    return _qrels(columns, os.fspath(path))
 
 
 def read_parquet_run(
@@ -315,16 +374,13 @@ def read_parquet_run(
     The run id is the last row's ``run_id`` column if the file has one (as trec_eval takes the last
     line's), else the file's name without its suffix.
     """
-    wanted = [query_id, doc_id, score] + ([rank] if with_ranks else [])
-    table = read_parquet_table(path, wanted, ["run_id"], "run")
+    names = {"query_id": query_id, "doc_id": doc_id, "score": score}
+    if with_ranks:
+        names["rank"] = rank
     name = os.fspath(path)
-    run_id = os.path.splitext(os.path.basename(name))[0]
-    if "run_id" in table.column_names and table.num_rows:
-        last = table.column("run_id")[-1].as_py()
-        if last is not None:
-            run_id = str(last)
-    result = run_from_table(table, query_id=query_id, doc_id=doc_id, score=score, rank=rank if with_ranks else None,
-                            run_id=run_id, origin=name, in_memory=False)
-    if not len(result.lines):
-        raise TrecFormatError(f"{name}: no results found; expected rows with columns {', '.join(wanted)}; got no rows")
-    return result
+    columns, last_run_id = _parquet_columns(path, names, "run", last_of="run_id")
+    if not len(columns["query_id"]):
+        raise TrecFormatError(f"{name}: no results found; expected rows with columns {', '.join(names.values())}; "
+                              "got no rows")
+    run_id = str(last_run_id) if last_run_id is not None else os.path.splitext(os.path.basename(name))[0]
+    return _run(columns, name, run_id)
