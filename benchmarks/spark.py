@@ -112,7 +112,8 @@ def worker_spark(master: str, qrels: str, run: str, partitions: int, repeat: int
 
 def in_fresh_process(*args: str) -> dict[str, object]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run([sys.executable, __file__, "--worker", *args], capture_output=True, text=True, env=env)
+    done = subprocess.run([sys.executable, __file__, "--worker", *args], capture_output=True, text=True, env=env,
+                          check=False)
     if done.returncode:
         raise SystemExit(f"worker {args} failed:\n{done.stderr[-3000:]}")
     result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
