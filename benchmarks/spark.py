@@ -134,6 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.worker:
         kind, *rest = args.worker
+        if kind == "files":
+            print(json.dumps({"paths": parquet_files(*rest)}))
+            return 0
         if kind == "spark":
             master, qrels, run, partitions, repeat, warmup = rest
             result = worker_spark(master, qrels, run, int(partitions), int(repeat), warmup == "1")
@@ -142,7 +145,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result))
         return 0
 
-    qrels, run, qrels_pq, run_pq, rows = parquet_files(args.shape, args.workdir)
+    # Converted in a process of its own: Arrow's allocator would keep the text tables' memory here.
+    files = in_fresh_process("files", args.shape, args.workdir)
+    qrels, run, qrels_pq, run_pq, rows = files["paths"]  # type: ignore[misc]
     mb = {p: os.path.getsize(p) / 1e6 for p in (qrels, run, qrels_pq, run_pq)}
     print(f"{args.shape}: {rows:,} run rows; run {mb[run]:.0f} MB as TREC text, {mb[run_pq]:.0f} MB as Parquet")
     single: dict[str, list[float]] = {"trec": [], "parquet": []}
