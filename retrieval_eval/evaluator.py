@@ -621,9 +621,10 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         options = _table_options(max_depth, duplicates, order)
         judged = qrels_from_table(qrels, query_id=query_id, doc_id=doc_id, relevance=relevance, subtopic=subtopic,
                                   origin="qrels table")
-        ranked = run_from_table(run, query_id=query_id, doc_id=doc_id, score=score,
-                                rank=rank if order == "rank" else None, origin="run table")
-        return cls._built(judged, RunHandoff(ranked), rel=rel, judged_only=judged_only, complete=complete, **options)
+        # Handed over with no other reference, so that the build frees each column once used.
+        ranked = RunHandoff(run_from_table(run, query_id=query_id, doc_id=doc_id, score=score,
+                                           rank=rank if order == "rank" else None, origin="run table"))
+        return cls._built(judged, ranked, rel=rel, judged_only=judged_only, complete=complete, **options)
 
     @classmethod
     def from_dataframe(
@@ -664,9 +665,10 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         options = _table_options(max_depth, duplicates, order)
         judged = read_parquet_qrels(qrels, with_subtopics=subtopic is not None, query_id=query_id, doc_id=doc_id,
                                     relevance=relevance, subtopic=subtopic or "subtopic")
-        ranked = read_parquet_run(run, with_ranks=order == "rank", query_id=query_id, doc_id=doc_id, score=score,
-                                  rank=rank)
-        return cls._built(judged, RunHandoff(ranked), rel=rel, judged_only=judged_only, complete=complete, **options)
+        # Handed over with no other reference, so that the build frees each column once used.
+        ranked = RunHandoff(read_parquet_run(run, with_ranks=order == "rank", query_id=query_id, doc_id=doc_id,
+                                             score=score, rank=rank))
+        return cls._built(judged, ranked, rel=rel, judged_only=judged_only, complete=complete, **options)
 
     @classmethod
     def from_dict(
