@@ -323,7 +323,7 @@ def summarize(per_query_df: DataFrame) -> dict[str, float]:
         ordered_ids = query_ids[order]
         repeated = np.flatnonzero(ordered_ids[1:] == ordered_ids[:-1])
         if len(repeated):
-            raise InputFormatError(f"summarize: query {ordered_ids[repeated[0]]!r} has two values of {name}; "
+            raise InputFormatError(f"summarize: query {str(ordered_ids[repeated[0]])!r} has two values of {name}; "
                                    "expected the result of one evaluation (each query once per measure)")
         values = rows.column("value").to_numpy(zero_copy_only=False)[order].astype(np.float64)
         definition = parse(name).definition

@@ -121,10 +121,20 @@ def test_one_huge_query_beside_thousands_of_small_ones(spark: Any) -> None:
     check(spark, qrels, run, ["official", "nDCG@10", "GAUC"], partitions=4)
 
 
-def test_integer_ids(spark: Any) -> None:
+def test_integer_ids_and_the_default_partitioning(spark: Any) -> None:
     qrels = {"query_id": [301, 301, 302], "doc_id": [7, 12, 7], "relevance": [1, 0, 2]}
     run = {"query_id": [301, 301, 302, 302], "doc_id": [12, 7, 7, 99], "score": [2.0, 1.0, 0.5, 0.5]}
-    check(spark, qrels, run, ["AP", "RR", "nDCG"], partitions=2)
+    check(spark, qrels, run, ["AP", "RR", "nDCG"])  # spark.sql.shuffle.partitions (4 here)
+
+
+def test_summarize_refuses_a_query_counted_twice(spark: Any) -> None:
+    from retrieval_eval import spark as rs
+
+    qrels = frame(spark, {"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
+    run = frame(spark, {"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
+    once = rs.evaluate(qrels, run, ["AP"], partitions=1)
+    with pytest.raises(InputFormatError, match=r"summarize: query 'q' has two values of AP"):
+        rs.summarize(once.unionByName(once))
 
 
 def test_a_duplicate_document_names_one_example(spark: Any) -> None:
@@ -167,6 +177,15 @@ def test_bad_columns_and_measures_fail_at_once(spark: Any) -> None:
         rs.evaluate(qrels, good_run, ["relstring"])
     with pytest.raises(MeasureError, match="needs max_rel"):
         rs.evaluate(qrels, good_run, ["NERR8@10"])
+
+
+def test_without_java_one_line_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    from retrieval_eval import spark as rs
+
+    monkeypatch.setattr(rs.shutil, "which", lambda name: None)
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    with pytest.raises(MissingExtraError, match=r"^Spark needs Java 17 or later: .* \(no java on PATH, JAVA_HOME unset\)$"):
+        rs.session("local[1]")
 
 
 def test_importing_the_package_does_not_import_pyspark() -> None:
