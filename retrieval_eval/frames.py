@@ -3,8 +3,8 @@
 A qrels table has the columns ``query_id, doc_id, relevance`` and a run table ``query_id, doc_id,
 score`` (other names are mapped by keyword: ``query_id="qid"``). Ids may be strings or integers (an
 integer id is its decimal string, as it would be in a TREC file); relevance must be integers and
-scores numbers; a null anywhere is an error. Everything is converted column by column from the
-Arrow buffers: no Python object per row.
+scores numbers; a null anywhere is an error. Tables are converted a batch of rows at a time, each
+column from its Arrow buffers: no Python object per row.
 
 Errors name the source and the row (``qrels.parquet, row 12``), as the text readers name lines.
 pyarrow is the ``parquet`` extra; every table type is converted through it.
@@ -37,9 +37,6 @@ __all__ = ["PARQUET_MAGIC", "as_table", "is_parquet", "qrels_from_table", "read_
 
 #: The first (and last) four bytes of every Parquet file.
 PARQUET_MAGIC = b"PAR1"
-
-QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
-RUN_COLUMNS = ("query_id", "doc_id", "score")
 
 
 def pyarrow(feature: str) -> ModuleType:
@@ -145,7 +142,7 @@ def id_column(column: Any, role: str, name: str, source: TableSource) -> np.ndar
             return id_column(column.dictionary_decode(), role, name, source)
         return vocab[np.asarray(column.indices.to_numpy(zero_copy_only=False), dtype=np.int64)]
     if pa.types.is_integer(kind) or _is_string_view(pa, kind):
-        column = pa.compute.cast(column, pa.large_string())  # an integer id is its decimal string
+        column = pa.compute.cast(column, pa.large_string())  # an integer id is its decimal string; views as strings
     elif not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
         raise source.bad_type(f"{source.origin}: column {name!r} ({role}) must hold strings or integers; "
                               f"got {kind} (first value {_first_value(column)})")
