@@ -102,6 +102,16 @@ def _check_max_depth(max_depth: object) -> int | None:
     return max_depth
 
 
+def _table_options(max_depth: object, duplicates: object, order: object) -> dict[str, Any]:
+    """The build options of a table reader, checked as :meth:`SetEvaluator.from_trec` checks them."""
+    checked_depth = _check_max_depth(max_depth)
+    check_duplicates_option(duplicates)
+    orders = {"score": "score", "file": "given", "rank": "rank"}
+    if not isinstance(order, str) or order not in orders:
+        raise ValueError(f"'order' must be one of {list(orders)}; got {order!r}")
+    return {"max_depth": checked_depth, "duplicates": duplicates, "order": orders[order]}
+
+
 def _check_nested(given: object, name: str, shape: str) -> None:
     """Raise InputTypeError unless ``given`` is a mapping of query ids to mappings (pytrec_eval's dicts)."""
     if not isinstance(given, Mapping):
@@ -647,6 +657,93 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         qrels, run = read_log_columns(log, delimiter=cast(Delimiter, delimiter), columns=columns)
         return cls._built(qrels, RunHandoff(run), rel=rel, max_depth=max_depth, judged_only=judged_only,
                           duplicates=duplicates, complete=True, order="score")
+
+    @classmethod
+    def from_arrow(
+        cls, qrels: Any, run: Any, *, rel: int = 1, max_depth: int | None = None, judged_only: bool = False,
+        duplicates: Duplicates = "error", complete: bool = True, order: str = "score",
+        query_id: str = "query_id", doc_id: str = "doc_id", relevance: str = "relevance", score: str = "score",
+        rank: str = "rank", subtopic: str | None = None,
+    ) -> SetEvaluator:
+        """Build from Arrow tables: ``query_id, doc_id, relevance`` judgments and ``query_id, doc_id, score`` results.
+
+        Each may be a pyarrow Table, RecordBatch or RecordBatchReader, a pandas or polars DataFrame, or
+        any object with ``__arrow_c_stream__`` (see :mod:`retrieval_eval.frames`). Ids are strings or
+        integers (an integer id is its decimal string), relevance integers, scores numbers; a null is
+        an error that names its row. The options are those of :meth:`from_trec`; ``query_id``,
+        ``doc_id``, ``relevance`` and ``score`` name other columns, ``rank`` the rank column that
+        ``order="rank"`` reads, ``subtopic`` the qrels column of subtopic ids (diversity measures).
+
+        Examples
+        --------
+        >>> import pyarrow as pa
+        >>> qrels = pa.table({"qid": [301, 301], "doc_id": ["a", "b"], "relevance": [1, 0]})
+        >>> run = pa.table({"qid": [301, 301], "doc_id": ["a", "b"], "score": [0.2, 0.9]})
+        >>> SetEvaluator.from_arrow(qrels, run, query_id="qid").per_query("RR")
+        {'301': 0.5}
+
+        Raises
+        ------
+        MissingExtraError
+            Without pyarrow (``pip install 'retrieval_eval[parquet]'``).
+        InputTypeError
+            A column of the wrong type (strings for scores, floats for ids, ...), or an unknown input.
+        InputFormatError
+            A missing column, a null, an empty id, a NaN score, a duplicate document or judgment.
+        """
+        from .frames import qrels_from_table, run_from_table
+
+        options = _table_options(max_depth, duplicates, order)
+        judged = qrels_from_table(qrels, query_id=query_id, doc_id=doc_id, relevance=relevance, subtopic=subtopic,
+                                  origin="qrels table")
+        # Handed over with no other reference, so that the build frees each column once used.
+        ranked = RunHandoff(run_from_table(run, query_id=query_id, doc_id=doc_id, score=score,
+                                           rank=rank if order == "rank" else None, origin="run table"))
+        return cls._built(judged, ranked, rel=rel, judged_only=judged_only, complete=complete, **options)
+
+    @classmethod
+    def from_dataframe(
+        cls, qrels: Any, run: Any, *, rel: int = 1, max_depth: int | None = None, judged_only: bool = False,
+        duplicates: Duplicates = "error", complete: bool = True, order: str = "score",
+        query_id: str = "query_id", doc_id: str = "doc_id", relevance: str = "relevance", score: str = "score",
+        rank: str = "rank", subtopic: str | None = None,
+    ) -> SetEvaluator:
+        """Build from pandas or polars DataFrames (or pyarrow tables): the same as :meth:`from_arrow`.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
+        >>> run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [0.2, 0.9]})
+        >>> SetEvaluator.from_dataframe(qrels, run).mean("AP")
+        0.5
+        """
+        return cls.from_arrow(qrels, run, rel=rel, max_depth=max_depth, judged_only=judged_only,
+                              duplicates=duplicates, complete=complete, order=order, query_id=query_id,
+                              doc_id=doc_id, relevance=relevance, score=score, rank=rank, subtopic=subtopic)
+
+    @classmethod
+    def from_parquet(
+        cls, qrels: str | os.PathLike[str], run: str | os.PathLike[str], *, rel: int = 1,
+        max_depth: int | None = None, judged_only: bool = False, duplicates: Duplicates = "error",
+        complete: bool = True, order: str = "score", query_id: str = "query_id", doc_id: str = "doc_id",
+        relevance: str = "relevance", score: str = "score", rank: str = "rank", subtopic: str | None = None,
+    ) -> SetEvaluator:
+        """Read a Parquet qrels file and a Parquet run file, with the columns of :meth:`from_arrow`.
+
+        Only the named columns are read. The run id is the last row's ``run_id`` column when the run
+        has one, else the file's name without its suffix. Errors name the file and the row
+        (``run.parquet, row 12``), as :class:`TrecFormatError`.
+        """
+        from .frames import read_parquet_qrels, read_parquet_run
+
+        options = _table_options(max_depth, duplicates, order)
+        judged = read_parquet_qrels(qrels, with_subtopics=subtopic is not None, query_id=query_id, doc_id=doc_id,
+                                    relevance=relevance, subtopic=subtopic or "subtopic")
+        # Handed over with no other reference, so that the build frees each column once used.
+        ranked = RunHandoff(read_parquet_run(run, with_ranks=order == "rank", query_id=query_id, doc_id=doc_id,
+                                             score=score, rank=rank))
+        return cls._built(judged, ranked, rel=rel, judged_only=judged_only, complete=complete, **options)
 
     @classmethod
     def from_dict(

@@ -15,7 +15,7 @@ pyarrow. Errors give ``path:line`` (or ``path, row N`` for Parquet), as for TREC
 from __future__ import annotations
 
 import os
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
@@ -172,46 +172,21 @@ def _read_parquet(path: str, names: tuple[str, str, str, str] | None) -> tuple[Q
         import pyarrow.parquet as pq
     except ImportError:
         raise InputFormatError(f"{path}: reading Parquet needs pyarrow: pip install 'retrieval_eval[parquet]'") from None
+    from .frames import TableSource, id_column, number_column
+
     try:
         table = pq.read_table(path, columns=list(names) if names else None)
     except (OSError, ValueError, KeyError) as exc:  # pyarrow's errors subclass these
         raise TrecFormatError(f"{path}: cannot read as Parquet: {exc}") from None
     if table.num_columns < 4:
         raise TrecFormatError(f"{path}: expected 4 columns {LOG_FORMAT}; got {table.column_names}")
-    group, item, score, label = (table.column(i) for i in range(4))
-    for i, (role, column) in enumerate(zip(("group", "item", "score", "label"), (group, item, score, label))):
-        if column.null_count:
-            row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0]) + 1
-            raise TrecFormatError(f"{path}, row {row}: empty {role} (column {table.column_names[i]!r}); "
-                                  f"expected {LOG_FORMAT}")
-    scores = _parquet_numbers(path, score, np.float64, "score must be a number")
-    if np.isnan(scores).any():
-        raise TrecFormatError(f"{path}, row {int(np.argmax(np.isnan(scores))) + 1}: score must not be NaN")
-    labels = _parquet_numbers(path, label, np.int64, "label must be an integer")
-    ids = [np.asarray(column.to_numpy(zero_copy_only=False)).astype(str) for column in (group, item)]
-    for values, role in zip(ids, ("group", "item")):
-        empty = np.char.str_len(values) == 0
-        if empty.any():
-            raise TrecFormatError(f"{path}, row {int(np.argmax(empty)) + 1}: empty {role}; expected {LOG_FORMAT}")
-    rows = np.arange(1, len(scores) + 1, dtype=np.int64)
-    if not len(rows):
+    source = TableSource(path, False, (), expected=LOG_FORMAT)
+    name = table.column_names
+    group, item, score, label = (table.column(i).combine_chunks() for i in range(4))
+    groups = id_column(group, "group", name[0], source)
+    items = id_column(item, "item", name[1], source)
+    scores = number_column(score, "score", name[2], source, integral=False)
+    labels = number_column(label, "label", name[3], source, integral=True)
+    if not len(scores):
         raise TrecFormatError(f"{path}: no rows found; expected {LOG_FORMAT}")
-    return _split(ids[0], ids[1], scores, labels, rows, path, "row")
-
-
-def _parquet_numbers(path: str, column: Any, dtype: type, problem: str) -> np.ndarray:
-    values = np.asarray(column.to_numpy(zero_copy_only=False))
-    if dtype is np.int64 and values.dtype.kind == "f":
-        fractional = values != np.floor(values)
-        if fractional.any():
-            row = int(np.argmax(fractional))
-            raise TrecFormatError(f"{path}, row {row + 1}: {problem}; got {values[row]!r}")
-    try:
-        return values.astype(dtype)
-    except (TypeError, ValueError):
-        for row, value in enumerate(values):  # error path only: find the offending row
-            try:
-                np.asarray(value).astype(dtype)
-            except (TypeError, ValueError):
-                raise TrecFormatError(f"{path}, row {row + 1}: {problem}; got {value!r}") from None
-        raise
+    return _split(groups, items, scores, labels, np.arange(1, len(scores) + 1, dtype=np.int64), path, "row")

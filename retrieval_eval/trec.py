@@ -13,6 +13,8 @@ Blank lines and lines whose first non-blank character is ``#`` are skipped. Ever
 parse: a malformed one raises :class:`TrecFormatError` with ``path:line``, what was expected and
 what was found. Sources can be a path or an open binary or text file; gzip data is decompressed
 whatever the name (it is recognised by its first bytes), and bzip2, xz or zstd data is refused.
+A path to a Parquet file (named ``.parquet``, or starting with ``PAR1``) is read as a table with
+named columns instead (:mod:`retrieval_eval.frames`; pyarrow is the ``parquet`` extra).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
-from typing import IO
+from typing import IO, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -45,6 +47,7 @@ from ._tokenize import (
     _tokenize,
     _Tokens,
 )
+from .frames import is_parquet, read_parquet_qrels, read_parquet_run
 from .model import (
     Document,
     InputWarning,
@@ -185,6 +188,8 @@ def read_qrels_columns(source: Source, *, with_subtopics: bool = False) -> Qrels
     TrecFormatError
         On a malformed line (with ``path:line``) or when the file holds no judgment.
     """
+    if is_parquet(source):  # columns query_id, doc_id, relevance (and subtopic): see retrieval_eval.frames
+        return read_parquet_qrels(cast("str | os.PathLike[str]", source), with_subtopics=with_subtopics)
     columns = _Columns(source)
     for tokens, part in _qrels_blocks(source, with_subtopics):
         columns.add(tokens, part)
@@ -217,6 +222,8 @@ def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
     TrecFormatError
         On a malformed line (with ``path:line``) or when the file holds no result line.
     """
+    if is_parquet(source):  # columns query_id, doc_id, score (and rank): see retrieval_eval.frames
+        return read_parquet_run(cast("str | os.PathLike[str]", source), with_ranks=with_ranks)
     columns = _Columns(source)
     run_id = b""
     for tokens, part in _run_blocks(source, with_ranks):
