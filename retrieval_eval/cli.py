@@ -382,10 +382,18 @@ def _write_exact(out: TextIO, text: str) -> None:
     :func:`retrieval_eval.model.id_text`) exactly as they were read, whatever stdout's error handler."""
     buffer = getattr(out, "buffer", None)
     if buffer is None or not _BYTE_KEPT.search(text):
-        out.write(text)
+        for start in range(0, len(text), _WRITE_CHUNK):
+            out.write(text[start : start + _WRITE_CHUNK])
         return
     out.flush()
-    buffer.write(text.encode(out.encoding or "utf-8", "surrogateescape"))
+    data = text.encode(out.encoding or "utf-8", "surrogateescape")
+    for start in range(0, len(data), _WRITE_CHUNK):
+        buffer.write(data[start : start + _WRITE_CHUNK])
+
+
+#: Characters (or bytes) per write: a single write of more than 2 GiB to a pipe is cut short at
+#: 2,147,479,552 bytes without an error, which would lose the rest of a large -q output.
+_WRITE_CHUNK = 1 << 24
 
 
 #: A byte that is not UTF-8, kept in an id's str by the surrogateescape error handler.

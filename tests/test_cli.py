@@ -651,3 +651,21 @@ class TestPlot:
         for flag in ("-o FILE", "--names", "-l LEVEL", "-M DEPTH", "-J", "--order", "--quiet",
                      *(["-m MEASURE"] if kind == "diff" else [])):
             assert flag in text, flag
+
+
+def test_large_outputs_are_written_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One write of more than 2 GiB to a pipe is silently cut at 2,147,479,552 bytes, so output is
+    written in chunks; with a small chunk the pieces are checked here (text and exact-bytes paths)."""
+    from retrieval_eval import cli
+
+    monkeypatch.setattr(cli, "_WRITE_CHUNK", 7)
+    for text in ("a\tb\n" * 10, "q\udce9 1\n" * 5):  # the second keeps a byte that is not UTF-8
+        raw = io.BytesIO()
+        out = io.TextIOWrapper(raw, encoding="utf-8", write_through=True)
+        sizes: list[int] = []
+        write = raw.write
+        monkeypatch.setattr(raw, "write", lambda data, write=write: sizes.append(len(data)) or write(data))
+        cli._write_exact(out, text)
+        out.flush()
+        assert raw.getvalue() == text.encode("utf-8", "surrogateescape")
+        assert len(sizes) > 1 and max(sizes) <= 7 * 4, sizes

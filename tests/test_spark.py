@@ -38,8 +38,13 @@ CATALOGUE = sorted({m for strings in CASES.values() for m in strings}) + [
 
 @pytest.fixture(scope="module")
 def spark() -> Iterator[Any]:
+    from pyspark.sql import SparkSession
+
     from retrieval_eval import spark as rs
 
+    active = SparkSession.getActiveSession()
+    if active is not None:  # made elsewhere, its workers may run another Python: start afresh
+        active.stop()
     try:
         session = rs.session("local[2]", **{"spark.sql.shuffle.partitions": "4", "spark.sql.adaptive.enabled": "false"})
     except MissingExtraError as exc:  # no Java on this machine
