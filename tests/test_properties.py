@@ -296,3 +296,25 @@ def test_bpref_oracle_hand_cases(judged: dict, ranking: list[str], expected: flo
     assert reference.bpref(ranking, judged) == pytest.approx(expected, abs=1e-15)
     ev = RetrievalEvaluator("q", [Document(d) for d in ranking], [Judgment(d, r) for d, r in judged.items()])
     assert ev.binary_preference() == pytest.approx(expected, abs=1e-15)
+
+
+#: Measures whose kernels run sums along each ranking (cumulative gains, products of stopping
+#: probabilities): the ones a batch-wide running sum would make depend on the other queries.
+RUNNING_SUMS = ("ERR@5", "ERR", "nDCGRel", "RnDCG", "NERR8(max_rel=2)@5", "NERR9(max_rel=2)@5",
+                "NERR10(max_rel=2)", "NERR11(max_rel=2)", "INST(max_rel=2)", "INSQ(max_rel=2)",
+                "BPM(T=2, max_rel=2)@5", "SDCG(max_rel=2)@5", "G", "nDCG", "nDCG(dcg='exp-log2')@5", "RBP", "AP",
+                "Bpref")
+
+
+@settings(max_examples=100, deadline=None)
+@given(case=evaluation_cases(), rel=rels)
+def test_a_query_scores_the_same_whatever_queries_share_its_batch(case: tuple[dict, dict], rel: int) -> None:
+    """Bit for bit: each query's value in the whole set equals its value evaluated alone. (The Spark
+    path evaluates whatever queries a partition holds, and its numbers must be SetEvaluator's.)"""
+    qrels, run = case
+    together = SetEvaluator.from_dict(qrels, run, rel=rel)
+    measures = ("all_trec", *RUNNING_SUMS)
+    values = together.evaluate(measures)
+    for qid in together:
+        alone = SetEvaluator.from_dict({qid: qrels[qid]}, {qid: run[qid]} if qid in run else {}, rel=rel)
+        assert alone.evaluate(measures)[qid] == values[qid], qid

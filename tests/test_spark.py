@@ -1,4 +1,4 @@
-"""retrieval_eval.spark gives SetEvaluator's numbers: per query to 1e-12, summaries identical.
+"""retrieval_eval.spark gives SetEvaluator's numbers: per query and summaries identical, bit for bit.
 
 One local Spark session (``local[2]``) serves the whole module. The tests skip, saying why, only
 where pyspark is not installed or Java is absent.
@@ -59,7 +59,7 @@ def frame(spark: Any, columns: dict[str, Any]) -> Any:
 
 
 def check(spark: Any, qrels: dict[str, Any], run: dict[str, Any], measures: list[str], **options: Any) -> Any:
-    """Evaluate with Spark and with SetEvaluator; per-query values within 1e-12, summaries equal."""
+    """Evaluate with Spark and with SetEvaluator; per-query values and summaries identical."""
     from retrieval_eval import spark as rs
 
     partitions = options.pop("partitions", None)
@@ -84,12 +84,11 @@ def same(result: Any, expected: SetEvaluator, names: list[str]) -> None:
     for name in names:
         want = expected.per_query(name)
         assert sorted(got[name]) == sorted(want), name  # the same queries, each once
+        # Bit for bit: every kernel gives a query the same value whatever other queries share its
+        # batch (segmented sums run per segment), so the summary is identical too.
         worst = max(abs(got[name][q] - want[q]) for q in want)
-        assert worst <= 1e-12, (name, worst)
-        if got[name] == want:  # bit for bit: then the summary is too (same values, same order)
-            assert summary[name] == expected.aggregate(name), name
-        else:  # a kernel whose last bit depends on the other queries of its batch (a segmented sum)
-            assert summary[name] == pytest.approx(expected.aggregate(name), rel=1e-12, abs=1e-12), name
+        assert got[name] == want, (name, worst)
+        assert summary[name] == expected.aggregate(name), name
 
 
 def test_all_trec_and_the_catalogue_equal_set_evaluator(spark: Any) -> None:

@@ -99,7 +99,7 @@ def _ranked_gains(b: RankedBatch, min_rel: int, max_rel: int) -> tuple[Hits, Flo
     return b._cached(("cwl-gains", min_rel, max_rel), compute)
 
 
-def _running_product(factor: FloatArray, offsets: IntArray, segment: IntArray) -> tuple[FloatArray, FloatArray]:
+def _running_product(factor: FloatArray, offsets: IntArray) -> tuple[FloatArray, FloatArray]:
     """(inclusive, exclusive) running products of non-negative ``factor`` within each segment.
 
     Computed as exp of a running sum of logs, with zero factors counted apart (a zero ends the
@@ -108,8 +108,8 @@ def _running_product(factor: FloatArray, offsets: IntArray, segment: IntArray) -
     if len(factor) == 0:
         return np.zeros(0), np.zeros(0)
     zero = factor == 0
-    logs = segment_cumsum(np.log(np.where(zero, 1.0, factor)), offsets, segment)
-    zeros = segment_cumsum(zero.astype(np.float64), offsets, segment)
+    logs = segment_cumsum(np.log(np.where(zero, 1.0, factor)), offsets)
+    zeros = segment_cumsum(zero.astype(np.float64), offsets)
     inclusive: FloatArray = np.where(zeros > 0, 0.0, np.exp(logs))
     exclusive = np.concatenate(([1.0], inclusive[:-1]))
     starts = offsets[:-1][np.diff(offsets) > 0]
@@ -149,7 +149,7 @@ def _stopping_measure(
         hits, gain = hits.where(keep), gain[keep]
     n = b.n_queries
     total = np.concatenate(([0.0], np.cumsum(weight[1:])))  # total[i] = A_1 + ... + A_i
-    inclusive, exclusive = _running_product(1.0 - gain, hits.offsets, hits.query)
+    inclusive, exclusive = _running_product(1.0 - gain, hits.offsets)
     utility = segment_sum(gain * weight[hits.rank] * exclusive, hits.query, n)
     stretches = exclusive * (total[hits.rank] - total[_previous_rank(hits)])
     last_rank, last_product = _last_hit_rank_and_product(hits, inclusive, n)
@@ -350,7 +350,7 @@ def inst(b: RankedBatch, *, T: float, min_rel: int, max_rel: int | None) -> Floa
     start = np.ones(n_blocks)
     start[hit_block] = hits.rank
     reached = np.zeros(n_blocks)  # G, the gain through the block's first rank
-    reached[hit_block] = segment_cumsum(gain, hits.offsets, hits.query)
+    reached[hit_block] = segment_cumsum(gain, hits.offsets)
     end = np.concatenate((start[1:], [0.0])) - 1.0
     end[block_offsets[1:] - 1] = CWL_DEPTH - 1.0  # each query's last block
     c = 2.0 * T - reached
@@ -358,7 +358,7 @@ def inst(b: RankedBatch, *, T: float, min_rel: int, max_rel: int | None) -> Floa
     empty = end < start
     factor = np.ones(n_blocks)
     np.divide(base**2, (end + c) ** 2, out=factor, where=~empty)
-    _, before = _running_product(factor, block_offsets, block_query)
+    _, before = _running_product(factor, block_offsets)
     inside = np.where(empty, 0.0, base**2 * _inverse_square_sum(start + c, np.maximum(end + 1.0 - start, 0.0)))
     reach = 1.0 + segment_sum(before * inside, block_query, n)
     utility = segment_sum(gain * before[hit_block], hits.query, n)
@@ -388,7 +388,7 @@ def bejeweled(b: RankedBatch, *, k: int, T: float, min_rel: int, max_rel: int | 
     n = b.n_queries
     depth = min(k, CWL_DEPTH)
     units = np.clip(np.maximum(b.labels[hits.row], 0), min_rel, top) - min_rel  # gain * (top - min_rel)
-    reached = segment_cumsum(units.astype(np.float64), hits.offsets, hits.query)  # exact: sums of integers
+    reached = segment_cumsum(units.astype(np.float64), hits.offsets)  # exact: sums of integers
     goal = T * float(top - min_rel)
     stops = hits.where((reached >= goal) & (hits.rank <= depth))
     first = stops.offsets[:-1][stops.count > 0]

@@ -63,7 +63,7 @@ def _running_dcg(b: RankedBatch, gains: Gains | None) -> tuple[FloatArray, Float
     def compute() -> tuple[FloatArray, FloatArray]:
         hits, gain = gain_hits(b, gains)
         step = _discounted(gain, hits.rank)
-        return segment_cumsum(step, hits.offsets, hits.query), segment_sum(step, hits.query, b.n_queries)
+        return segment_cumsum(step, hits.offsets), segment_sum(step, hits.query, b.n_queries)
 
     return b._cached(("dcg-running", gains), compute)
 
@@ -74,7 +74,7 @@ def _running_ideal_dcg(b: RankedBatch, gains: Gains | None) -> tuple[FloatArray,
     def compute() -> tuple[FloatArray, FloatArray]:
         ideal = ideal_list(b, gains)
         step = _discounted(ideal.gain, ideal.position)
-        return segment_cumsum(step, ideal.offsets, ideal.segment), segment_sum(step, ideal.segment, b.n_queries)
+        return segment_cumsum(step, ideal.offsets), segment_sum(step, ideal.segment, b.n_queries)
 
     return b._cached(("idcg-running", gains), compute)
 
@@ -166,10 +166,10 @@ def g_measure(b: RankedBatch, *, gains: Gains | None) -> FloatArray:
     # for integral gains, and the parts are subtracted before they are put together.
     cost_high, cost_low = _split(np.maximum(ideal.gain, 1.0))
     gain_high, gain_low = _split(gain)
-    excess_high = (ideal.prefix(segment_cumsum(cost_high, ideal.offsets, ideal.segment), within, hits.query)
-                   - segment_cumsum(gain_high, hits.offsets, hits.query))
-    excess_low = (ideal.prefix(segment_cumsum(cost_low, ideal.offsets, ideal.segment), within, hits.query)
-                  - segment_cumsum(gain_low, hits.offsets, hits.query) + (hits.rank - within))
+    excess_high = (ideal.prefix(segment_cumsum(cost_high, ideal.offsets), within, hits.query)
+                   - segment_cumsum(gain_high, hits.offsets))
+    excess_low = (ideal.prefix(segment_cumsum(cost_low, ideal.offsets), within, hits.query)
+                  - segment_cumsum(gain_low, hits.offsets) + (hits.rank - within))
     term = gain / np.log2(2.0 + (excess_high * _SPLIT + excess_low))
     total_ideal = segment_sum(ideal.gain, ideal.segment, b.n_queries)
     return safe_div(segment_sum(term, hits.query, b.n_queries), total_ideal)
@@ -371,8 +371,5 @@ def expected_reciprocal_rank(b: RankedBatch, *, k: int | None, max_rel: int) -> 
     seg, rank = hits.query, hits.rank
     # prod_{j<i} (1 - R_j) per segment, as exp of an exclusive running sum of log1p(-R_j).
     log_keep = np.log1p(-stop)
-    running = np.cumsum(log_keep)
-    exclusive = running - log_keep
-    first = hits.offsets[:-1]
-    decay = np.exp(exclusive - exclusive[first[seg]]) if len(seg) else np.zeros(0)
+    decay = np.exp(segment_cumsum(log_keep, hits.offsets) - log_keep)  # a segment's first: exp(0) = 1
     return segment_sum(stop / rank * decay, seg, b.n_queries)
