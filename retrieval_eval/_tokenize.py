@@ -132,6 +132,9 @@ def _binary_filler(handle: IO[bytes], name: str) -> Callable[[memoryview], int]:
         if head.startswith(magic):
             raise TrecFormatError(f"{name}: compressed with {format_name}, which is not supported; decompress it "
                                   f"first; expected plain text or gzip; got a file starting with {head[:len(magic)]!r}")
+    if head.startswith(b"PAR1"):  # a path is dispatched to the Parquet reader before it gets here
+        raise TrecFormatError(f"{name}: a Parquet file, which can be read from a path but not from a stream or "
+                              "standard input; give its path (pyarrow needs to seek to its footer)")
     stream = io.BufferedReader(_Prefixed(head, handle))
     if head.startswith(_GZIP_MAGIC):
         return _chunked_filler(gzip.GzipFile(fileobj=stream, mode="rb"))

@@ -6,6 +6,7 @@ The oracle is ``SetEvaluator.from_trec`` on the same data written as TREC text: 
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 from typing import Any
@@ -261,6 +262,13 @@ def test_cli_reads_parquet_wherever_it_reads_trec(tmp_path: Path, capsys: pytest
     assert main(["evaluate", str(tmp_path / "r.parquet"), str(tmp_path / "q.parquet")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "r.parquet: no column 'relevance'" in err
+    # Parquet needs to seek: on standard input it is one line that says to give the path.
+    stdin = io.TextIOWrapper(io.BytesIO((tmp_path / "r.parquet").read_bytes()))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sys, "stdin", stdin)
+        assert main(["evaluate", str(qrels_text), "-"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and ": a Parquet file, which can be read from a path but not from a stream" in err
 
 
 def test_without_pyarrow_one_line_says_what_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
