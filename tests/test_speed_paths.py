@@ -263,3 +263,17 @@ def test_the_summary_alone_keeps_no_per_query_arrays(
     per_query = capsys.readouterr().out
     assert summary.splitlines() == [line for line in per_query.splitlines() if "\tall\t" in line]
     assert len(summary.splitlines()) > 25
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_segment_suffix_max_is_the_max_of_every_rest_of_segment(seed: int) -> None:
+    """The doubling passes give, for every row, the plain max over the rest of its segment (IPrec reads them)."""
+    from retrieval_eval._segments import segment_suffix_max
+
+    rnd = np.random.default_rng(seed)
+    lengths = rnd.integers(0, 40, 30)
+    lengths[::7] = 0  # empty segments among the others
+    offsets = np.concatenate(([0], np.cumsum(lengths)))
+    values = np.round(rnd.random(int(offsets[-1])), seed)  # ties when rounded to few decimals
+    expected = [values[i:end].max() for start, end in zip(offsets[:-1], offsets[1:]) for i in range(start, end)]
+    assert segment_suffix_max(values, offsets).tolist() == expected
