@@ -604,7 +604,6 @@ def _run_names(runs: Sequence[object]) -> list[str]:
 
 
 def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], log: object = None) -> int:
-    from . import tables
     from .evaluator import SetEvaluator
     from .output import json_report, order_requested, table_columns, table_header, table_rows, trec_lines
 
@@ -626,7 +625,10 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
     # stops the command before anything reaches stdout (never half a table). The evaluations themselves are
     # not kept, only their text, so several large runs need no more memory than the largest.
     parts: list[str] = []
-    if args.format in tables.FORMATS:
+    table = args.format in _TABLE_FORMATS
+    if table:  # imported only for a table: csv costs start-up time that trec lines do not need
+        from . import tables
+
         header, numeric = table_header(columns, per_query=args.per_query)
         parts.append(tables.head(args.format, header, numeric))
     for name, results in zip(names, loaded):
@@ -635,7 +637,7 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
         if args.format == "json":
             parts.append(json_report(results, requested, per_query=args.per_query, summary=summary,
                                      run=name if len(names) > 1 else None))
-        elif args.format in tables.FORMATS:
+        elif table:
             lines = table_rows(results, columns, name, per_query=args.per_query, summary=summary)
             parts.append(tables.rows(args.format, lines, args.digits))
         else:
@@ -643,7 +645,7 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
                                digits=args.digits, run_id=show_run_id)
             parts.append("".join(line + "\n" for line in block))
         del results
-    if args.format in tables.FORMATS:
+    if table:
         parts.append(tables.tail(args.format))
     if args.format == "json":  # one document for one run (as before); a list of them for several
         parts = [(parts[0] if len(parts) == 1 else "[\n" + ",\n".join(parts) + "\n]") + "\n"]

@@ -277,3 +277,10 @@ def test_segment_suffix_max_is_the_max_of_every_rest_of_segment(seed: int) -> No
     values = np.round(rnd.random(int(offsets[-1])), seed)  # ties when rounded to few decimals
     expected = [values[i:end].max() for start, end in zip(offsets[:-1], offsets[1:]) for i in range(start, end)]
     assert segment_suffix_max(values, offsets).tolist() == expected
+
+
+def test_the_cli_knows_the_table_formats_without_importing_them() -> None:
+    """evaluate imports the table writer (and csv) only for a table format: its list must match the writer's."""
+    from retrieval_eval import cli, tables
+
+    assert cli._TABLE_FORMATS == tables.FORMATS
