@@ -4,6 +4,7 @@ Python oracle or against the path it replaces."""
 from __future__ import annotations
 
 import io
+import itertools
 import random
 from pathlib import Path
 
@@ -275,7 +276,7 @@ def test_segment_suffix_max_is_the_max_of_every_rest_of_segment(seed: int) -> No
     lengths[::7] = 0  # empty segments among the others
     offsets = np.concatenate(([0], np.cumsum(lengths)))
     values = np.round(rnd.random(int(offsets[-1])), seed)  # ties when rounded to few decimals
-    expected = [values[i:end].max() for start, end in zip(offsets[:-1], offsets[1:]) for i in range(start, end)]
+    expected = [values[i:end].max() for start, end in itertools.pairwise(offsets) for i in range(start, end)]
     assert segment_suffix_max(values, offsets).tolist() == expected
 
 
