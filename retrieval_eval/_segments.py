@@ -51,6 +51,25 @@ def range_max(values: FloatArray, starts: IntArray, ends: IntArray, empty: float
     return out
 
 
+def segment_suffix_max(values: FloatArray, offsets: IntArray) -> FloatArray:
+    """``max(values[i:end])`` for every row i, ``end`` the end of i's segment (``offsets`` (n + 1,)).
+
+    Doubling: after the pass with step s each row holds the maximum of its next 2s rows (within its
+    segment), so log2(longest segment) vectorised passes suffice. Maxima are exact, whatever the order.
+    """
+    out = np.array(values, dtype=np.float64)
+    if out.size == 0:
+        return out
+    room = np.repeat(offsets[1:], np.diff(offsets)) - np.arange(len(out))  # rows from i to its segment's end
+    longest = int(room.max())
+    step = 1
+    while step < longest:
+        reach = room[:-step] > step  # row i + step is still in row i's segment
+        out[:-step] = np.where(reach, np.maximum(out[:-step], out[step:]), out[:-step])
+        step *= 2
+    return out
+
+
 def safe_div(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
     """``num / den`` element-wise, with 0.0 wherever ``den == 0`` (never NaN, never a warning)."""
     num = np.asarray(num, dtype=np.float64)

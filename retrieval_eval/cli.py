@@ -118,8 +118,17 @@ def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     _add_quiet(parser)
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: Every command, in --help's order (build_parser adds them; a test checks the two agree).
+COMMANDS = ("evaluate", "demo", "compare", "inspect", "diff", "plot", "measures")
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. With ``command``, only that command's options are added (every command
+    is still listed): a plain evaluation then does not pay for building the other commands' options."""
     from . import __version__
+
+    def wanted(name: str) -> bool:
+        return command is None or command == name
 
     parser = _Parser(
         prog="retrieval-eval",
@@ -134,6 +143,37 @@ def build_parser() -> argparse.ArgumentParser:
 
     evaluate = commands.add_parser("evaluate", help="score a run against qrels (trec_eval compatible)",
                                    description=_EVALUATE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    if wanted("evaluate"):
+        _add_evaluate_arguments(evaluate)
+
+    demo = commands.add_parser("demo", help="evaluate the sample run bundled with the package",
+                               description="Evaluate the bundled sample qrels and run (see retrieval_eval/data).")
+    if wanted("demo"):
+        _add_evaluation_options(demo)
+
+    compare = commands.add_parser("compare", help="compare runs: means, paired significance tests, a regression gate",
+                                  description=_COMPARE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    if wanted("compare"):
+        _add_compare_arguments(compare)
+    _add_inspect(commands, full=wanted("inspect"))
+    _add_diff(commands, full=wanted("diff"))
+    _add_plot(commands, full=wanted("plot"))
+
+    measures = commands.add_parser(
+        "measures", help="list every measure with its parameters and trec_eval name",
+        description="List the measure catalogue: name, aliases, one-line definition, parameters with defaults, "
+                    "trec_eval name and how the summary aggregates it.")
+    if wanted("measures"):
+        measures.add_argument("search", metavar="TEXT", nargs="?",
+                              help="list only the measures whose name, alias or trec_eval name contains TEXT "
+                                   "(ignoring case): 'ndcg' lists nDCG, nDCGRel, RnDCG, alpha_nDCG ...")
+        measures.add_argument("--format", choices=("text", "json"), default="text",
+                              help="text: one block per measure (default); json: a list of objects with the same "
+                                   "fields")
+    return parser
+
+
+def _add_evaluate_arguments(evaluate: argparse.ArgumentParser) -> None:
     evaluate.add_argument("qrels", metavar="QRELS", nargs="?",
                           help="TREC qrels file: 'query_id iter doc_id relevance' (gzip ok; - for stdin)")
     evaluate.add_argument("runs", metavar="RUN", nargs="*",
@@ -144,12 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
                                "(.tsv, .csv, .gz, .parquet; - for stdin)")
     _add_evaluation_options(evaluate)
 
-    demo = commands.add_parser("demo", help="evaluate the sample run bundled with the package",
-                               description="Evaluate the bundled sample qrels and run (see retrieval_eval/data).")
-    _add_evaluation_options(demo)
 
-    compare = commands.add_parser("compare", help="compare runs: means, paired significance tests, a regression gate",
-                                  description=_COMPARE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+def _add_compare_arguments(compare: argparse.ArgumentParser) -> None:
     compare.add_argument("qrels", metavar="QRELS", help="TREC qrels file (.gz ok), read once for every run")
     compare.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files (.gz ok), at least two")
     compare.add_argument("-m", dest="measures", action="append", default=None, metavar="MEASURE",
@@ -177,20 +213,6 @@ def build_parser() -> argparse.ArgumentParser:
                          help="exit 1 if a run is significantly worse than the baseline on MEASURE (repeatable)")
     _add_judging_options(compare, skip_missing="compare only the queries every run has results for")
     _add_quiet(compare)
-    _add_inspect(commands)
-    _add_diff(commands)
-    _add_plot(commands)
-
-    measures = commands.add_parser(
-        "measures", help="list every measure with its parameters and trec_eval name",
-        description="List the measure catalogue: name, aliases, one-line definition, parameters with defaults, "
-                    "trec_eval name and how the summary aggregates it.")
-    measures.add_argument("search", metavar="TEXT", nargs="?",
-                          help="list only the measures whose name, alias or trec_eval name contains TEXT "
-                               "(ignoring case): 'ndcg' lists nDCG, nDCGRel, RnDCG, alpha_nDCG ...")
-    measures.add_argument("--format", choices=("text", "json"), default="text",
-                          help="text: one block per measure (default); json: a list of objects with the same fields")
-    return parser
 
 
 def _at_least_one(text: str) -> int:
@@ -226,9 +248,11 @@ run missed."""
 INSPECT_MEASURES = ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P.5,10,20")
 
 
-def _add_inspect(commands: argparse._SubParsersAction[_Parser]) -> None:
+def _add_inspect(commands: argparse._SubParsersAction[_Parser], *, full: bool) -> None:
     inspect = commands.add_parser("inspect", help="one query's ranking, judgments and misses; or the worst queries",
                                   description=_INSPECT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    if not full:
+        return
     inspect.add_argument("qrels", metavar="QRELS", help="TREC qrels file (gzip ok; - for stdin)")
     inspect.add_argument("run", metavar="RUN", help="TREC run file (gzip ok; - for stdin)")
     inspect.add_argument("--query", metavar="Q", help="the query to show (without it: the worst queries)")
@@ -253,9 +277,11 @@ With --query Q: the two rankings of Q side by side, and the documents that enter
 top k (--depth) with their judgments."""
 
 
-def _add_diff(commands: argparse._SubParsersAction[_Parser]) -> None:
+def _add_diff(commands: argparse._SubParsersAction[_Parser], *, full: bool) -> None:
     diff = commands.add_parser("diff", help="per-query differences between two runs; one query's two rankings",
                                description=_DIFF_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    if not full:
+        return
     diff.add_argument("qrels", metavar="QRELS", help="TREC qrels file (gzip ok; - for stdin), read once")
     diff.add_argument("run_a", metavar="RUN_A", help="the baseline run (gzip ok)")
     diff.add_argument("run_b", metavar="RUN_B", help="the run compared with it (gzip ok)")
@@ -282,9 +308,11 @@ one line per run, MAP in the legend; diff: per-query differences RUN_B - RUN_A o
 sorted bars; ranks: histogram of the rank of each query's first relevant document."""
 
 
-def _add_plot(commands: argparse._SubParsersAction[_Parser]) -> None:
+def _add_plot(commands: argparse._SubParsersAction[_Parser], *, full: bool) -> None:
     plot = commands.add_parser("plot", help="precision-recall curves, per-query differences, first relevant ranks",
                                description=_PLOT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    if not full:
+        return
     kinds = plot.add_subparsers(dest="kind", metavar="KIND")
     kinds.required = True
     helps = {"pr": "interpolated precision-recall curves, one per run",
@@ -584,7 +612,6 @@ def _run_names(runs: Sequence[object]) -> list[str]:
 
 
 def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], log: object = None) -> int:
-    from . import tables
     from .evaluator import SetEvaluator
     from .output import json_report, order_requested, table_columns, table_header, table_rows, trec_lines
 
@@ -606,7 +633,10 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
     # stops the command before anything reaches stdout (never half a table). The evaluations themselves are
     # not kept, only their text, so several large runs need no more memory than the largest.
     parts: list[str] = []
-    if args.format in tables.FORMATS:
+    table = args.format in _TABLE_FORMATS
+    if table:  # imported only for a table: csv costs start-up time that trec lines do not need
+        from . import tables
+
         header, numeric = table_header(columns, per_query=args.per_query)
         parts.append(tables.head(args.format, header, numeric))
     for name, results in zip(names, loaded):
@@ -615,7 +645,7 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
         if args.format == "json":
             parts.append(json_report(results, requested, per_query=args.per_query, summary=summary,
                                      run=name if len(names) > 1 else None))
-        elif args.format in tables.FORMATS:
+        elif table:
             lines = table_rows(results, columns, name, per_query=args.per_query, summary=summary)
             parts.append(tables.rows(args.format, lines, args.digits))
         else:
@@ -623,7 +653,7 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
                                digits=args.digits, run_id=show_run_id)
             parts.append("".join(line + "\n" for line in block))
         del results
-    if args.format in tables.FORMATS:
+    if table:
         parts.append(tables.tail(args.format))
     if args.format == "json":  # one document for one run (as before); a list of them for several
         parts = [(parts[0] if len(parts) == 1 else "[\n" + ",\n".join(parts) + "\n]") + "\n"]
@@ -895,6 +925,13 @@ def _list_measures(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` runs (None for the top-level --help and --version): its parser is the one built."""
+    if not argv or argv[0] in ("-h", "--help", "--version"):
+        return None
+    return argv[0] if argv[0] in COMMANDS else DEFAULT_COMMAND
+
+
 def _with_command(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
     """``argv`` with ``evaluate`` put first when it names no command: trec_eval's ``-m map QRELS RUN``.
 
@@ -958,8 +995,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_of(argv))
     args = parser.parse_args(_with_command(parser, argv))
     problem = _evaluate_usage_problem(args) if args.command == "evaluate" else None
     if problem is not None:  # exit 2 with one line, as argparse's own usage errors

@@ -41,6 +41,11 @@ def _per_query(results: SetEvaluator, measure: Measure) -> list[float] | list[st
     return values
 
 
+def _summary(results: SetEvaluator, measure: Measure, per_query: bool) -> float:
+    """The measure's summary; its per-query array is dropped afterwards unless the output also shows it."""
+    return results.aggregate(measure) if per_query else results._summary_only(measure)
+
+
 def _value(measure: Measure, value: float | str, digits: int) -> str:
     if isinstance(value, str):  # a text measure
         return f"'{value}'"
@@ -80,7 +85,8 @@ def trec_lines(
         if run_id:
             yield _line("runid", "all", results.run_id, width)
         for item in summary_items:
-            yield _line(item.label, "all", _value(item.measure, results.aggregate(item.measure), digits), width)
+            yield _line(item.label, "all", _value(item.measure, _summary(results, item.measure, per_query), digits),
+                        width)
 
 
 def _json_values(measure: Measure, values: Sequence[float] | Sequence[str]) -> list[object]:
@@ -124,7 +130,7 @@ def json_report(
         }
     if summary:
         document["aggregate"] = {
-            r.label: _json_values(r.measure, [results.aggregate(r.measure)])[0]
+            r.label: _json_values(r.measure, [_summary(results, r.measure, per_query)])[0]
             for r in requested if not r.measure.definition.text
         }
     return json.dumps(document, indent=2, allow_nan=False)
@@ -226,6 +232,7 @@ def table_rows(
                                        for r, column in zip(columns, values))])
     if summary:
         keys: list[float | int | str | None] = [name, "all"] if per_query else [name]
-        lines.append([*keys, *(None if r.measure.definition.text else _cell(r.measure, results.aggregate(r.measure))
+        lines.append([*keys, *(None if r.measure.definition.text else _cell(r.measure, _summary(results, r.measure,
+                                                                                               per_query))
                                for r in columns)])
     return lines

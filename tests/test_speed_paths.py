@@ -4,6 +4,7 @@ Python oracle or against the path it replaces."""
 from __future__ import annotations
 
 import io
+import itertools
 import random
 from pathlib import Path
 
@@ -203,3 +204,84 @@ def test_long_query_ids_and_subtopics_evaluate_as_fixed_width(tmp_path, monkeypa
     assert loose.query_ids == fixed.query_ids and loose.not_judged == fixed.not_judged
     for measure in measures:
         assert loose.per_query(measure) == fixed.per_query(measure), measure
+
+
+def _options(parser: object) -> dict[str, list[tuple[object, ...]]]:
+    """Every (sub)command's options, for comparing two parsers."""
+    import argparse
+
+    found: dict[str, list[tuple[object, ...]]] = {}
+
+    def walk(p: argparse.ArgumentParser, name: str) -> None:
+        found[name] = [(tuple(a.option_strings), a.dest, a.default, a.help) for a in p._actions]
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub, child in action.choices.items():
+                    walk(child, f"{name} {sub}")
+
+    walk(parser, "")  # type: ignore[arg-type]
+    return found
+
+
+def test_a_command_built_alone_has_the_options_of_the_full_parser() -> None:
+    """build_parser(command) leaves the other commands empty, and builds its own exactly as the full parser."""
+    from retrieval_eval.cli import COMMANDS, build_parser
+
+    full = _options(build_parser())
+    assert sorted({name.split()[0] for name in full if name}) == sorted(COMMANDS)
+    for command in COMMANDS:
+        alone = _options(build_parser(command))
+        mine = {name: opts for name, opts in alone.items() if name.split()[:1] == [command]}
+        assert mine == {name: opts for name, opts in full.items() if name.split()[:1] == [command]}
+        others = [opts for name, opts in alone.items() if name and name.split()[0] != command]
+        assert all(len(opts) == 1 for opts in others)  # only the -h every parser has
+
+
+def test_the_summary_alone_keeps_no_per_query_arrays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """evaluate without -q prints each measure's summary and frees its per-query array; with -q the same
+    summary lines follow the per-query ones."""
+    import retrieval_eval.evaluator as evaluator_module
+    from retrieval_eval.cli import main
+
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 2\nq3 0 d 1\n")
+    run.write_text("q1 Q0 b 1 2 r\nq1 Q0 a 2 1 r\nq2 Q0 c 1 1 r\nq2 Q0 z 2 0.5 r\n")
+    kept: list[int] = []
+    original = evaluator_module.SetEvaluator._summary_only
+
+    def spy(self: evaluator_module.SetEvaluator, measure: object) -> float:
+        value = original(self, measure)  # type: ignore[arg-type]
+        kept.append(len(self._values))
+        return value
+
+    monkeypatch.setattr(evaluator_module.SetEvaluator, "_summary_only", spy)
+    assert main(["evaluate", "-m", "official", "-m", "ndcg_cut.10", str(qrels), str(run)]) == 0
+    summary = capsys.readouterr().out
+    assert kept and set(kept) == {0}
+    assert main(["evaluate", "-q", "-m", "official", "-m", "ndcg_cut.10", str(qrels), str(run)]) == 0
+    per_query = capsys.readouterr().out
+    assert summary.splitlines() == [line for line in per_query.splitlines() if "\tall\t" in line]
+    assert len(summary.splitlines()) > 25
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_segment_suffix_max_is_the_max_of_every_rest_of_segment(seed: int) -> None:
+    """The doubling passes give, for every row, the plain max over the rest of its segment (IPrec reads them)."""
+    from retrieval_eval._segments import segment_suffix_max
+
+    rnd = np.random.default_rng(seed)
+    lengths = rnd.integers(0, 40, 30)
+    lengths[::7] = 0  # empty segments among the others
+    offsets = np.concatenate(([0], np.cumsum(lengths)))
+    values = np.round(rnd.random(int(offsets[-1])), seed)  # ties when rounded to few decimals
+    expected = [values[i:end].max() for start, end in itertools.pairwise(offsets) for i in range(start, end)]
+    assert segment_suffix_max(values, offsets).tolist() == expected
+
+
+def test_the_cli_knows_the_table_formats_without_importing_them() -> None:
+    """evaluate imports the table writer (and csv) only for a table format: its list must match the writer's."""
+    from retrieval_eval import cli, tables
+
+    assert cli._TABLE_FORMATS == tables.FORMATS

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._segments import range_max, safe_div
+from .._segments import safe_div, segment_suffix_max
 from ..model import FloatArray, IntArray
 from ..ranking import RankedBatch
 from .base import CUTOFF, REL, Param, TrecName, measure
@@ -66,10 +66,14 @@ def interpolated_precision(b: RankedBatch, *, recall: float, rel: int) -> FloatA
     retrieved gives 0. An empty ranking gives 0 (trec_eval prints -nan there).
     """
     hits = b.hits(rel)
-    precision = hits.position / hits.rank
+    # Every recall level reads the same suffix maxima of precision: computed once per batch and rel.
+    best_from = b._cached(("iprec-suffix-max", rel),
+                          lambda: segment_suffix_max(hits.position / hits.rank, hits.offsets))
     c = _lround(recall * b.n_relevant(rel).astype(np.float64))
-    best = range_max(precision, hits.offsets[:-1] + np.maximum(c - 1, 0), hits.offsets[1:])
-    best[c > hits.count] = 0.0
+    start = hits.offsets[:-1] + np.maximum(c - 1, 0)
+    best = np.zeros(b.n_queries, dtype=np.float64)
+    inside = (start < hits.offsets[1:]) & (c <= hits.count)
+    best[inside] = best_from[start[inside]]
     return best
 
 
