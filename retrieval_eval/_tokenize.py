@@ -255,7 +255,8 @@ def _blocks(source: Source) -> Generator[_Block, None, None]:
         carry, first = b"", True  # carry: the start of a line the previous block cut off
         size = min(_FIRST_BLOCK, _BLOCK)  # small files get small buffers; blocks double up to _BLOCK
         while True:
-            padded = bytearray(_FRONT + len(carry) + size + _PAD)
+            # A line longer than a block is read in steps that double, so it is copied O(1) times per byte.
+            padded = bytearray(_FRONT + len(carry) + max(size, len(carry)) + _PAD)
             start = _FRONT + len(carry)
             padded[_FRONT:start] = carry
             size = min(2 * size, _BLOCK)
