@@ -40,6 +40,8 @@ _MIX = 0x9E3779B97F4A7C15
 
 #: Rows per chunk in linear passes whose temporaries need not span the whole run.
 _CHUNK = 1 << 20
+#: Rows probed at a time in :meth:`PairIndex.find`: its temporaries take some 50 bytes a row.
+_FIND_CHUNK = 1 << 18
 
 
 def _id_hash(ids: BytesArray) -> npt.NDArray[np.uint64]:
@@ -60,21 +62,41 @@ def _id_hash(ids: BytesArray) -> npt.NDArray[np.uint64]:
     return hashed
 
 
+#: Rows per chunk when hashing ``bytes`` objects: each chunk makes a copy of its ids' bytes.
+_OBJECT_CHUNK = 1 << 16
+
+#: Ids up to this many bytes are hashed from a fixed-width copy; longer ones (few) word by word.
+_SHORT_ID = 64
+
+
 def _object_hash(ids: npt.NDArray[np.object_]) -> npt.NDArray[np.uint64]:
     """:func:`_id_hash` of ``bytes`` objects (a column with a few very long ids): the same value as
     for the same id in a fixed-width array, so the two kinds of column can be joined."""
-    if len(ids) > _CHUNK:  # chunks bound the temporary copies of the ids
-        return np.concatenate([_object_hash(ids[start : start + _CHUNK]) for start in range(0, len(ids), _CHUNK)])
+    if len(ids) > _OBJECT_CHUNK:  # small chunks bound the temporary copies of the ids
+        out = np.empty(len(ids), dtype=np.uint64)
+        for start in range(0, len(ids), _OBJECT_CHUNK):
+            out[start : start + _OBJECT_CHUNK] = _object_hash(ids[start : start + _OBJECT_CHUNK])
+        return out
+    out = np.empty(len(ids), dtype=np.uint64)
     if not len(ids):
-        return np.zeros(0, dtype=np.uint64)
-    n_words = np.fromiter((-(-len(x) // 8) or 1 for x in ids), dtype=np.int64, count=len(ids))
-    words = np.frombuffer(b"".join(x.ljust(8 * n, b"\0") for x, n in zip(ids, n_words.tolist())), dtype=np.uint64)
-    starts = _offsets_of(n_words)[:-1]
-    position = np.arange(len(words)) - np.repeat(starts, n_words)
-    powers = np.ones(int(n_words.max()), dtype=np.uint64)
-    for j in range(1, len(powers)):  # a loop over the words of the longest id, not over ids
-        powers[j] = int(powers[j - 1]) * _MIX % 2**64
-    return np.add.reduceat(words * powers[position], starts)  # wraps modulo 2**64, as _id_hash does
+        return out
+    length = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+    short = length <= _SHORT_ID
+    # The short ids (nearly all): one fixed-width copy, hashed as such a column is.
+    width = 8 * max(-(-int(length[short].max(initial=0)) // 8), 1)
+    out[short] = _id_hash(np.array(ids[short].tolist(), dtype=f"S{width}"))
+    long = np.flatnonzero(~short)
+    if len(long):  # each long id zero-padded to whole words, all in one buffer, summed by id
+        n_words = -(-length[long] // 8)
+        words = np.frombuffer(b"".join(x.ljust(8 * n, b"\0") for x, n in zip(ids[long], n_words.tolist())),
+                              dtype=np.uint64)
+        starts = _offsets_of(n_words)[:-1]
+        position = np.arange(len(words)) - np.repeat(starts, n_words)
+        powers = np.ones(int(n_words.max()), dtype=np.uint64)
+        for j in range(1, len(powers)):  # a loop over the words of the longest id, not over ids
+            powers[j] = int(powers[j - 1]) * _MIX % 2**64
+        out[long] = np.add.reduceat(words * powers[position], starts)  # wraps modulo 2**64, as _id_hash does
+    return out
 
 
 def _intern_words(ids: BytesArray, words: npt.NDArray[np.uint64]) -> tuple[BytesArray, IntArray]:
@@ -263,10 +285,10 @@ class PairIndex:
 
     def find(self, query_code: IntArray, ids: BytesArray) -> tuple[IntArray, IntArray]:
         """The rows of (``query_code``, ``ids``) that are in the table (ascending) and their rows in it."""
-        if len(ids) > _CHUNK:  # chunks bound the temporary arrays (a run has millions of rows)
-            parts = [self.find(query_code[start : start + _CHUNK], ids[start : start + _CHUNK])
-                     for start in range(0, len(ids), _CHUNK)]
-            starts = range(0, len(ids), _CHUNK)
+        if len(ids) > _FIND_CHUNK:  # chunks bound the temporary arrays (a run has millions of rows)
+            starts = range(0, len(ids), _FIND_CHUNK)
+            parts = [self.find(query_code[start : start + _FIND_CHUNK], ids[start : start + _FIND_CHUNK])
+                     for start in starts]
             return (np.concatenate([rows + start for (rows, _), start in zip(parts, starts)]),
                     np.concatenate([at for _, at in parts]))
         keys = pair_keys(query_code, ids)

@@ -285,3 +285,86 @@ def test_the_cli_knows_the_table_formats_without_importing_them() -> None:
     from retrieval_eval import cli, tables
 
     assert cli._TABLE_FORMATS == tables.FORMATS
+
+
+def _objects(values: list[bytes]) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def test_bytes_objects_hash_in_chunks_like_fixed_width_ids(monkeypatch) -> None:
+    """Short ids hashed from a fixed-width copy and long ones word by word, chunk by chunk: the hash
+    of every id is that of the same id in a fixed-width array (ids of 64 and 65 bytes, a long id that
+    is a prefix of another, empty ids and trailing bytes that look like padding included)."""
+    monkeypatch.setattr(ids_module, "_OBJECT_CHUNK", 7)
+    rnd = random.Random(8)
+    base = [b"", b"a", b"a\x01", b"x" * 64, b"x" * 65, b"y" * 300, b"y" * 300 + b"z", b"y" * 299, b"\xff" * 9]
+    values = [rnd.choice(base) + (str(rnd.randrange(5)).encode() if rnd.random() < 0.5 else b"")
+              for _ in range(100)]
+    assert _id_hash(_objects(values)).tolist() == _id_hash(np.array(values)).tolist()
+    only_long = [b"l" * 100 + bytes([i]) for i in range(1, 20)]  # chunks with no short id at all
+    assert _id_hash(_objects(only_long)).tolist() == _id_hash(np.array(only_long)).tolist()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pair_index_finds_the_same_rows_in_chunks(seed: int, monkeypatch) -> None:
+    rnd = random.Random(seed)
+    query, docs = _random_pairs(rnd, 300, 5)
+    keep = np.unique(np.char.add(query.astype("S2"), docs), return_index=True)[1]
+    index = PairIndex(query[keep], docs[keep])
+    needles_q, needles_d = _random_pairs(rnd, 400, 6)
+    whole = index.find(needles_q, needles_d)
+    monkeypatch.setattr(ids_module, "_FIND_CHUNK", 17)
+    chunked = index.find(needles_q, needles_d)
+    assert whole[0].tolist() == chunked[0].tolist() and whole[1].tolist() == chunked[1].tolist()
+    assert len(whole[0])  # the needles do hit the table
+
+
+def _random_long_id_files(tmp_path: Path, seed: int) -> tuple[str, str, str]:
+    """A run and qrels with a few long ids among short ones: long ids tied on score with each other
+    and with short ones, a long id that is a prefix of another, and judgments of long ids."""
+    rnd = random.Random(seed)
+    long_a = "L" * 700
+    pool = [f"d{i}" for i in range(60)] + [long_a, long_a + "b", long_a + "a", "M" * 2000, "L" * 699]
+    run, qrels = [], []
+    for q in range(25):
+        docs = rnd.sample(pool, 30)
+        scores = sorted((rnd.randrange(6) / 2 for _ in docs), reverse=True)
+        run += [f"q{q} Q0 {d} {r + 1} {s} run\n" for r, (d, s) in enumerate(zip(docs, scores))]
+        qrels += [f"q{q} 0 {d} {rnd.randrange(3)}\n" for d in rnd.sample(pool, 12)]
+    paths = [tmp_path / name for name in ("qrels", "run", "dup")]
+    paths[0].write_text("".join(qrels))
+    paths[1].write_text("".join(run))
+    first_long = next(i for i, line in enumerate(run) if len(line) > 600)
+    at = max(first_long + 1, 40)  # a long id twice in its query: reported at line at + 1
+    paths[2].write_text("".join(run[:at] + [run[first_long]] + run[at:]))
+    return str(paths[0]), str(paths[1]), str(paths[2])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_long_ids_read_in_small_blocks_on_threads_evaluate_as_fixed_width(tmp_path, monkeypatch, seed) -> None:
+    """Many small blocks (some with a long id, some without) parsed on threads: the scores, the order of
+    tied documents, the judged documents and the duplicate error are those of the fixed-width path."""
+    qrels, run, dup = _random_long_id_files(tmp_path, seed)
+    assert " " + "L" * 700 in Path(run).read_text()
+    monkeypatch.setattr(tokenize_module, "_BLOCK", 4096)
+    monkeypatch.setattr(tokenize_module, "_FIRST_BLOCK", 1024)
+    monkeypatch.setattr(tokenize_module, "_threads", lambda: 3)
+    monkeypatch.setattr(ids_module, "_OBJECT_CHUNK", 50)
+    monkeypatch.setattr(ids_module, "_FIND_CHUNK", 64)
+    assert read_run_columns(run).doc_ids.dtype == object and read_qrels_columns(qrels).doc_ids.dtype == object
+    results = []
+    for wide_id in (tokenize_module._WIDE_ID, 10**9):  # objects, then the fixed-width path
+        monkeypatch.setattr(tokenize_module, "_WIDE_ID", wide_id)
+        evaluator = SetEvaluator.from_trec(qrels, run)
+        ranked = {q: evaluator[q].retrieved_documents() for q in evaluator.query_ids}
+        judged = {q: evaluator[q].relevant_retrieved_documents() for q in evaluator.query_ids}
+        scores = {m: evaluator.per_query(m) for m in ("AP", "nDCG@10", "P@5", "RR", "Bpref")}
+        with pytest.raises(Exception) as error:
+            SetEvaluator.from_trec(qrels, dup)
+        results.append((ranked, judged, scores, str(error.value)))
+    assert results[0] == results[1]
+    lines = Path(dup).read_text().splitlines()
+    second = next(i for i, line in enumerate(lines) if lines.index(line) != i) + 1
+    assert f"{dup}:{second}: duplicate document" in results[0][3] and len(lines[second - 1]) > 600
