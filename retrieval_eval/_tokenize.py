@@ -12,6 +12,7 @@ import gzip
 import io
 import itertools
 import os
+import stat
 import time
 import warnings
 import zlib
@@ -850,8 +851,11 @@ def _is_gzip(path: str) -> bool:
 
 
 def _starts_with_gzip(path: str) -> bool:
-    """Whether the file at ``path`` starts with gzip's magic bytes (an unreadable file does not)."""
+    """Whether the file at ``path`` starts with gzip's magic bytes (an unreadable file does not, nor
+    does a pipe such as ``<(cat run)``: looking would eat the bytes its one reading needs)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
         with open(path, "rb") as handle:
             return handle.read(len(_GZIP_MAGIC)) == _GZIP_MAGIC
     except OSError:
@@ -859,12 +863,15 @@ def _starts_with_gzip(path: str) -> bool:
 
 
 def _plain_file_size(source: Source) -> int | None:
-    if isinstance(source, (str, bytes, os.PathLike)) and not _starts_with_gzip(os.fsdecode(source)):
-        try:
-            return os.path.getsize(source)
-        except OSError:
+    """The size of a regular, uncompressed file; None for anything else (a pipe has no size)."""
+    if not isinstance(source, (str, bytes, os.PathLike)):
+        return None
+    try:
+        if not stat.S_ISREG(os.stat(source).st_mode):
             return None
-    return None
+    except OSError:
+        return None
+    return None if _starts_with_gzip(os.fsdecode(source)) else os.path.getsize(source)
 
 
 def _short_repr(value: object) -> str:

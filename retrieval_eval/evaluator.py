@@ -40,6 +40,7 @@ from .model import (
     Document,
     FloatArray,
     InputFormatError,
+    RetrievalEvalError,
     InputTypeError,
     IntArray,
     Judgment,
@@ -888,7 +889,20 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         distinct = dict.fromkeys(m for m, _ in parse_list(measures, rel=self.rel, numeric=True))
         if keys == "canonical":
             return [(m, str(m)) for m in distinct]
-        return [(m, m.trec_label or str(m)) for m in distinct]
+        return [(m, self._trec_key(m)) for m in distinct]
+
+    def _trec_key(self, measure: Measure) -> str:
+        """trec_eval's name for ``measure`` when that name means this very measure here (``P_5`` is
+        ``P@5`` at the evaluator's ``rel``, not ``P(rel=2)@5``); otherwise its canonical string. So
+        two measures never share a key."""
+        label = measure.trec_label
+        if label is not None:
+            try:
+                if parse(label, rel=self.rel) == measure:
+                    return label
+            except RetrievalEvalError:  # a label the parser does not read back
+                pass
+        return str(measure)
 
     def evaluate(self, measures: MeasureList, *, keys: str = "canonical") -> dict[str, dict[str, float]]:
         """``{query_id: {measure: value}}`` for every evaluated query: pytrec_eval's shape.

@@ -13,6 +13,7 @@ pyarrow is the ``parquet`` extra; every table type is converted through it.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from types import ModuleType
 from typing import Any
@@ -60,6 +61,8 @@ def is_parquet(source: object) -> bool:
     if path.lower().endswith(".parquet"):
         return True
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a pipe (<(...), a FIFO) can be read only once
+            return False
         with open(path, "rb") as handle:
             return handle.read(4) == PARQUET_MAGIC
     except OSError:  # the text reader reports a missing or unreadable file in its own words

@@ -30,6 +30,7 @@ from retrieval_eval import (
     cli,
     compare,
 )
+from retrieval_eval.data import sample_paths
 from retrieval_eval.measures import (
     TREC_NAMES,
     parse,
@@ -386,3 +387,16 @@ class TestMissedWithGrades:
             "q", [Document("a")], [Judgment("a", 1), Judgment("b", 0)]
         )
         assert ev.relevant_missed_judgments() == []
+
+
+def test_trec_keys_never_collide() -> None:
+    """keys="trec" gives trec_eval's name only to the measure it means at the evaluator's rel: P@5 is
+    P_5, and P(rel=2)@5 keeps its canonical string (it was filed under P_5 too, one value lost)."""
+    runs = SetEvaluator.from_trec(*sample_paths())
+    row = runs.evaluate(["P@5", "P(rel=2)@5", "map"], keys="trec")["q1"]
+    assert row == {"P_5": runs.per_query("P@5")["q1"], "P(rel=2)@5": runs.per_query("P(rel=2)@5")["q1"],
+                   "map": runs.per_query("AP")["q1"]}
+    assert row["P_5"] != row["P(rel=2)@5"]  # the sample's q1 tells them apart
+    assert list(runs.to_dataframe(["P@5", "P(rel=2)@5"], keys="trec").columns) == ["P_5", "P(rel=2)@5"]
+    strict = SetEvaluator.from_trec(*sample_paths(), rel=2)
+    assert strict.evaluate(["P@5"], keys="trec")["q1"] == {"P_5": strict.per_query("P@5")["q1"]}

@@ -669,3 +669,31 @@ def test_large_outputs_are_written_in_chunks(monkeypatch: pytest.MonkeyPatch) ->
         out.flush()
         assert raw.getvalue() == text.encode("utf-8", "surrogateescape")
         assert len(sizes) > 1 and max(sizes) <= 7 * 4, sizes
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes need a POSIX system")
+@pytest.mark.parametrize("compress", [False, True])
+def test_a_run_and_qrels_read_from_pipes_lose_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], compress: bool
+) -> None:
+    """A pipe (``<(cat run)``, a FIFO) can be read once: looking at its first bytes for gzip's or
+    Parquet's magic before reading it lost them, and the first line with them."""
+    import threading
+
+    from retrieval_eval.data import sample_paths
+
+    qrels, run = sample_paths()
+    assert main(["evaluate", "--quiet", "-m", "map", "-m", "num_rel_ret", str(qrels), str(run)]) == 0
+    expected = capsys.readouterr().out
+    pipes = []
+    for name, source in (("qrels.pipe", qrels), ("run.pipe", run)):
+        pipe = tmp_path / name
+        os.mkfifo(pipe)
+        data = Path(source).read_bytes()
+        data = gzip.compress(data) if compress else data
+        threading.Thread(target=lambda pipe=pipe, data=data: pipe.write_bytes(data), daemon=True).start()
+        pipes.append(str(pipe))
+    # In a child with a time limit: a reader that opens a pipe twice waits for a second writer forever.
+    child = subprocess.run([sys.executable, "-m", "retrieval_eval", "evaluate", "--quiet", "-m", "map", "-m",
+                            "num_rel_ret", *pipes], capture_output=True, text=True, timeout=60)
+    assert (child.returncode, child.stdout) == (0, expected), child.stderr
