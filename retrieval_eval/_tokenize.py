@@ -817,6 +817,12 @@ class _Columns:
         self.bytes_read += tokens.block.end - _FRONT
         for key, values in part.items():
             array = self.arrays.get(key)
+            if array is not None and _widens_too_far(array.dtype, values.dtype):
+                # A long id in a block of few lines (the last one) would widen every row of the
+                # column to its size: the column holds bytes objects from here on instead.
+                array = array[: self.rows].astype(object)
+            if array is not None and array.dtype.kind == "O" and values.dtype.kind == "S":
+                values = values.astype(object)
             if array is None or end > len(array) or not np.can_cast(values.dtype, array.dtype):
                 dtype = values.dtype if array is None else np.promote_types(array.dtype, values.dtype)
                 grown = np.empty(self._room(tokens, dtype, end, 0 if array is None else len(array)), dtype=dtype)
@@ -843,6 +849,15 @@ class _Columns:
 
     def pop(self, key: str) -> npt.NDArray[Any]:
         return self.arrays.pop(key)[: self.rows]
+
+
+def _widens_too_far(column: np.dtype[Any], part: np.dtype[Any]) -> bool:
+    """Whether fixed-width ids of width ``part`` would widen a column of width ``column`` past the
+    point where each row costs more than a bytes object would (the rule :meth:`_Tokens.ids` applies
+    within one block)."""
+    if column.kind != "S" or part.kind != "S" or part.itemsize <= column.itemsize:
+        return False
+    return part.itemsize > _WIDE_ID and part.itemsize > 4 * (column.itemsize + 8)
 
 
 def _is_gzip(path: str) -> bool:

@@ -368,3 +368,26 @@ def test_long_ids_read_in_small_blocks_on_threads_evaluate_as_fixed_width(tmp_pa
     lines = Path(dup).read_text().splitlines()
     second = next(i for i, line in enumerate(lines) if lines.index(line) != i) + 1
     assert f"{dup}:{second}: duplicate document" in results[0][3] and len(lines[second - 1]) > 600
+
+
+def test_a_long_id_in_the_last_block_does_not_widen_the_column(tmp_path: Path) -> None:
+    """The per-block rule keeps a long id fixed-width in a block of few lines (the last one), and the
+    column then took its width on every row (15.7 GB for a 7 MB run with one 20,000-byte id at the
+    end): such a column turns to bytes objects instead, with the same results."""
+    from retrieval_eval.trec import read_run_columns
+
+    long_id = "x" * 5000
+    lines = [f"q{i % 50} Q0 d{i} {i} {1.0 / (i + 1):.6f} r" for i in range(30_000)]
+    last = tmp_path / "last.run"
+    last.write_text("\n".join([*lines, f"q1 Q0 {long_id} 9 0.5 r"]) + "\n")
+    first = tmp_path / "first.run"
+    first.write_text("\n".join([f"q1 Q0 {long_id} 9 0.5 r", *lines]) + "\n")
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"q{i} 0 d{i} 1\n" for i in range(50)) + f"q1 0 {long_id} 2\n")
+    columns = read_run_columns(last)
+    assert columns.doc_ids.dtype.kind == "O" and columns.doc_ids[-1] == long_id.encode()
+    assert columns.doc_ids[0] == b"d0" and len(columns.doc_ids) == 30_001
+    a, b = SetEvaluator.from_trec(qrels, last), SetEvaluator.from_trec(qrels, first)
+    for measure in ("AP", "nDCG@10", "P@5", "NumRelRet", "Bpref"):
+        assert a.per_query(measure) == b.per_query(measure), measure
+    assert a["q1"].judgment(long_id) == 2
