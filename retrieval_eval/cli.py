@@ -217,7 +217,10 @@ def _add_compare_arguments(compare: argparse.ArgumentParser) -> None:
 
 def _at_least_one(text: str) -> int:
     """A count of documents or queries to show: an integer >= 1."""
-    value = _positive_int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1; got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected an integer >= 1; got {text!r}")
     return value

@@ -80,7 +80,10 @@ def as_table(data: object, what: str) -> Any:
     if isinstance(data, pa.RecordBatchReader):
         return data.read_all()
     if type(data).__module__.startswith("pandas") and type(data).__name__ == "DataFrame":
-        return pa.Table.from_pandas(data, preserve_index=False)
+        try:
+            return pa.Table.from_pandas(data, preserve_index=False)
+        except (pa.ArrowTypeError, pa.ArrowInvalid) as exc:  # e.g. an object column of str and int mixed
+            raise InputTypeError(f"{what}: a column cannot be read as one Arrow type: {exc}") from None
     if hasattr(data, "__arrow_c_stream__"):  # polars, and any other Arrow-speaking table
         return pa.table(data)
     raise InputTypeError(f"{what} must be a pyarrow Table, a pandas or polars DataFrame, or an object with "

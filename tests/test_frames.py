@@ -279,3 +279,14 @@ def test_without_pyarrow_one_line_says_what_to_install(tmp_path: Path, monkeypat
     (tmp_path / "r.qrels").write_text("q 0 a 1\n")
     with pytest.raises(MissingExtraError, match=r"pip install 'retrieval_eval\[parquet\]'"):
         SetEvaluator.from_trec(tmp_path / "q.parquet", tmp_path / "r.qrels")
+
+
+def test_a_pandas_column_of_mixed_types_is_a_typed_error() -> None:
+    """pyarrow cannot convert an object column of str and int: the project's InputTypeError, not
+    pyarrow's ArrowTypeError."""
+    import pandas as pd
+
+    qrels = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", 3], "relevance": [1, 1]})
+    run = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "score": [1.0]})
+    with pytest.raises(InputTypeError, match=r"^qrels table: a column cannot be read as one Arrow type: .*doc_id"):
+        SetEvaluator.from_dataframe(qrels, run)

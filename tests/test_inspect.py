@@ -428,3 +428,12 @@ def test_diff_counts_by_hand(capsys, write) -> None:
     code, out, _ = _run(capsys, "diff", "--quiet", "-m", "P.1", "--format", "csv", qrels, run_a, run_b)
     assert out.splitlines()[1:] == ["P_1,q1,0.0,1.0,1.0", "P_1,q3,1.0,1.0,0.0", "P_1,q4,0.0,0.0,0.0",
                                     "P_1,q2,1.0,0.0,-1.0"]
+
+
+@pytest.mark.parametrize("given", ["-3", "0", "x"])
+def test_a_count_below_one_names_the_real_bound(capsys: pytest.CaptureFixture[str], given: str) -> None:
+    """--depth, --worst and --top are counts from 1: a negative one says '>= 1', as 0 does."""
+    for args in (("inspect", QRELS, RUN, "--query", "q1", "--depth", given), ("inspect", QRELS, RUN, "--worst", given),
+                 ("diff", QRELS, RUN, RUN, "--top", given)):
+        code, err = _usage(capsys, *args)
+        assert code == 2 and f"expected an integer >= 1; got '{given}'" in err, err
