@@ -865,14 +865,14 @@ def _is_gzip(path: str) -> bool:
     return path.endswith(".gz")
 
 
-def _starts_with_gzip(path: str) -> bool:
-    """Whether the file at ``path`` starts with gzip's magic bytes (an unreadable file does not, nor
+def file_starts_with(path: str, magic: bytes) -> bool:
+    """Whether the regular file at ``path`` starts with ``magic`` (an unreadable file does not, nor
     does a pipe such as ``<(cat run)``: looking would eat the bytes its one reading needs)."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return False
         with open(path, "rb") as handle:
-            return handle.read(len(_GZIP_MAGIC)) == _GZIP_MAGIC
+            return handle.read(len(magic)) == magic
     except OSError:
         return False
 
@@ -882,11 +882,12 @@ def _plain_file_size(source: Source) -> int | None:
     if not isinstance(source, (str, bytes, os.PathLike)):
         return None
     try:
-        if not stat.S_ISREG(os.stat(source).st_mode):
-            return None
+        status = os.stat(source)
     except OSError:
         return None
-    return None if _starts_with_gzip(os.fsdecode(source)) else os.path.getsize(source)
+    if not stat.S_ISREG(status.st_mode) or file_starts_with(os.fsdecode(source), _GZIP_MAGIC):
+        return None
+    return status.st_size
 
 
 def _short_repr(value: object) -> str:

@@ -20,7 +20,6 @@ if TYPE_CHECKING:  # imported for annotations only: the commands import lazily, 
     from .evaluator import SetEvaluator
     from .model import QrelsColumns
     from .output import Requested
-    from .ranking import Order
 
 EXIT_OK = 0
 EXIT_REGRESSION = 1  #: compare --fail-if-worse found a significant regression
@@ -72,14 +71,20 @@ def _add_quiet(parser: argparse.ArgumentParser) -> None:
                         help="do not print the note: and warning: lines on stderr (errors are always printed)")
 
 
-def _positive_int(text: str) -> int:
+def _int_at_least(text: str, minimum: int) -> int:
+    """An option's integer value, ``minimum`` or more; argparse turns the error into a usage line."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer; got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0; got {text!r}")
+        value = minimum - 1
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}; got {text!r}")
     return value
+
+
+def _positive_int(text: str) -> int:
+    """An integer >= 0 (a depth, a relevance level, a number of decimals or of samples)."""
+    return _int_at_least(text, 0)
 
 
 def _add_judging_options(parser: argparse.ArgumentParser, *, skip_missing: str) -> None:
@@ -217,13 +222,7 @@ def _add_compare_arguments(compare: argparse.ArgumentParser) -> None:
 
 def _at_least_one(text: str) -> int:
     """A count of documents or queries to show: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1; got {text!r}")
-    return value
+    return _int_at_least(text, 1)
 
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -570,8 +569,6 @@ def _check_overlap(results: SetEvaluator, qrels: object, run: object) -> None:
         + (f"; {hint}" if hint else ""))
 
 
-#: --order's values, as the batch builder names them.
-_ORDERS: dict[str, Order] = {"score": "score", "file": "given", "rank": "rank"}
 
 
 def _read_judgments(qrels: Any, first_run: object, *, subtopics: bool) -> QrelsColumns:
@@ -590,7 +587,7 @@ def _read_judgments(qrels: Any, first_run: object, *, subtopics: bool) -> QrelsC
 
 def _build_run(args: argparse.Namespace, judged: QrelsColumns, qrels: object, run: Any) -> SetEvaluator:
     """One run evaluated against the judgments already read (the CLI's judging options applied)."""
-    from .evaluator import SetEvaluator
+    from .evaluator import RANKING_ORDERS, SetEvaluator
     from .ranking import RunHandoff
     from .trec import read_run_columns
 
@@ -598,7 +595,7 @@ def _build_run(args: argparse.Namespace, judged: QrelsColumns, qrels: object, ru
     results = SetEvaluator.from_columns(
         judged, RunHandoff(read_run_columns(run, with_ranks=args.order == "rank")), rel=args.level,
         max_depth=args.max_depth, judged_only=args.judged_only, duplicates=args.duplicates,
-        complete=not args.skip_missing, order=_ORDERS[args.order],
+        complete=not args.skip_missing, order=RANKING_ORDERS[args.order],
     )
     _check_overlap(results, qrels, run)
     return results
@@ -720,9 +717,7 @@ def _inspect(args: argparse.Namespace) -> int:
         raise _Usage("--depth applies to one query's ranking; give --query Q")
     if args.query is not None and args.worst is not None:
         raise _Usage("--worst lists the worst queries; drop --query to see them")
-    problem = _stdin_problem(args.qrels, [args.run])
-    if problem:
-        raise _Usage(problem)
+    _refuse_stdin_twice(args.qrels, [args.run])
     specs = args.measures or (list(INSPECT_MEASURES) if args.query is not None else ["map"])
     if args.query is not None:
         requested = order_requested(_per_query_measures(specs, args.level, text=True))
@@ -754,9 +749,7 @@ def _diff(args: argparse.Namespace) -> int:
         raise _Usage("--top lists the largest changes over all queries; drop --query to see them")
     if args.query is not None and args.format != "text":
         raise _Usage("--query shows two rankings as text; drop --format")
-    problem = _stdin_problem(args.qrels, [args.run_a, args.run_b])
-    if problem:
-        raise _Usage(problem)
+    _refuse_stdin_twice(args.qrels, [args.run_a, args.run_b])
     requested = _per_query_measures(args.measures or ["nDCG@10"], args.level)
     qrels, runs = _sources(args.qrels, [args.run_a, args.run_b])
     name_a, name_b = _names(args, runs)
@@ -816,9 +809,7 @@ def _check_output(path: str) -> None:
 def _plot(args: argparse.Namespace) -> int:
     from . import plotting
 
-    problem = _stdin_problem(args.qrels, args.runs)
-    if problem:
-        raise _Usage(problem)
+    _refuse_stdin_twice(args.qrels, args.runs)
     _check_output(args.output)  # before reading the runs, not after
     plotting.require_matplotlib()
     requested = _per_query_measures([args.measure] if args.kind == "diff" else ["map"], args.level)
@@ -965,6 +956,13 @@ def _evaluate_usage_problem(args: argparse.Namespace) -> str | None:
     if args.log is not None and args.order != "score":
         return "--order applies to run files; a log is always ranked by score"
     return _stdin_problem(args.qrels, args.runs)
+
+
+def _refuse_stdin_twice(qrels: str, runs: Sequence[str]) -> None:
+    """inspect, diff and plot: the usage error of :func:`_stdin_problem`, if any."""
+    problem = _stdin_problem(qrels, runs)
+    if problem:
+        raise _Usage(problem)
 
 
 def _stdin_problem(qrels: str | None, runs: Sequence[str]) -> str | None:

@@ -103,14 +103,17 @@ def _check_max_depth(max_depth: object) -> int | None:
     return max_depth
 
 
-def _table_options(max_depth: object, duplicates: object, order: object) -> dict[str, Any]:
-    """The build options of a table reader, checked as :meth:`SetEvaluator.from_trec` checks them."""
+#: The ``order`` option of the readers (and the CLI's --order), as the batch builder names each.
+RANKING_ORDERS: dict[str, Order] = {"score": "score", "file": "given", "rank": "rank"}
+
+
+def _read_options(max_depth: object, duplicates: object, order: object) -> dict[str, Any]:
+    """The build options of a file or table reader (``from_trec``, ``from_arrow``, ...), checked."""
     checked_depth = _check_max_depth(max_depth)
     check_duplicates_option(duplicates)
-    orders = {"score": "score", "file": "given", "rank": "rank"}
-    if not isinstance(order, str) or order not in orders:
-        raise ValueError(f"'order' must be one of {list(orders)}; got {order!r}")
-    return {"max_depth": checked_depth, "duplicates": duplicates, "order": orders[order]}
+    if not isinstance(order, str) or order not in RANKING_ORDERS:
+        raise ValueError(f"'order' must be one of {list(RANKING_ORDERS)}; got {order!r}")
+    return {"max_depth": checked_depth, "duplicates": duplicates, "order": RANKING_ORDERS[order]}
 
 
 def _check_nested(given: object, name: str, shape: str) -> None:
@@ -616,16 +619,11 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         """
         from .trec import read_qrels_columns, read_run_columns
 
-        max_depth = _check_max_depth(max_depth)
-        check_duplicates_option(duplicates)
-        orders = {"score": "score", "file": "given", "rank": "rank"}
-        if order not in orders:
-            raise ValueError(f"'order' must be one of {list(orders)}; got {order!r}")
+        options = _read_options(max_depth, duplicates, order)
         # Nobody else holds the run just read: handed over, its columns are freed as the build uses them.
         return cls._built(
             read_qrels_columns(qrels, with_subtopics=subtopics), RunHandoff(read_run_columns(run, with_ranks=order == "rank")), rel=rel,
-            max_depth=max_depth, judged_only=judged_only, duplicates=duplicates, complete=complete,
-            order=orders[order],
+            judged_only=judged_only, complete=complete, **options,
         )
 
     @classmethod
@@ -694,7 +692,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         """
         from .frames import qrels_from_table, run_from_table
 
-        options = _table_options(max_depth, duplicates, order)
+        options = _read_options(max_depth, duplicates, order)
         judged = qrels_from_table(qrels, query_id=query_id, doc_id=doc_id, relevance=relevance, subtopic=subtopic,
                                   origin="qrels table")
         # Handed over with no other reference, so that the build frees each column once used.
@@ -738,7 +736,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         """
         from .frames import read_parquet_qrels, read_parquet_run
 
-        options = _table_options(max_depth, duplicates, order)
+        options = _read_options(max_depth, duplicates, order)
         judged = read_parquet_qrels(qrels, with_subtopics=subtopic is not None, query_id=query_id, doc_id=doc_id,
                                     relevance=relevance, subtopic=subtopic or "subtopic")
         # Handed over with no other reference, so that the build frees each column once used.

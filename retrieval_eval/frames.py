@@ -13,7 +13,6 @@ pyarrow is the ``parquet`` extra; every table type is converted through it.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable, Iterator
 from types import ModuleType
 from typing import Any
@@ -21,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ._memory import release_freed_memory
+from ._tokenize import file_starts_with
 from .model import (
     FloatArray,
     InputFormatError,
@@ -58,15 +58,8 @@ def is_parquet(source: object) -> bool:
     path = os.fspath(source)
     if isinstance(path, bytes):
         path = os.fsdecode(path)
-    if path.lower().endswith(".parquet"):
-        return True
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # a pipe (<(...), a FIFO) can be read only once
-            return False
-        with open(path, "rb") as handle:
-            return handle.read(4) == PARQUET_MAGIC
-    except OSError:  # the text reader reports a missing or unreadable file in its own words
-        return False
+    # A missing or unreadable file is not Parquet here: the text reader reports it in its own words.
+    return path.lower().endswith(".parquet") or file_starts_with(path, PARQUET_MAGIC)
 
 
 def as_table(data: object, what: str) -> Any:

@@ -202,11 +202,11 @@ def diff_runs(a: SetEvaluator, b: SetEvaluator, measure: Measure, label: str | N
     """``b`` against ``a`` on ``measure``, over the queries both evaluated (in ``a``'s order)."""
     if measure.definition.text or measure.definition.summary_only:
         raise RetrievalEvalError(f"{measure} has no per-query number to compare")
-    if set(a.query_ids).isdisjoint(b.query_ids):
-        raise RetrievalEvalError("diff_runs: the two runs have no evaluated query in common; nothing to compare")
     ids_a = a.query_ids  # a new list at each access: read once
     position_b = {q: i for i, q in enumerate(b.query_ids)}
     rows_a = np.asarray([i for i, q in enumerate(ids_a) if q in position_b], dtype=np.int64)
+    if not len(rows_a):
+        raise RetrievalEvalError("diff_runs: the two runs have no evaluated query in common; nothing to compare")
     shared = [ids_a[i] for i in rows_a.tolist()]
     rows_b = np.asarray([position_b[q] for q in shared], dtype=np.int64)
     values_a, values_b = a.array(measure)[rows_a], b.array(measure)[rows_b]
