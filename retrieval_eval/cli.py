@@ -762,8 +762,7 @@ def _diff(args: argparse.Namespace) -> int:
     if not args.quiet:
         for name, results in ((name_a, a), (name_b, b)):
             _report_query_set(args, results, requested, run=name)
-    _check_shared_queries(a, b, (name_a, name_b))
-    diffs = [diff_runs(a, b, r.measure, r.label) for r in requested]
+    diffs = [diff_runs(a, b, r.measure, r.label, names=(name_a, name_b)) for r in requested]
     if args.format == "text":
         _emit("\n".join(format_diff(d, (name_a, name_b), top=args.top or 10, digits=args.digits) for d in diffs))
     elif args.format == "json":
@@ -778,16 +777,6 @@ def _diff(args: argparse.Namespace) -> int:
         _emit(tables.head(args.format, header, [False, False, True, True, True])
               + tables.rows(args.format, lines, args.digits) + tables.tail(args.format))
     return EXIT_OK
-
-
-def _check_shared_queries(a: SetEvaluator, b: SetEvaluator, names: Sequence[str]) -> None:
-    """Two runs to compare query by query must share a query (with --skip-missing they may not)."""
-    from .model import RetrievalEvalError
-
-    if set(a.query_ids).isdisjoint(b.query_ids):
-        raise RetrievalEvalError(
-            f"{names[0]} and {names[1]} have no evaluated query in common, so there is nothing to compare; "
-            f"expected shared queries; got {_preview(a.query_ids, 3)} and {_preview(b.query_ids, 3)}")
 
 
 def _check_output(path: str) -> None:
@@ -822,7 +811,6 @@ def _plot(args: argparse.Namespace) -> int:
     if args.kind == "pr":
         figure = plotting.pr_curves(dict(zip(names, evaluations)))
     elif args.kind == "diff":
-        _check_shared_queries(evaluations[0], evaluations[1], names)
         figure = plotting.diff_bars(evaluations[0], evaluations[1], requested[0].measure, (names[0], names[1]))
     else:
         figure = plotting.first_relevant_ranks(dict(zip(names, evaluations)))

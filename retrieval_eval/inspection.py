@@ -198,15 +198,23 @@ class RunDiff:
         return [d for d in reversed(self.deltas[-n:] if n else ()) if d.delta < 0]
 
 
-def diff_runs(a: SetEvaluator, b: SetEvaluator, measure: Measure, label: str | None = None) -> RunDiff:
-    """``b`` against ``a`` on ``measure``, over the queries both evaluated (in ``a``'s order)."""
+def diff_runs(
+    a: SetEvaluator, b: SetEvaluator, measure: Measure, label: str | None = None, *,
+    names: tuple[str, str] = ("A", "B"),
+) -> RunDiff:
+    """``b`` against ``a`` on ``measure``, over the queries both evaluated (in ``a``'s order).
+
+    ``names`` name the two runs in the error raised when they share no query.
+    """
     if measure.definition.text or measure.definition.summary_only:
         raise RetrievalEvalError(f"{measure} has no per-query number to compare")
-    ids_a = a.query_ids  # a new list at each access: read once
-    position_b = {q: i for i, q in enumerate(b.query_ids)}
+    ids_a, ids_b = a.query_ids, b.query_ids  # a new list at each access: read once
+    position_b = {q: i for i, q in enumerate(ids_b)}
     rows_a = np.asarray([i for i, q in enumerate(ids_a) if q in position_b], dtype=np.int64)
-    if not len(rows_a):
-        raise RetrievalEvalError("diff_runs: the two runs have no evaluated query in common; nothing to compare")
+    if not len(rows_a):  # possible with --skip-missing; means over no query would print as zeros
+        raise RetrievalEvalError(
+            f"{names[0]} and {names[1]} have no evaluated query in common, so there is nothing to compare; "
+            f"expected shared queries; got {_preview(ids_a)} and {_preview(ids_b)}")
     shared = [ids_a[i] for i in rows_a.tolist()]
     rows_b = np.asarray([position_b[q] for q in shared], dtype=np.int64)
     values_a, values_b = a.array(measure)[rows_a], b.array(measure)[rows_b]
@@ -266,6 +274,11 @@ def _aligned(rows: Sequence[Sequence[str]], right: Sequence[bool], indent: str =
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return [indent + "  ".join(cell.rjust(w) if r else cell.ljust(w) for cell, w, r in zip(row, widths, right))
             .rstrip() for row in rows]
+
+
+def _preview(items: Sequence[str], limit: int = 3) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f", ... ({len(items) - limit} more)" if len(items) > limit else "")
 
 
 def _number(value: float | str, digits: int) -> str:  # an int is a float to type checkers

@@ -225,12 +225,9 @@ def diff_bars(
         raise InputTypeError(
             f"diff_bars: 'names' must be a tuple of two str; got {names!r}"
         )
-    # The diff command's own pairing and counts, so the picture and the table always agree.
-    if set(a.query_ids).isdisjoint(b.query_ids):
-        raise RetrievalEvalError(
-            f"diff_bars: {names[0]} and {names[1]} have no query in common"
-        )
-    diff = diff_runs(a, b, parse(measure, rel=a.rel))
+    # The diff command's own pairing, counts and refusal of runs with no query in common, so the
+    # picture and the table always agree.
+    diff = diff_runs(a, b, parse(measure, rel=a.rel), names=names)
     label, helped, hurt, unchanged = diff.label, diff.helped, diff.hurt, diff.unchanged
     ascending = diff.deltas[::-1]  # smallest (largest loss) first, left to right
     queries = [d.query_id for d in ascending]

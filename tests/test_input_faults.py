@@ -16,6 +16,7 @@ from __future__ import annotations
 import bz2
 import contextlib
 import gzip
+import importlib.util
 import io
 import json
 import lzma
@@ -671,9 +672,21 @@ def test_diff_no_common_query(tmp_path: Path, capsys) -> None:
     from retrieval_eval.inspection import diff_runs
     from retrieval_eval.measures import parse
 
+    # One check, one message for the CLI, the API and the plot (they used to word it three ways).
     runs = [SetEvaluator.from_trec(qrels, path, complete=False) for path in (a, b)]
-    with pytest.raises(RetrievalEvalError, match="no evaluated query in common"):
+    with pytest.raises(RetrievalEvalError) as raised:
         diff_runs(runs[0], runs[1], parse("AP"))
+    assert str(raised.value) == ("A and B have no evaluated query in common, so there is nothing to compare; "
+                                 "expected shared queries; got q1 and q2")
+    with pytest.raises(RetrievalEvalError) as raised:
+        diff_runs(runs[0], runs[1], parse("AP"), names=("base", "new"))
+    assert str(raised.value).startswith("base and new have no evaluated query in common, so there is nothing")
+    if importlib.util.find_spec("matplotlib") is not None:
+        from retrieval_eval.plotting import diff_bars
+
+        with pytest.raises(RetrievalEvalError) as plotted:
+            diff_bars(runs[0], runs[1], "AP", ("base", "new"))
+        assert str(plotted.value) == str(raised.value)
 
 
 def test_plot_without_matplotlib(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:

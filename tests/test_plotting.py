@@ -182,7 +182,7 @@ class TestDiffBars:
 
     def test_errors(self, runs: dict[str, SetEvaluator]) -> None:
         other = SetEvaluator.from_dict({"z": {"d": 1}}, {"z": {"d": 1.0}})
-        with pytest.raises(RetrievalEvalError, match="no query in common"):
+        with pytest.raises(RetrievalEvalError, match="^a and b have no evaluated query in common"):
             diff_bars(runs["sample"], other, "AP", ("a", "b"))
         with pytest.raises(InputTypeError, match="'b' must be a SetEvaluator"):
             diff_bars(runs["sample"], "run", "AP", ("a", "b"))  # type: ignore[arg-type]
