@@ -51,6 +51,7 @@ from .model import (
     id_bytes,
     id_problem,
     id_text,
+    optional_int_at_least,
     to_relevance,
     to_score,
 )
@@ -92,15 +93,7 @@ _NOT_A_MEAN = {"sum": "the sum over queries", "gmean": "a geometric mean", "weig
 
 def _check_max_depth(max_depth: object) -> int | None:
     """``max_depth`` as an int >= 0 or None: InputTypeError for another type (1.5, '3'), InputFormatError below 0."""
-    if max_depth is None:
-        return None
-    if isinstance(max_depth, np.integer):
-        max_depth = int(max_depth)
-    if isinstance(max_depth, bool) or not isinstance(max_depth, int):
-        raise InputTypeError(f"'max_depth' must be an int >= 0 or None; got {type(max_depth).__name__} {max_depth!r}")
-    if max_depth < 0:
-        raise InputFormatError(f"'max_depth' must be >= 0 or None; got {max_depth}")
-    return max_depth
+    return optional_int_at_least(max_depth, "'max_depth'", 0)
 
 
 #: The ``order`` option of the readers (and the CLI's --order), as the batch builder names each.

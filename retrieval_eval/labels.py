@@ -61,7 +61,7 @@ from typing import Any, Literal, NamedTuple, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from .model import BoolArray, FloatArray, InputFormatError, InputTypeError, IntArray
+from .model import BoolArray, FloatArray, InputFormatError, InputTypeError, IntArray, optional_int_at_least
 
 __all__ = [
     "retrieval_hit_rate",
@@ -393,13 +393,7 @@ def _count_relevant(
 
 
 def _check_k(k: object, name: str) -> int | None:
-    if k is None:
-        return None
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise InputTypeError(f"{name}: 'k' must be an int >= 1 or None; got {type(k).__name__} {k!r}")
-    if k < 1:
-        raise InputFormatError(f"{name}: 'k' must be an int >= 1 or None; got {k}")
-    return int(k)
+    return optional_int_at_least(k, f"{name}: 'k'", 1)
 
 
 def _length(labels: object, what: str, name: str) -> int:

@@ -129,16 +129,25 @@ def _check_id(instance: object, attribute: Attribute[str], value: str) -> None:
 _INT64 = (-(2**63), 2**63 - 1)
 
 
-def _to_rank(value: object) -> int | None:
+def optional_int_at_least(value: object, what: str, minimum: int) -> int | None:
+    """``value`` as an int >= ``minimum`` or None (a NumPy int is taken as the int it holds).
+
+    InputTypeError for another type (a bool, 1.5, '3'), InputFormatError for an int below ``minimum``;
+    ``what`` names the argument in the message, e.g. ``"'max_depth'"``.
+    """
     if value is None:
         return None
     if isinstance(value, np.integer):
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InputTypeError(f"'rank' must be an int >= 1 or None; got {type(value).__name__} {value!r}")
-    if value < 1:
-        raise InputFormatError(f"'rank' must be >= 1 or None; got {value}")
+        raise InputTypeError(f"{what} must be an int >= {minimum} or None; got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise InputFormatError(f"{what} must be >= {minimum} or None; got {value}")
     return value
+
+
+def _to_rank(value: object) -> int | None:
+    return optional_int_at_least(value, "'rank'", 1)
 
 
 def is_number(value: object) -> bool:

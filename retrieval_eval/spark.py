@@ -32,6 +32,7 @@ from .model import (
     MissingExtraError,
     QrelsColumns,
     RunColumns,
+    optional_int_at_least,
 )
 
 try:
@@ -183,11 +184,7 @@ def _map(df: DataFrame, key: str, partitions: int | None, function: Callable[[It
 
 
 def _check_partitions(partitions: object) -> int | None:
-    if partitions is None:
-        return None
-    if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
-        raise InputTypeError(f"'partitions' must be an int >= 1 or None; got {partitions!r}")
-    return partitions
+    return optional_int_at_least(partitions, "'partitions'", 1)
 
 
 def _split_union(table: Any, partition: int) -> tuple[QrelsColumns, RunColumns] | None:

@@ -186,6 +186,45 @@ class TestRangesAndTypes:
         depth_one = SetEvaluator.from_trec(io.StringIO(QRELS), io.StringIO(RUN), max_depth=np.int64(1))  # type: ignore[arg-type]
         assert depth_one.aggregate("NumRet") == 1.0
 
+    def test_optional_int_options_share_one_check(self) -> None:
+        """max_depth, a Document's rank, the label metrics' k and spark's partitions: one check, one wording.
+
+        The label metrics said 'must be an int >= 1' for k=0, and spark refused partitions=0 as a type
+        error and np.int64(2) outright; all now say the same as max_depth and rank.
+        """
+        from retrieval_eval.labels import retrieval_mrr
+
+        labels, candidates = [0, 1], [[1, 0], [1, 0]]  # at k=1: query 0 misses, query 1 hits
+        below: list[tuple[object, str]] = [
+            (lambda: SetEvaluator.from_dict({"q": {"a": 1}}, {"q": {"a": 1.0}}, max_depth=-1),
+             "'max_depth' must be >= 0 or None; got -1"),
+            (lambda: Document("a", rank=0), "'rank' must be >= 1 or None; got 0"),
+            (lambda: retrieval_mrr(labels, candidates, k=0), "retrieval_mrr: 'k' must be >= 1 or None; got 0"),
+        ]
+        wrong_type: list[tuple[object, str]] = [
+            (lambda: SetEvaluator.from_dict({"q": {"a": 1}}, {"q": {"a": 1.0}}, max_depth=1.5),
+             "'max_depth' must be an int >= 0 or None; got float 1.5"),
+            (lambda: Document("a", rank="1"), "'rank' must be an int >= 1 or None; got str '1'"),
+            (lambda: retrieval_mrr(labels, candidates, k=True), "retrieval_mrr: 'k' must be an int >= 1 or None; got bool True"),
+        ]
+        try:
+            from retrieval_eval import spark
+        except ImportError:  # MissingExtraError without pyspark
+            spark = None
+        if spark is not None:  # the check runs before any DataFrame is touched: no Spark session needed
+            below.append((lambda: spark.evaluate(None, None, "AP", partitions=0),  # type: ignore[arg-type]
+                          "'partitions' must be >= 1 or None; got 0"))
+            wrong_type.append((lambda: spark.evaluate(None, None, "AP", partitions=2.0),  # type: ignore[arg-type]
+                               "'partitions' must be an int >= 1 or None; got float 2.0"))
+            assert spark._check_partitions(np.int64(2)) == 2
+        for errors, kind in ((below, InputFormatError), (wrong_type, InputTypeError)):
+            for call, message in errors:
+                with pytest.raises(kind) as raised:
+                    call()  # type: ignore[operator]
+                assert str(raised.value) == message
+        assert Document("a", rank=np.int64(3)).rank == 3  # type: ignore[arg-type]
+        assert retrieval_mrr(labels, candidates, k=np.int64(1)) == 0.5
+
     def test_parameter_errors_stay_invalid_parameter_errors(self) -> None:
         ev = RetrievalEvaluator("q", [Document("a")], [Judgment("a", 1)])
         with pytest.raises(InvalidParameterError, match="at most 2\\*\\*62"):
