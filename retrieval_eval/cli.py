@@ -352,7 +352,7 @@ def _compare(args: argparse.Namespace) -> int:
 
     if len(args.runs) < 2:
         raise _Usage("compare needs at least two runs")
-    names = args.names.split(",") if args.names else [os.path.basename(run) for run in args.runs]
+    names = args.names.split(",") if args.names else _run_names(args.runs)
     if len(names) != len(args.runs):
         raise _Usage(f"--names gives {_counted(len(names), 'name', 'names')} for {len(args.runs)} runs")
     if len(set(names)) != len(names):
@@ -601,11 +601,23 @@ def _build_run(args: argparse.Namespace, judged: QrelsColumns, qrels: object, ru
     return results
 
 
+#: The folders of the paths a shell passes for a process substitution ``<(...)``: bash's /dev/fd/63,
+#: zsh's /proc/self/fd/11. Their file names are bare descriptor numbers, which name nothing.
+_DESCRIPTOR_FOLDER = re.compile(r"/dev/fd|/proc/[^/]+/fd")
+
+
+def _file_name(path: str) -> str:
+    """A run's short name: its file name, or the whole path of a descriptor (``/dev/fd/63``, not ``63``)."""
+    folder, name = os.path.split(path)
+    return path if _DESCRIPTOR_FOLDER.fullmatch(folder) else name
+
+
 def _run_names(runs: Sequence[object]) -> list[str]:
-    """Names of the runs in tables: their file names (``-`` for stdin); the paths as given when two file
-    names agree; and numbered (``run#1``, ``run#2``) when the same file is given twice."""
+    """Names of the runs in tables: their file names (``-`` for stdin, the path for a process
+    substitution); the paths as given when two file names agree; and numbered (``run#1``, ``run#2``)
+    when the same file is given twice."""
     given = [_name(run) if isinstance(run, (str, os.PathLike)) else "-" for run in runs]  # a stream is stdin
-    for names in ([os.path.basename(name) for name in given], given):
+    for names in ([_file_name(name) for name in given], given):
         if len(set(names)) == len(names):
             return names
     return [f"{name}#{i}" for i, name in enumerate(names, 1)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import gzip
+import importlib.util
 import io
 import json
 import math
@@ -697,3 +698,28 @@ def test_a_run_and_qrels_read_from_pipes_lose_nothing(
     child = subprocess.run([sys.executable, "-m", "retrieval_eval", "evaluate", "--quiet", "-m", "map", "-m",
                             "num_rel_ret", *pipes], capture_output=True, text=True, timeout=60)
     assert (child.returncode, child.stdout) == (0, expected), child.stderr
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="no /dev/fd on this system")
+def test_a_process_substitution_is_named_by_its_path(capsys, monkeypatch, files, tmp_path) -> None:
+    """A run given as <(...) arrives as /dev/fd/63: it was named '63' in tables, diff and plots."""
+    qrels, run = files
+    fds = [os.open(run, os.O_RDONLY) for _ in range(2)]  # what the shell hands over for <(cat run)
+    try:
+        a, b = (f"/dev/fd/{fd}" for fd in fds)
+        code, out, _ = _run(capsys, "evaluate", "--quiet", qrels, a, b, "-m", "map", "--format", "csv")
+        assert code == 0 and [line.split(",")[0] for line in out.splitlines()] == ["run", a, b]
+        code, out, _ = _run(capsys, "diff", "--quiet", qrels, a, run, "-m", "AP")
+        assert code == 0 and out.startswith(f"AP: run against {a} over ")
+        code, out, _ = _run(capsys, "compare", "--quiet", qrels, a, b, "-m", "AP", "--format", "csv")
+        assert code == 0 and out.splitlines()[1].startswith(f"AP,{a},{b},"), out
+        if importlib.util.find_spec("matplotlib") is not None:
+            from retrieval_eval import plotting
+
+            titles: list[str] = []
+            monkeypatch.setattr(plotting, "save", lambda figure, path: titles.append(figure.axes[0].get_title()))
+            assert main(["plot", "diff", "--quiet", qrels, a, run, "-m", "AP", "-o", str(tmp_path / "d.png")]) == 0
+            assert titles and f"run \u2212 {a} per query" in titles[0]
+    finally:
+        for fd in fds:
+            os.close(fd)
