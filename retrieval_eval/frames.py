@@ -323,20 +323,21 @@ def _parquet_columns(path: str | os.PathLike[str], names: dict[str, str], what: 
     try:
         present = pq.read_schema(name).names
         _check_columns(present, names, source)
-        # The query column repeats each id many times: read as a dictionary, each id is decoded once.
-        parquet = pq.ParquetFile(name, read_dictionary=[names["query_id"]])
         wanted = list(dict.fromkeys(names.values()))
         extra = [last_of] if last_of is not None and last_of in present and last_of not in wanted else []
         last: list[object] = []
+        # The query column repeats each id many times: read as a dictionary, each id is decoded once.
+        # Closed on leaving, also when a bad row raises (the error's traceback would keep it open).
+        with pq.ParquetFile(name, read_dictionary=[names["query_id"]]) as parquet:
 
-        def batches() -> Iterator[Any]:
-            for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, columns=wanted + extra):
-                if batch.num_rows:
-                    if extra:
-                        last[:] = [batch.column(extra[0])[-1].as_py()]
-                    yield batch
+            def batches() -> Iterator[Any]:
+                for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, columns=wanted + extra):
+                    if batch.num_rows:
+                        if extra:
+                            last[:] = [batch.column(extra[0])[-1].as_py()]
+                        yield batch
 
-        columns = _convert(batches(), names, source, parquet.metadata.num_rows)
+            columns = _convert(batches(), names, source, parquet.metadata.num_rows)
     except (OSError, ValueError, KeyError) as exc:  # pyarrow's errors subclass these
         if isinstance(exc, RetrievalEvalError):
             raise

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -235,6 +236,29 @@ def test_parquet_errors_name_the_file_and_row(tmp_path: Path) -> None:
     pq.write_table(_run().slice(0, 0), tmp_path / "empty.parquet")
     with pytest.raises(TrecFormatError, match=r"empty.parquet: no results found"):
         SetEvaluator.from_parquet(tmp_path / "q.parquet", tmp_path / "empty.parquet")
+
+
+def test_parquet_files_are_closed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every ParquetFile the readers open (qrels and run, twice) is closed when they return or raise (it was left to the
+    garbage collector, and a raised error's traceback kept it open)."""
+    opened: list[Any] = []
+
+    class Recorded(pq.ParquetFile):  # type: ignore[misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            opened.append(self)
+
+    monkeypatch.setattr(pq, "ParquetFile", Recorded)
+    pq.write_table(QRELS, tmp_path / "q.parquet")
+    pq.write_table(_run(), tmp_path / "r.parquet")
+    pq.write_table(_run(score=[1.0, None, 2.0]), tmp_path / "null.parquet")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResourceWarning)
+        assert SetEvaluator.from_parquet(tmp_path / "q.parquet", tmp_path / "r.parquet").per_query("RR") == {"q": 1 / 3}
+        with pytest.raises(TrecFormatError, match="row 2: empty score") as raised:
+            SetEvaluator.from_parquet(tmp_path / "q.parquet", tmp_path / "null.parquet")
+    assert raised.value.__traceback__ is not None  # the error is alive, with the frames that opened the file
+    assert len(opened) == 4 and all(parquet.closed for parquet in opened), [p.closed for p in opened]
 
 
 def test_run_id_is_the_column_or_the_file_name(tmp_path: Path) -> None:
