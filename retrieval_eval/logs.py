@@ -8,8 +8,8 @@ as well as nDCG@10 or RR.
 Text logs: one row per line, 4 fields separated by tabs or spaces (``.tsv`` or any other name) or
 by commas (``.csv``, or a file whose lines hold commas and no whitespace); ``.gz`` is decompressed.
 The first line may be a header (its score and label are not numbers). Ids cannot contain the
-separator or whitespace; quoted CSV fields are not supported. Parquet logs (``.parquet``) need
-pyarrow. Errors give ``path:line`` (or ``path, row N`` for Parquet), as for TREC files.
+separator or whitespace; quoted CSV fields are not supported. Parquet logs (``.parquet``, or any
+name for a file that starts with Parquet's magic bytes ``PAR1``) need pyarrow. Errors give ``path:line`` (or ``path, row N`` for Parquet), as for TREC files.
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def read_log_columns(
     ----------
     source : path or open file
         A text log (``.tsv``, ``.csv``, any of them ``.gz``; ``-`` style streams too) or a
-        ``.parquet`` file (needs pyarrow).
+        Parquet file (``.parquet``, or any name if it starts with ``PAR1``; needs pyarrow).
     delimiter : {"auto", "csv", "tsv", "whitespace"}
         How a text log separates fields; ``auto`` goes by the file name, then by the content.
     columns : 4 names, optional
@@ -141,8 +141,10 @@ def read_log_columns(
     TrecFormatError
         A malformed line, with ``path:line``, or a log without rows.
     """
-    if isinstance(source, (str, os.PathLike)) and os.fspath(source).lower().endswith(".parquet"):
-        return _read_parquet(os.fspath(source), columns)
+    from .frames import is_parquet  # by suffix or by its magic bytes, as the TREC readers tell
+
+    if isinstance(source, (str, os.PathLike)) and is_parquet(source):
+        return _read_parquet(os.fsdecode(source), columns)
     if columns is not None:
         raise ValueError("'columns' selects Parquet columns; a text log's fields are taken in order")
     how = _delimiter_for(source, delimiter)

@@ -134,6 +134,23 @@ def test_parquet_logs(tmp_path: Path) -> None:
         SetEvaluator.from_log(tmp_path / "half.parquet")
 
 
+def test_a_parquet_log_is_known_by_its_magic_bytes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A Parquet log named without .parquet was read as text (and failed on its binary bytes); the TREC
+    readers already went by the PAR1 magic."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    session, item, score, click = zip(*ROWS)
+    table = pa.table({"session": session, "item": item, "score": [float(s) for s in score],
+                      "click": [int(c) for c in click]})
+    for name in ("clicks", "clicks.tsv"):
+        pq.write_table(table, tmp_path / name)
+        assert SetEvaluator.from_log(tmp_path / name).per_query("AUC") == EXPECTED_AUC
+        assert SetEvaluator.from_log(str(tmp_path / name)).per_query("AUC") == EXPECTED_AUC
+    assert main(["evaluate", "--log", str(tmp_path / "clicks"), "-m", "AUC", "-q"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and [line.split()[1] for line in out.splitlines()] == [*EXPECTED_AUC, "all"]
+
+
 def test_parquet_without_pyarrow_says_what_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)  # the import then fails
     (tmp_path / "log.parquet").write_bytes(b"PAR1")
