@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._segments import _offsets_of
-from .model import BoolArray, InputFormatError, IntArray, _display, _location
+from .model import BoolArray, InputFormatError, IntArray, _display, _first_at, _location
 
 Duplicates = Literal["error", "first"]
 
@@ -227,8 +227,8 @@ def _check_duplicates(
         second, first = order[repeat[0]], order[repeat[0] - 1]
         raise InputFormatError(
             f"{_location(origin, unit, int(lines[second]))}: duplicate {what} for query "
-            f"{_display(query_ids[query_code[second]])!r}, document {_display(ids[second])!r} "
-            f"(first at {unit} {int(lines[first])}); expected each document at most once per query"
+            f"{_display(query_ids[query_code[second]])!r}, document {_display(ids[second])!r}"
+            f"{_first_at(unit, int(lines[first]))}; expected each document at most once per query"
         )
     keep[order[repeat]] = False
     return keep

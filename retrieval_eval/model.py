@@ -268,7 +268,8 @@ class Judgment:
 @frozen
 class QrelsColumns:
     """Judgments as parallel arrays. ``lines`` number the records 1.. in ``origin`` (for errors):
-    file lines when ``unit == "line"``, else list positions."""
+    file lines when ``unit == "line"``, else list positions; an empty ``unit`` names none (errors
+    then name the ids only)."""
 
     query_ids: np.ndarray
     doc_ids: np.ndarray
@@ -297,8 +298,16 @@ class RunColumns:
 
 
 def _location(origin: str, unit: str, number: int) -> str:
-    """``path:12`` for a file line, ``<origin>, position 3`` for an in-memory record."""
+    """``path:12`` for a file line, ``<origin>, position 3`` for an in-memory record, and ``origin``
+    alone when ``unit`` is empty: records without a position a user could find (a Spark partition's)."""
+    if not unit:
+        return origin
     return f"{origin}:{number}" if unit == "line" else f"{origin}, {unit} {number}"
+
+
+def _first_at(unit: str, number: int) -> str:
+    """`` (first at line 3)`` after a duplicate's ids; nothing when records have no position (``unit`` empty)."""
+    return f" (first at {unit} {number})" if unit else ""
 
 
 def _display(value: object) -> str:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from attrs import evolve
 
 from .measures import Measure, MeasureError, parse, parse_all
 from .measures.base import print_order, summary_weights
@@ -201,7 +202,9 @@ def _split_union(table: Any, partition: int) -> tuple[QrelsColumns, RunColumns] 
     where = f"partition {partition}"
     qrels = qrels_from_table(judged, origin=f"qrels DataFrame ({where})")
     run = run_from_table(ranked, origin=f"run DataFrame ({where})")
-    return qrels, run
+    # A row of a partition is nowhere a user can look it up (a DataFrame has no row numbers, and a
+    # partition holds the rows of a shuffle): a duplicate is named by its query and document only.
+    return evolve(qrels, origin="qrels DataFrame", unit=""), evolve(run, origin="run DataFrame", unit="")
 
 
 def evaluate(

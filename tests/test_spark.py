@@ -6,6 +6,7 @@ where pyspark is not installed or Java is absent.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -141,16 +142,36 @@ def test_summarize_refuses_a_query_counted_twice(spark: Any) -> None:
         rs.summarize(once.unionByName(once))
 
 
+#: A partition's rows have no number a user can look up: a duplicate is named by its ids alone. (It
+#: named "run DataFrame (partition 1), row 3 ... (first at row 1)", rows of the partition's own table.)
+DUPLICATE = ("run DataFrame: duplicate document for query 'q', document 'a'; expected each document at most "
+             "once per query")
+
+
 def test_a_duplicate_document_names_one_example(spark: Any) -> None:
     from retrieval_eval import spark as rs
 
     qrels = {"query_id": ["q", "r"], "doc_id": ["a", "a"], "relevance": [1, 1]}
     run = {"query_id": ["q", "q", "r", "q"], "doc_id": ["a", "b", "a", "a"], "score": [1.0, 2.0, 1.0, 0.5]}
     result = rs.evaluate(frame(spark, qrels), frame(spark, run), ["AP"], partitions=2)
-    with pytest.raises(InputFormatError, match=r"duplicate document for query 'q', document 'a'"):
+    with pytest.raises(InputFormatError) as raised:
         rs.summarize(result)
-    with pytest.raises(Exception, match=r"duplicate document for query 'q', document 'a'"):
+    assert str(raised.value) == DUPLICATE
+    with pytest.raises(Exception, match=re.escape(DUPLICATE)):
         result.collect()  # Spark's own error carries the message too
+
+
+def test_a_duplicate_judgment_names_its_ids() -> None:
+    """The qrels side, on one partition's tagged table as a task sees it (no Spark session needed)."""
+    from retrieval_eval import spark as rs
+
+    table = pa.table({"query_id": ["q", "q", "q"], "doc_id": ["a", "a", "a"], "relevance": [1, 0, None],
+                      "score": [None, None, 1.0], "_run": [False, False, True]})
+    evaluate_partition = rs._evaluate_partitions(rs._split_union, ["AP"], 1, {"complete": True})
+    with pytest.raises(InputFormatError) as raised:
+        list(evaluate_partition(iter(table.to_batches())))
+    assert str(raised.value) == ("qrels DataFrame: duplicate judgment for query 'q', document 'a'; expected each "
+                                 "document at most once per query")
 
 
 def test_evaluate_log_equals_from_log(spark: Any, tmp_path: Path) -> None:
