@@ -364,7 +364,7 @@ def _score_runs(qrels: Any, runs: Mapping[str, Any], measures: list[Measure], **
             evaluator = run
         else:
             assert judged is not None
-            evaluator = SetEvaluator._built(judged, RunHandoff(read_run_columns(run)), rel=rel, **options)
+            evaluator = SetEvaluator.from_columns(judged, RunHandoff(read_run_columns(run)), rel=rel, **options)
         out[name] = _Scored(
             evaluator.query_ids, {str(m): evaluator.array(m) for m in measures},
             {str(m): summary_weights(evaluator._batch, m) for m in measures},

@@ -174,6 +174,10 @@ def test_python_api_takes_evaluators_and_open_files(files: dict[str, Path]) -> N
     ({"test": "tukey", "correction": "holm"}, "adjusts for every pair itself"),
     ({"baseline": "nope"}, "baseline 'nope' is not one of the runs"),
     ({"alpha": 1.5}, "'alpha' must be between 0 and 1"),
+    # Run files are built by the public from_columns, which checks max_depth as from_trec does
+    # (1.5 was taken and '3' raised a bare TypeError).
+    ({"max_depth": 1.5}, r"^'max_depth' must be an int >= 0 or None; got float 1.5$"),
+    ({"max_depth": "3"}, r"^'max_depth' must be an int >= 0 or None; got str '3'$"),
 ])
 def test_bad_options(files: dict[str, Path], options: dict, message: str) -> None:
     with pytest.raises(RetrievalEvalError, match=message):
