@@ -9,7 +9,8 @@ Text logs: one row per line, 4 fields separated by tabs or spaces (``.tsv`` or a
 by commas (``.csv``, or a file whose lines hold commas and no whitespace); ``.gz`` is decompressed.
 The first line may be a header (its score and label are not numbers). Ids cannot contain the
 separator or whitespace; quoted CSV fields are not supported. Parquet logs (``.parquet``, or any
-name for a file that starts with Parquet's magic bytes ``PAR1``) need pyarrow. Errors give ``path:line`` (or ``path, row N`` for Parquet), as for TREC files.
+name for a file that starts with Parquet's magic bytes ``PAR1``) need pyarrow. Errors give
+``path:line`` (or ``path, row N`` for Parquet), as for TREC files.
 """
 
 from __future__ import annotations

@@ -205,7 +205,8 @@ class TestRangesAndTypes:
             (lambda: SetEvaluator.from_dict({"q": {"a": 1}}, {"q": {"a": 1.0}}, max_depth=1.5),
              "'max_depth' must be an int >= 0 or None; got float 1.5"),
             (lambda: Document("a", rank="1"), "'rank' must be an int >= 1 or None; got str '1'"),
-            (lambda: retrieval_mrr(labels, candidates, k=True), "retrieval_mrr: 'k' must be an int >= 1 or None; got bool True"),
+            (lambda: retrieval_mrr(labels, candidates, k=True),
+             "retrieval_mrr: 'k' must be an int >= 1 or None; got bool True"),
         ]
         try:
             from retrieval_eval import spark
