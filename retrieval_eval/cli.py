@@ -1015,6 +1015,9 @@ def _run(args: argparse.Namespace) -> int:
 
         if args.command == "measures":
             return _list_measures(args)
+        from ._memory import reuse_freed_memory
+
+        reuse_freed_memory()  # the reader's temporaries, reused rather than mapped afresh block after block
         if args.command == "compare":
             return _compare(args)
         if args.command == "inspect":
