@@ -5,13 +5,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import numpy.typing as npt
 from attrs import evolve, frozen
 
 from ._ids import _run_heads, _words, intern
 from ._segments import _block_rows, _offsets_of
 from .model import FloatArray, IntArray
+
+if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
+    import numpy.typing as npt
 
 
 @frozen

@@ -20,10 +20,9 @@ from collections import deque
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from functools import partial
-from typing import IO, Any, TypeAlias, TypeVar, Union, cast, overload
+from typing import IO, TYPE_CHECKING, Any, TypeAlias, TypeVar, Union, cast, overload
 
 import numpy as np
-import numpy.typing as npt
 from attrs import define
 
 from .model import (
@@ -37,10 +36,13 @@ from .model import (
     TrecFormatError,
 )
 
+if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
+    import numpy.typing as npt
+
 Source = Union[str, bytes, "os.PathLike[str]", IO[bytes], IO[str]]
 
 #: Fixed-width bytes (``S<n>``): ids as read, compared as bytes like trec_eval's strcmp.
-BytesArray: TypeAlias = npt.NDArray[np.bytes_]
+BytesArray: TypeAlias = "npt.NDArray[np.bytes_]"
 _ScalarT = TypeVar("_ScalarT", bound=np.generic)
 _R = TypeVar("_R")
 
@@ -549,7 +551,7 @@ def _right_aligned(words: npt.NDArray[np.uint64], length: IntArray) -> npt.NDArr
 
 #: 64-bit words: an array of them (one per line), or one word for every line (the high word when no
 #: field is longer than 8 bytes). The helpers below take either and give back the same kind.
-_Words: TypeAlias = npt.NDArray[np.uint64] | np.uint64
+_Words: TypeAlias = "npt.NDArray[np.uint64] | np.uint64"
 
 
 @overload
@@ -711,7 +713,7 @@ def _snippet(raw: bytes | bytearray) -> str:
     return repr(text if len(text) <= 120 else text[:117] + "...")
 
 
-_Parsed = tuple[_Tokens, dict[str, npt.NDArray[Any]]]
+_Parsed: TypeAlias = "tuple[_Tokens, dict[str, npt.NDArray[Any]]]"
 
 
 def _parsed_blocks(source: Source, parse: Callable[[_Block], _Parsed]) -> Iterator[_Parsed]:

@@ -6,8 +6,6 @@ Heavy imports (numpy and the package) happen inside the commands, so ``--help`` 
 from __future__ import annotations
 
 import argparse
-import difflib
-import json
 import math
 import os
 import re
@@ -767,6 +765,8 @@ def _diff(args: argparse.Namespace) -> int:
     if args.format == "text":
         _emit("\n".join(format_diff(d, (name_a, name_b), top=args.top or 10, digits=args.digits) for d in diffs))
     elif args.format == "json":
+        import json
+
         _emit(json.dumps({"runs": [name_a, name_b], "measures": [{
             "measure": d.label, "mean": {name_a: d.mean_a, name_b: d.mean_b},
             "helped": d.helped, "hurt": d.hurt, "unchanged": d.unchanged,
@@ -936,6 +936,8 @@ def _with_command(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]
     if not argv or argv[0] in commands or argv[0] in ("-h", "--help", "--version"):
         return argv
     if not argv[0].startswith("-") and not os.path.exists(argv[0]):
+        import difflib  # here: only a misspelt command needs it
+
         close = difflib.get_close_matches(argv[0], commands, n=1)
         if close:
             parser.error(f"unknown command {argv[0]!r} (did you mean {close[0]!r}?)")
