@@ -431,16 +431,17 @@ class _Tokens:
         than the others. A fixed-width array is as wide as its longest id, so a handful of ids of
         5,000 bytes would make every row 5,000 bytes; such a field comes as ``bytes`` objects
         instead (one per line, but memory in proportion to the bytes read)."""
-        index = self.first_token + field
-        length: IntArray = self.ends[index] - self.before[index] - 1
+        start, length = self._extent(field)
         if len(length):
-            width = 8 * max(-(-int(length.max()) // 8), 1)
+            longest = int(length.max())
+            width = 8 * max(-(-longest // 8), 1)
             if width > _WIDE_ID and width > 4 * (float(length.mean()) + 8):
-                data, start = bytes(self.block.padded), self.before[index] + 1  # slices of bytes are bytes
+                data = bytes(self.block.padded)  # slices of bytes are bytes
                 out = np.empty(len(length), dtype=object)
                 out[:] = [data[a:b] for a, b in zip(start.tolist(), (start + length).tolist())]
                 return out
-        return self.strings(field)
+            return self._fixed_width(start, length, longest)
+        return self._fixed_width(start, length, 0)
 
     def strings(self, field: int, rows: IntArray | None = None) -> BytesArray:
         """Field ``field`` of every data line as a fixed-width bytes array (no Python object per line).
@@ -449,10 +450,19 @@ class _Tokens:
         what interning compares anyway (a trailing NUL does not change a NumPy bytes value). The
         words keep the bytes in memory order, so no byte swapping is needed either way.
         """
+        start, length = self._extent(field, rows)
+        return self._fixed_width(start, length, int(length.max()) if len(length) else 0)
+
+    def _extent(self, field: int, rows: IntArray | None = None) -> tuple[IntArray, IntArray]:
+        """Where field ``field`` of each data line (of ``rows``, default all) starts, and its length."""
         index = (self.first_token if rows is None else self.first_token[rows]) + field
         start = self.before[index] + 1
         length: IntArray = self.ends[index] - start  # int64: the stubs lose the width of a difference
-        n_words = max(-(-int(length.max()) // 8), 1) if len(length) else 1
+        return start, length
+
+    def _fixed_width(self, start: IntArray, length: IntArray, longest: int) -> BytesArray:
+        """The fields at ``start`` of ``length`` bytes (the longest ``longest``) as a bytes array."""
+        n_words = max(-(-longest // 8), 1)
         if n_words > 32 or n_words * len(start) > 1 << 25:  # very long ids: copy them one by one instead
             padded = self.block.padded
             return np.array([bytes(padded[a:b]) for a, b in zip(start, start + length)], dtype=f"S{8 * n_words}")
@@ -460,7 +470,8 @@ class _Tokens:
         if n_words == 1:
             return (at[start] & _FIRST_BYTES[length]).view("S8")
         out = np.empty((len(start), n_words), dtype=np.uint64)
-        for j in range(n_words):  # loop over 8-byte words of the field, not over lines
+        out[:, 0] = at[start] & _FIRST_BYTES[np.minimum(length, 8)]
+        for j in range(1, n_words):  # loop over 8-byte words of the field, not over lines
             read = np.minimum(start + 8 * j, self.block.end)
             out[:, j] = at[read] & _FIRST_BYTES[np.clip(length - 8 * j, 0, 8)]
         return out.view(f"S{8 * n_words}").ravel()
