@@ -984,6 +984,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     (``| head -1``) ends quietly with 0. Each failure is one line on stderr, never a traceback.
     Without a command, ``evaluate`` is meant (``retrieval-eval -m map QRELS RUN``, as in trec_eval).
     """
+    _single_threaded_blas()
     try:
         return _main(argv)
     except KeyboardInterrupt:  # Ctrl-C: the reader's threads have stopped by now (see _parsed_blocks)
@@ -995,6 +996,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _OutputFailed as exc:
         _stderr_line(f"retrieval-eval: error: cannot write the output: {exc}")
         return EXIT_OUTPUT_FAILED
+
+
+def _single_threaded_blas() -> None:
+    """Ask OpenBLAS (NumPy's linear algebra, which no command uses) for one thread, unless the environment
+    says otherwise. Loading NumPy starts a BLAS thread per CPU otherwise: on a busy machine that took
+    some 50 ms of the process's start-up. Only before NumPy is loaded (a process that imported it
+    already, such as a test calling :func:`main`, keeps its setting)."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _main(argv: Sequence[str] | None) -> int:
