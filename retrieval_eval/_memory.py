@@ -20,7 +20,7 @@ def release_freed_memory() -> None:
 
 
 #: glibc's mallopt parameters (malloc.h), and the values :func:`reuse_freed_memory` gives them.
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8
 _MMAP_THRESHOLD = 32 << 20
 _TRIM_THRESHOLD = 64 << 20
 
@@ -33,13 +33,16 @@ def reuse_freed_memory() -> None:
     go (up to 32 MiB, with twice that kept at the top of a heap). The reader's per-block temporaries
     are such blocks, so each one is touched page by page again: a page fault per 4 KiB, some 18,000
     more on a robust04-sized evaluation. This starts glibc at the thresholds its own rule ends up
-    at. :func:`release_freed_memory` still hands everything back where the readers call it.
-    Elsewhere than glibc this does nothing.
+    at. One heap serves every thread (glibc gives each thread a heap of its own by default, and a
+    fresh heap is touched page by page again): the reader's threads allocate a few large blocks
+    each, so they hardly ever wait for one another. :func:`release_freed_memory` still hands
+    everything back where the readers call it. Elsewhere than glibc this does nothing.
     """
     mallopt = _libc_function("mallopt")
     if mallopt is not None:
         mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD)
         mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD)
+        mallopt(_M_ARENA_MAX, 1)
 
 
 @cache
