@@ -123,6 +123,10 @@ def _dense_ranks(keys: npt.NDArray[np.uint64] | IntArray) -> tuple[IntArray, int
     return ranks, int(ranks[order[-1]]) + 1 if len(keys) else 0
 
 
+#: Largest bound of the keys :func:`_byte_ranks` returns (products of two stay below 2**62).
+_RANK_BOUND = 2**31
+
+
 def _byte_ranks(words: npt.NDArray[np.uint64]) -> tuple[IntArray, int]:
     """Keys of ids in byte order (equal ids get equal keys), all below the bound also returned, for
     fewer than 2**31 ids given as rows of big-endian words (see ``_words``). Sorting 64-bit numbers,
@@ -133,7 +137,7 @@ def _byte_ranks(words: npt.NDArray[np.uint64]) -> tuple[IntArray, int]:
     for j in range(1, words.shape[1]):  # a loop over the 8-byte words of the ids, not over ids
         word_rank, word_count = _dense_ranks(words[:, j])
         rank, bound = rank * word_count + word_rank, bound * word_count  # both below 2**62
-        if bound > 2**31:  # compacted, so that the next product (or the caller's) cannot overflow
+        if bound > _RANK_BOUND:  # compacted, so that the next product (or the caller's) cannot overflow
             rank, bound = _dense_ranks(rank)
     return rank, bound
 
