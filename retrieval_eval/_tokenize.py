@@ -13,6 +13,7 @@ import io
 import itertools
 import os
 import stat
+import threading
 import time
 import warnings
 import zlib
@@ -784,29 +785,72 @@ class _Numbering:
 def _parsed_on_threads(blocks: Iterator[_Block], parse: Callable[[_Block], _Parsed], numbered: _Numbering,
                        threads: int) -> Iterator[_Parsed]:
     """:func:`_parsed_blocks` on a pool of ``threads`` threads."""
-    # Imported here: only files of several blocks need it.
-    from concurrent.futures import Future, ThreadPoolExecutor
+    # Imported here: only files of several blocks need it. (Not concurrent.futures: its logging and
+    # traceback imports cost more start-up than the few lines of this pool.)
+    from queue import SimpleQueue
 
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        pending: deque[Future[_Parsed]] = deque()
-        try:
-            while True:
-                try:
-                    block = next(blocks)
-                except StopIteration:
-                    break
-                except _Unreadable as unreadable:  # a malformed line before the bad data is reported first
-                    while pending:
-                        numbered(pending.popleft().result)
-                    raise unreadable.error(numbered.lines_before) from None
-                pending.append(pool.submit(parse, block))
-                if len(pending) >= threads:  # at most `threads` blocks parsed or waiting at once
-                    yield numbered(pending.popleft().result)
-            while pending:
+    work: SimpleQueue[_Parsing | None] = SimpleQueue()
+    stopping = False
+
+    def worker() -> None:
+        while (task := work.get()) is not None:
+            if not stopping:
+                task.run(parse)
+            task.done.set()
+
+    pool = [threading.Thread(target=worker, name=f"retrieval_eval reader {i}", daemon=True) for i in range(threads)]
+    for thread in pool:
+        thread.start()
+    pending: deque[_Parsing] = deque()
+    try:
+        while True:
+            try:
+                block = next(blocks)
+            except StopIteration:
+                break
+            except _Unreadable as unreadable:  # a malformed line before the bad data is reported first
+                while pending:
+                    numbered(pending.popleft().result)
+                raise unreadable.error(numbered.lines_before) from None
+            pending.append(_Parsing(block))
+            work.put(pending[-1])
+            if len(pending) >= threads:  # at most `threads` blocks parsed or waiting at once
                 yield numbered(pending.popleft().result)
-        finally:
-            for future in pending:  # stopped early (an error): drop the work not started yet
-                future.cancel()
+        while pending:
+            yield numbered(pending.popleft().result)
+    finally:
+        stopping = True  # stopped early (an error): the blocks not started yet are dropped
+        for _ in pool:
+            work.put(None)
+        for thread in pool:
+            thread.join()
+
+
+class _Parsing:
+    """One block handed to a reader thread, and what parsing it gave (a result, or an exception)."""
+
+    def __init__(self, block: _Block) -> None:
+        self.block: _Block | None = block
+        self.done = threading.Event()
+        self.parsed: _Parsed | None = None
+        self.error: BaseException | None = None
+
+    def run(self, parse: Callable[[_Block], _Parsed]) -> None:
+        assert self.block is not None
+        try:
+            self.parsed = parse(self.block)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread, which raises it in file order
+            self.error = exc
+        self.block = None  # its buffer is freed as soon as the parsed columns are taken
+
+    def result(self) -> _Parsed:
+        """The parsed block, once a thread has parsed it (re-raising what parsing raised)."""
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
+        assert self.parsed is not None
+        parsed, self.parsed = self.parsed, None
+        return parsed
 
 
 class _Columns:
