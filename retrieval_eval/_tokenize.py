@@ -667,6 +667,8 @@ def _tokenize(block: _Block) -> _Tokens:
     if padded.find(b"#", _FRONT, end) >= 0:
         # A line whose first field starts with '#' is a comment; '#' inside a field is data.
         data[data] = buffer[before[first[data]] + 1] != _HASH
+    if bool(data.all()):  # no blank or comment line (the usual file): nothing to select
+        return _Tokens(block, buffer, np.arange(len(data)), first, per_line, before, ends, line_ends)
     lines = np.flatnonzero(data)
     return _Tokens(block, buffer, lines, first[lines], per_line[lines], before, ends, line_ends)
 
