@@ -51,6 +51,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -317,18 +318,30 @@ def child_environment(workdir: str) -> dict[str, str]:
     return env
 
 
+def _killed_after(process: subprocess.Popen, timeout: float) -> threading.Timer:
+    """A watchdog that kills ``process`` after ``timeout`` seconds (cancel it once the process ended).
+
+    The wait itself must block: ``Popen.wait(timeout=...)`` polls with sleeps that double up to
+    50 ms, so a process was seen to end up to 50 ms late, and every wall time came out rounded up
+    to the next of 0.064, 0.114, 0.164, ... s.
+    """
+    watchdog = threading.Timer(timeout, process.kill)
+    watchdog.daemon = True
+    watchdog.start()
+    return watchdog
+
+
 def run_process(command: list[str], timeout: float) -> dict:
     """Run ``command``; its wall time (measured here), exit code and output."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         process = subprocess.Popen(command, stdout=out, stderr=err, env=CHILD_ENV)
-        try:
-            process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-            return {"ok": False, "error": f"timed out after {timeout:.0f} s"}
+        watchdog = _killed_after(process, timeout)
+        process.wait()
         wall = time.perf_counter() - start
+        watchdog.cancel()
+        if wall >= timeout:
+            return {"ok": False, "error": f"timed out after {timeout:.0f} s"}
         out.seek(0)
         err.seek(0)
         stdout = out.read().decode("utf-8", "replace")
@@ -342,18 +355,13 @@ def _wait4_process(command: list[str], timeout: float) -> dict:
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         process = subprocess.Popen(command, stdout=out, stderr=err, env=CHILD_ENV)
-        deadline = start + timeout
-        while True:
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() > deadline:
-                process.kill()
-                os.wait4(process.pid, 0)
-                process.returncode = -9
-                return {"ok": False, "error": f"timed out after {timeout:.0f} s"}
-            time.sleep(0.005)
+        watchdog = _killed_after(process, timeout)
+        _, status, usage = os.wait4(process.pid, 0)  # blocking: see _killed_after
         wall = time.perf_counter() - start
+        watchdog.cancel()
+        if wall >= timeout:
+            process.returncode = -9
+            return {"ok": False, "error": f"timed out after {timeout:.0f} s"}
         process.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)

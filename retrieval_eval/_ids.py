@@ -6,18 +6,20 @@ Ids stay bytes, compared as 64-bit words rather than as strings, so that byte or
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import numpy as np
-import numpy.typing as npt
 
 from ._segments import _offsets_of
 from .model import BoolArray, InputFormatError, IntArray, _display, _first_at, _location
 
+if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
+    import numpy.typing as npt
+
 Duplicates = Literal["error", "first"]
 
 #: Fixed-width bytes ids (``S<n>``). Functions that also take other ids (ints, str) use NDArray[Any].
-BytesArray: TypeAlias = npt.NDArray[np.bytes_]
+BytesArray: TypeAlias = "npt.NDArray[np.bytes_]"
 
 
 def _words(ids: BytesArray, dtype: npt.DTypeLike = ">u8") -> npt.NDArray[np.uint64]:

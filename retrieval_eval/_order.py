@@ -5,12 +5,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from attrs import evolve, frozen
 
 from ._ids import _run_heads, _words, intern
 from ._segments import _block_rows, _offsets_of
 from .model import FloatArray, IntArray
+
+if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
+    import numpy.typing as npt
 
 
 @frozen
@@ -106,6 +111,37 @@ def grouped_order(query_code: IntArray) -> RowOrder | None:
     return _order_blocks(query_code, starts)
 
 
+def _dense_ranks(keys: npt.NDArray[np.uint64] | IntArray) -> tuple[IntArray, int]:
+    """The rank of each key among the distinct keys (0 for the smallest), and how many there are."""
+    order = np.argsort(keys)  # distinct or not, equal keys get one rank: the sort need not be stable
+    ordered = keys[order]
+    new = np.empty(len(keys), dtype=np.int64)
+    new[:1] = 0
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    ranks = np.empty(len(keys), dtype=np.int64)
+    ranks[order] = np.cumsum(new)
+    return ranks, int(ranks[order[-1]]) + 1 if len(keys) else 0
+
+
+#: Largest bound of the keys :func:`_byte_ranks` returns (products of two stay below 2**62).
+_RANK_BOUND = 2**31
+
+
+def _byte_ranks(words: npt.NDArray[np.uint64]) -> tuple[IntArray, int]:
+    """Keys of ids in byte order (equal ids get equal keys), all below the bound also returned, for
+    fewer than 2**31 ids given as rows of big-endian words (see ``_words``). Sorting 64-bit numbers,
+    once per word, is far faster than a lexsort of the words."""
+    rank, bound = _dense_ranks(words[:, 0])
+    if bound == len(words):  # the first words tell every id apart already
+        return rank, bound
+    for j in range(1, words.shape[1]):  # a loop over the 8-byte words of the ids, not over ids
+        word_rank, word_count = _dense_ranks(words[:, j])
+        rank, bound = rank * word_count + word_rank, bound * word_count  # both below 2**62
+        if bound > _RANK_BOUND:  # compacted, so that the next product (or the caller's) cannot overflow
+            rank, bound = _dense_ranks(rank)
+    return rank, bound
+
+
 def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray) -> RowOrder | None:
     """Row order: query, then score descending, then doc_id descending (trec_eval's tie rule).
 
@@ -129,9 +165,13 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
         if len(rows):
             # One sort of the tied rows: by tie group, then by id bytes descending (words inverted).
             group = np.cumsum(~tied_to_previous[rows])
-            if doc_ids.dtype.kind == "S":
-                words = _words(doc_ids[rows])
-                moved = rows[np.lexsort((*(~words.T[::-1]), group))]
+            if doc_ids.dtype.kind == "S" and len(rows) < 2**31:
+                # Each id's rank in byte order among the tied ids, then one sort on (group, rank
+                # descending) packed in an integer: far faster than a lexsort on the id's words.
+                rank, bound = _byte_ranks(_words(doc_ids[rows]))
+                moved = rows[np.argsort(group * bound + (bound - 1 - rank))]  # distinct keys: any sort will do
+            elif doc_ids.dtype.kind == "S":
+                moved = rows[np.lexsort((*(~_words(doc_ids[rows]).T[::-1]), group))]
             else:  # ``bytes`` objects (a column with very long ids): their codes are in byte order
                 moved = rows[np.lexsort((-intern(doc_ids[rows])[1], group))]
             changed = moved != rows

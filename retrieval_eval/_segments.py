@@ -6,10 +6,14 @@ all segments at once, with no loop over rows or queries.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import numpy.typing as npt
 
 from .model import BoolArray, FloatArray, IntArray
+
+if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
+    import numpy.typing as npt
 
 
 def segment_ids(offsets: IntArray) -> IntArray:

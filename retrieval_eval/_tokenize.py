@@ -13,6 +13,7 @@ import io
 import itertools
 import os
 import stat
+import threading
 import time
 import warnings
 import zlib
@@ -20,10 +21,9 @@ from collections import deque
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from functools import partial
-from typing import IO, Any, TypeAlias, TypeVar, Union, cast, overload
+from typing import IO, TYPE_CHECKING, Any, TypeAlias, TypeVar, Union, cast, overload
 
 import numpy as np
-import numpy.typing as npt
 from attrs import define
 
 from .model import (
@@ -37,10 +37,13 @@ from .model import (
     TrecFormatError,
 )
 
+if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
+    import numpy.typing as npt
+
 Source = Union[str, bytes, "os.PathLike[str]", IO[bytes], IO[str]]
 
 #: Fixed-width bytes (``S<n>``): ids as read, compared as bytes like trec_eval's strcmp.
-BytesArray: TypeAlias = npt.NDArray[np.bytes_]
+BytesArray: TypeAlias = "npt.NDArray[np.bytes_]"
 _ScalarT = TypeVar("_ScalarT", bound=np.generic)
 _R = TypeVar("_R")
 
@@ -429,16 +432,17 @@ class _Tokens:
         than the others. A fixed-width array is as wide as its longest id, so a handful of ids of
         5,000 bytes would make every row 5,000 bytes; such a field comes as ``bytes`` objects
         instead (one per line, but memory in proportion to the bytes read)."""
-        index = self.first_token + field
-        length: IntArray = self.ends[index] - self.before[index] - 1
+        start, length = self._extent(field)
         if len(length):
-            width = 8 * max(-(-int(length.max()) // 8), 1)
+            longest = int(length.max())
+            width = 8 * max(-(-longest // 8), 1)
             if width > _WIDE_ID and width > 4 * (float(length.mean()) + 8):
-                data, start = bytes(self.block.padded), self.before[index] + 1  # slices of bytes are bytes
+                data = bytes(self.block.padded)  # slices of bytes are bytes
                 out = np.empty(len(length), dtype=object)
                 out[:] = [data[a:b] for a, b in zip(start.tolist(), (start + length).tolist())]
                 return out
-        return self.strings(field)
+            return self._fixed_width(start, length, longest)
+        return self._fixed_width(start, length, 0)
 
     def strings(self, field: int, rows: IntArray | None = None) -> BytesArray:
         """Field ``field`` of every data line as a fixed-width bytes array (no Python object per line).
@@ -447,10 +451,19 @@ class _Tokens:
         what interning compares anyway (a trailing NUL does not change a NumPy bytes value). The
         words keep the bytes in memory order, so no byte swapping is needed either way.
         """
+        start, length = self._extent(field, rows)
+        return self._fixed_width(start, length, int(length.max()) if len(length) else 0)
+
+    def _extent(self, field: int, rows: IntArray | None = None) -> tuple[IntArray, IntArray]:
+        """Where field ``field`` of each data line (of ``rows``, default all) starts, and its length."""
         index = (self.first_token if rows is None else self.first_token[rows]) + field
         start = self.before[index] + 1
         length: IntArray = self.ends[index] - start  # int64: the stubs lose the width of a difference
-        n_words = max(-(-int(length.max()) // 8), 1) if len(length) else 1
+        return start, length
+
+    def _fixed_width(self, start: IntArray, length: IntArray, longest: int) -> BytesArray:
+        """The fields at ``start`` of ``length`` bytes (the longest ``longest``) as a bytes array."""
+        n_words = max(-(-longest // 8), 1)
         if n_words > 32 or n_words * len(start) > 1 << 25:  # very long ids: copy them one by one instead
             padded = self.block.padded
             return np.array([bytes(padded[a:b]) for a, b in zip(start, start + length)], dtype=f"S{8 * n_words}")
@@ -458,7 +471,8 @@ class _Tokens:
         if n_words == 1:
             return (at[start] & _FIRST_BYTES[length]).view("S8")
         out = np.empty((len(start), n_words), dtype=np.uint64)
-        for j in range(n_words):  # loop over 8-byte words of the field, not over lines
+        out[:, 0] = at[start] & _FIRST_BYTES[np.minimum(length, 8)]
+        for j in range(1, n_words):  # loop over 8-byte words of the field, not over lines
             read = np.minimum(start + 8 * j, self.block.end)
             out[:, j] = at[read] & _FIRST_BYTES[np.clip(length - 8 * j, 0, 8)]
         return out.view(f"S{8 * n_words}").ravel()
@@ -549,7 +563,7 @@ def _right_aligned(words: npt.NDArray[np.uint64], length: IntArray) -> npt.NDArr
 
 #: 64-bit words: an array of them (one per line), or one word for every line (the high word when no
 #: field is longer than 8 bytes). The helpers below take either and give back the same kind.
-_Words: TypeAlias = npt.NDArray[np.uint64] | np.uint64
+_Words: TypeAlias = "npt.NDArray[np.uint64] | np.uint64"
 
 
 @overload
@@ -653,6 +667,8 @@ def _tokenize(block: _Block) -> _Tokens:
     if padded.find(b"#", _FRONT, end) >= 0:
         # A line whose first field starts with '#' is a comment; '#' inside a field is data.
         data[data] = buffer[before[first[data]] + 1] != _HASH
+    if bool(data.all()):  # no blank or comment line (the usual file): nothing to select
+        return _Tokens(block, buffer, np.arange(len(data)), first, per_line, before, ends, line_ends)
     lines = np.flatnonzero(data)
     return _Tokens(block, buffer, lines, first[lines], per_line[lines], before, ends, line_ends)
 
@@ -711,7 +727,7 @@ def _snippet(raw: bytes | bytearray) -> str:
     return repr(text if len(text) <= 120 else text[:117] + "...")
 
 
-_Parsed = tuple[_Tokens, dict[str, npt.NDArray[Any]]]
+_Parsed: TypeAlias = "tuple[_Tokens, dict[str, npt.NDArray[Any]]]"
 
 
 def _parsed_blocks(source: Source, parse: Callable[[_Block], _Parsed]) -> Iterator[_Parsed]:
@@ -771,29 +787,72 @@ class _Numbering:
 def _parsed_on_threads(blocks: Iterator[_Block], parse: Callable[[_Block], _Parsed], numbered: _Numbering,
                        threads: int) -> Iterator[_Parsed]:
     """:func:`_parsed_blocks` on a pool of ``threads`` threads."""
-    # Imported here: only files of several blocks need it.
-    from concurrent.futures import Future, ThreadPoolExecutor
+    # Imported here: only files of several blocks need it. (Not concurrent.futures: its logging and
+    # traceback imports cost more start-up than the few lines of this pool.)
+    from queue import SimpleQueue
 
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        pending: deque[Future[_Parsed]] = deque()
-        try:
-            while True:
-                try:
-                    block = next(blocks)
-                except StopIteration:
-                    break
-                except _Unreadable as unreadable:  # a malformed line before the bad data is reported first
-                    while pending:
-                        numbered(pending.popleft().result)
-                    raise unreadable.error(numbered.lines_before) from None
-                pending.append(pool.submit(parse, block))
-                if len(pending) >= threads:  # at most `threads` blocks parsed or waiting at once
-                    yield numbered(pending.popleft().result)
-            while pending:
+    work: SimpleQueue[_Parsing | None] = SimpleQueue()
+    stopping = False
+
+    def worker() -> None:
+        while (task := work.get()) is not None:
+            if not stopping:
+                task.run(parse)
+            task.done.set()
+
+    pool = [threading.Thread(target=worker, name=f"retrieval_eval reader {i}", daemon=True) for i in range(threads)]
+    for thread in pool:
+        thread.start()
+    pending: deque[_Parsing] = deque()
+    try:
+        while True:
+            try:
+                block = next(blocks)
+            except StopIteration:
+                break
+            except _Unreadable as unreadable:  # a malformed line before the bad data is reported first
+                while pending:
+                    numbered(pending.popleft().result)
+                raise unreadable.error(numbered.lines_before) from None
+            pending.append(_Parsing(block))
+            work.put(pending[-1])
+            if len(pending) >= threads:  # at most `threads` blocks parsed or waiting at once
                 yield numbered(pending.popleft().result)
-        finally:
-            for future in pending:  # stopped early (an error): drop the work not started yet
-                future.cancel()
+        while pending:
+            yield numbered(pending.popleft().result)
+    finally:
+        stopping = True  # stopped early (an error): the blocks not started yet are dropped
+        for _ in pool:
+            work.put(None)
+        for thread in pool:
+            thread.join()
+
+
+class _Parsing:
+    """One block handed to a reader thread, and what parsing it gave (a result, or an exception)."""
+
+    def __init__(self, block: _Block) -> None:
+        self.block: _Block | None = block
+        self.done = threading.Event()
+        self.parsed: _Parsed | None = None
+        self.error: BaseException | None = None
+
+    def run(self, parse: Callable[[_Block], _Parsed]) -> None:
+        assert self.block is not None
+        try:
+            self.parsed = parse(self.block)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread, which raises it in file order
+            self.error = exc
+        self.block = None  # its buffer is freed as soon as the parsed columns are taken
+
+    def result(self) -> _Parsed:
+        """The parsed block, once a thread has parsed it (re-raising what parsing raised)."""
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
+        assert self.parsed is not None
+        parsed, self.parsed = self.parsed, None
+        return parsed
 
 
 class _Columns:

@@ -56,12 +56,14 @@ from __future__ import annotations
 import functools
 import numbers
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Literal, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
 
 import numpy as np
-import numpy.typing as npt
 
 from .model import BoolArray, FloatArray, InputFormatError, InputTypeError, IntArray, optional_int_at_least
+
+if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
+    import numpy.typing as npt
 
 __all__ = [
     "retrieval_hit_rate",
@@ -82,9 +84,9 @@ __all__ = [
 ]
 
 #: One label per query: an int (multiclass), a 0/1 vector (multilabel) or None (out of scope).
-QueryLabels: TypeAlias = Sequence[Any] | npt.NDArray[Any]
+QueryLabels: TypeAlias = "Sequence[Any] | npt.NDArray[Any]"
 #: Per query, the labels of its ranked candidates, best first.
-CandidatesLabels: TypeAlias = Sequence[Any] | npt.NDArray[Any]
+CandidatesLabels: TypeAlias = "Sequence[Any] | npt.NDArray[Any]"
 
 #: How a candidate's labels make it relevant to its query (autointent 0.4's rules):
 #: "equal"      the same int (multiclass);
@@ -98,7 +100,7 @@ _Relation = Literal["equal", "share", "pooled", "agree", "per_class"]
 
 #: Relevance masks, (n_words, n_units) uint16: word w of a unit holds the relevance of ranks 12w to
 #: 12w + 11 (0-based), rank r in bit r % 12 (see "Masks and kernels" below).
-_Masks: TypeAlias = npt.NDArray[np.uint16]
+_Masks: TypeAlias = "npt.NDArray[np.uint16]"
 #: Kernel: the masks of the top ``depth`` candidates' relevance, and the depth -> a score per unit.
 _Kernel = Callable[[_Masks, int], FloatArray]
 

@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import numpy as np
-import numpy.typing as npt
 from attrs import Attribute, field, fields, frozen
 
-FloatArray: TypeAlias = npt.NDArray[np.float64]
+if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
+    import numpy.typing as npt
 
-IntArray: TypeAlias = npt.NDArray[np.int64]
+FloatArray: TypeAlias = "npt.NDArray[np.float64]"
 
-BoolArray: TypeAlias = npt.NDArray[np.bool_]
+IntArray: TypeAlias = "npt.NDArray[np.int64]"
+
+BoolArray: TypeAlias = "npt.NDArray[np.bool_]"
 
 
 class RetrievalEvalError(ValueError):

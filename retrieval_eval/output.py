@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterator, Sequence
@@ -133,6 +132,8 @@ def json_report(
             r.label: _json_values(r.measure, [_summary(results, r.measure, per_query)])[0]
             for r in requested if not r.measure.definition.text
         }
+    import json  # here: only JSON output needs it
+
     return json.dumps(document, indent=2, allow_nan=False)
 
 
@@ -189,6 +190,8 @@ def catalogue_json(definitions: Sequence[MeasureDef]) -> str:
     written after ``@``), ``trec_eval`` (its trec_eval names, ``_<cutoff>`` marking a cutoff),
     ``aggregate`` (``mean``, ``sum``, ``gmean`` or ``weighted``; null for a text measure) and ``text``.
     """
+    import json
+
     return json.dumps([_catalogue_entry(d) for d in definitions], indent=2, ensure_ascii=False, default=repr)
 
 

@@ -17,10 +17,9 @@ import threading
 import weakref
 from collections.abc import Callable
 from functools import cached_property
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
-import numpy.typing as npt
 from attrs import define, field, frozen
 
 from ._ids import (
@@ -47,6 +46,9 @@ from .model import (
     _location,
     id_text,
 )
+
+if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
+    import numpy.typing as npt
 
 T = TypeVar("T")
 

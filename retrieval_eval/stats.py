@@ -63,12 +63,15 @@ from __future__ import annotations
 import importlib
 import math
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
-import numpy.typing as npt
 from attrs import evolve, frozen
 
 from .model import FloatArray, MissingExtraError, RetrievalEvalError
+
+if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
+    import numpy.typing as npt
 
 __all__ = ["CORRECTIONS", "TESTS", "PairedResult", "adjust", "paired_test", "tukey_hsd"]
 

@@ -25,10 +25,9 @@ import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
-from typing import IO, cast
+from typing import IO, TYPE_CHECKING, cast
 
 import numpy as np
-import numpy.typing as npt
 
 from ._memory import release_freed_memory
 from ._tokenize import (
@@ -61,6 +60,9 @@ from .model import (
     to_relevance,
     to_score,
 )
+
+if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
+    import numpy.typing as npt
 
 __all__ = [
     "QRELS_FORMAT", "RUN_FORMAT", "Source", "TrecFormatError", "read_qrels", "read_qrels_columns", "read_run",

@@ -8,7 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retrieval_eval._ids import _check_duplicates, _id_hash, _lookup, intern
-from retrieval_eval._order import canonical_order
+from retrieval_eval import _order
+from retrieval_eval._ids import _words
+from retrieval_eval._order import _byte_ranks, canonical_order
 
 ids = st.lists(st.binary(min_size=1, max_size=20).filter(lambda b: b"\0" not in b), min_size=0, max_size=60)
 
@@ -49,6 +51,24 @@ def test_canonical_order_is_the_three_key_sort(rows: list[tuple[int, float]], la
     assert (list(range(len(rows))) if order is None else order.permutation().tolist()) == expected
     if order is not None:  # applying the order to a column is indexing it with the permutation
         assert order.apply(doc_ids).tolist() == doc_ids[order.permutation()].tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(min_size=1, max_size=40).filter(lambda b: not b.endswith(b"\0")), min_size=1, max_size=60),
+       st.sampled_from([2**31, 8]))
+def test_byte_ranks_order_ids_as_np_unique(values: list[bytes], bound: int) -> None:
+    """The tie sort's keys: equal for equal ids, and in the ids' byte order, with or without compaction
+    between words (a small bound compacts after every word)."""
+    array = np.array(values, dtype="S40")
+    saved, _order._RANK_BOUND = _order._RANK_BOUND, bound
+    try:
+        keys, key_bound = _byte_ranks(_words(array))
+    finally:
+        _order._RANK_BOUND = saved
+    codes = np.unique(array, return_inverse=True)[1].ravel()
+    assert bool(np.all((keys >= 0) & (keys < key_bound)))
+    assert (keys[:, None] < keys[None, :]).tolist() == (codes[:, None] < codes[None, :]).tolist()
+    assert (keys[:, None] == keys[None, :]).tolist() == (codes[:, None] == codes[None, :]).tolist()
 
 
 @settings(max_examples=200, deadline=None)

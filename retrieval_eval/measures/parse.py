@@ -5,7 +5,6 @@ one registry. trec_eval names also give the label trec_eval prints (``utility_2,
 from __future__ import annotations
 
 import ast
-import difflib
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
@@ -63,6 +62,8 @@ def _unknown(name: str, text: str = "") -> UnknownMeasureError:
     if spelled:
         close = [spelled[0] + rest]
     else:
+        import difflib  # here: only an unknown name needs it (a millisecond of every start-up otherwise)
+
         close = [k for k in difflib.get_close_matches(name, known, n=3, cutoff=0.6) if k != name]
     if not close:
         close = [k for k in known if k.lower() == name.lower() and k != name]
