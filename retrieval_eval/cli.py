@@ -996,10 +996,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    from_command_line = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_command_of(argv))
     args = parser.parse_args(_with_command(parser, argv))
     problem = _evaluate_usage_problem(args) if args.command == "evaluate" else None
+    if from_command_line and args.command != "measures":  # this process is ours: see keep_freed_memory
+        from ._memory import keep_freed_memory
+
+        keep_freed_memory()
     if problem is not None:  # exit 2 with one line, as argparse's own usage errors
         parser.exit(EXIT_BAD_INPUT, f"retrieval-eval evaluate: error: {problem}; see retrieval-eval evaluate --help\n")
     with warnings.catch_warnings():
