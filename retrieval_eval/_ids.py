@@ -121,10 +121,26 @@ def intern(ids: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], IntArray]:
         vocab, codes = np.unique(ids, return_inverse=True)
         return vocab, codes.ravel().astype(np.int64)
     heads = _run_heads(ids)
+    if _increasing(ids[heads]):  # in byte order already (a sorted file, a log): no sort needed
+        return ids[heads], np.repeat(np.arange(len(heads), dtype=np.int64), np.diff(heads, append=len(ids)))
     if len(heads) >= len(ids) // 2:
         return _intern_words(ids, _words(ids))
     vocab, head_codes = _intern_words(ids[heads], _words(ids[heads]))
     return vocab, np.repeat(head_codes, np.diff(heads, append=len(ids)))
+
+
+def _increasing(ids: BytesArray) -> bool:
+    """Whether the bytes ids are strictly increasing in byte order: one pass, no sort."""
+    if len(ids) < 2:
+        return True
+    words = _words(ids)  # big-endian: rows compare as the bytes do
+    later, earlier = words[1:], words[:-1]
+    greater = later[:, 0] > earlier[:, 0]
+    undecided = later[:, 0] == earlier[:, 0]
+    for j in range(1, words.shape[1]):  # a loop over 8-byte words of the ids, not over ids
+        greater |= undecided & (later[:, j] > earlier[:, j])
+        undecided &= later[:, j] == earlier[:, j]
+    return bool(greater.all())
 
 
 def _run_heads(ids: npt.NDArray[Any]) -> IntArray:

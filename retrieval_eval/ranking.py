@@ -103,7 +103,8 @@ class Hits:
     def upto(self, k: int | IntArray) -> IntArray:
         """Number of hits at ranks 1..k per query (``k`` a number, or one per query)."""
         limit = k[self.query] if isinstance(k, np.ndarray) else k
-        return np.bincount(self.query[self.rank <= limit], minlength=len(self.offsets) - 1).astype(np.int64)
+        return np.bincount(self.query[self.rank <= limit], minlength=len(self.offsets) - 1).astype(np.int64,
+                                                                                                  copy=False)
 
     def above(self, rows: IntArray, query: IntArray) -> IntArray:
         """For each ranked row ``rows[i]`` of query ``query[i]``, the number of these hits ranked above it."""
@@ -264,8 +265,11 @@ class RankedBatch:
         return self._cached(("nonrel-hits", rel), compute)
 
     def relevant_at(self, k: int, rel: int) -> IntArray:
-        """rel@k per query: relevant documents in ranks 1..k (missing ranks are non-relevant)."""
-        return self._cached(("rel@", k, rel), lambda: self.hits(rel).upto(k))
+        """rel@k per query: relevant documents in ranks 1..k (missing ranks are non-relevant).
+
+        Not cached: it costs a pass over the hits, and kept for each k it would hold 8 bytes per
+        query per cutoff (720 MB for trec_eval's 9 cutoffs at 10 M queries)."""
+        return self.hits(rel).upto(k)
 
     # ---- slicing
     def select(self, indices: npt.ArrayLike) -> RankedBatch:
@@ -457,7 +461,7 @@ def build_batch(
 
     # The qrels join: each ranked (query, document) pair looked up among the judged pairs.
     labels = np.full(len(rq), NONPOOL, dtype=np.int64)
-    rows, at = judged.pairs.find(rq, rd)
+    rows, at = judged.find(rq, rd)
     value = judged.relevance[at]
     labels[rows] = np.where(value < 0, UNJUDGED, value)
     del rows, at, value
@@ -494,6 +498,8 @@ def _query_codes(judged: PreparedQrels, ids: np.ndarray) -> IntArray:
         index = judged.queries or PairIndex(np.zeros(len(vocab), dtype=np.int64), vocab)
         found, found_code = index.find(np.zeros(len(ids), dtype=np.int64), ids)
         codes[found] = found_code
+    elif len(ids) == len(vocab) and bool(np.all(ids == vocab)):
+        codes[:] = np.arange(len(ids))  # the run has the judged queries, in the same order: nothing to search
     elif len(vocab):
         # Ids of up to 8 bytes as big-endian words sort as the ids do: a binary search of numbers
         # (fast, as a run's queries mostly come in order).
@@ -518,8 +524,94 @@ class PreparedQrels:
     offsets: IntArray  #: (n_queries + 1,) bounds of each query's judged rows
     relevance: IntArray  #: the judged rows' raw values
     doc_ids: np.ndarray  #: the judged rows' document ids (in input order within a query)
-    pairs: PairIndex  #: the judged rows' (query code, document id) pairs
     subtopics: Subtopics | None
+    #: The hash table of the judged (query code, document id) pairs, made when first needed.
+    _pairs: list[PairIndex] = field(factory=list, alias="pairs")
+
+    def pairs(self) -> PairIndex:
+        """The hash table of the judged pairs (made once; two threads may both make it, harmlessly)."""
+        if not self._pairs:
+            self._pairs.append(PairIndex(segment_ids(self.offsets), self.doc_ids))
+        return self._pairs[0]
+
+    def find(self, query_code: IntArray, doc_ids: np.ndarray) -> tuple[IntArray, IntArray]:
+        """The rows of (``query_code``, ``doc_ids``) that are judged, and their judged rows (the
+        pairs in any order): by comparing ids within each query when queries have few judgments,
+        otherwise through the hash table."""
+        found = _scan_join(self.offsets, self.doc_ids, query_code, doc_ids)
+        return found if found is not None else self.pairs().find(query_code, doc_ids)
+
+
+#: Where queries have a handful of judgments (MS MARCO, click logs), a run row is compared with each
+#: of its query's judged ids in turn when that takes at most this many comparisons per row on
+#: average; otherwise pairs are looked up in a hash table (:class:`~retrieval_eval._ids.PairIndex`),
+#: whose making alone costs more than a few comparisons per row.
+_SCAN_COMPARISONS = 4
+
+
+def _equal_width_words(*columns: np.ndarray) -> list[npt.NDArray[np.uint64]]:
+    """Bytes id columns as rows of 64-bit words, zero-padded to one number of words: equal ids, equal rows."""
+    words = [_words(column, np.uint64) for column in columns]
+    width = max(w.shape[1] for w in words)
+    return [w if w.shape[1] == width else np.hstack((w, np.zeros((len(w), width - w.shape[1]), dtype=np.uint64)))
+            for w in words]
+
+
+def _same_rows(a: npt.NDArray[np.uint64], a_rows: IntArray, b: npt.NDArray[np.uint64], b_rows: IntArray) -> BoolArray:
+    """Whether row ``a_rows[i]`` of ``a`` equals row ``b_rows[i]`` of ``b`` (word rows of equal width)."""
+    same = a[:, 0][a_rows] == b[:, 0][b_rows]
+    for j in range(1, a.shape[1]):  # a loop over 8-byte words of the ids, not over ids
+        same &= a[:, j][a_rows] == b[:, j][b_rows]
+    return same
+
+
+def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray,
+               doc_ids: np.ndarray) -> tuple[IntArray, IntArray] | None:
+    """:meth:`PreparedQrels.find` by comparing ids: at the s-th step, every row still unmatched whose
+    query has more than s judgments is compared with the query's s-th judged id. None when that
+    would take more than ``_SCAN_COMPARISONS`` comparisons per row (or ids are ``bytes`` objects)."""
+    if judged.dtype.kind != "S" or doc_ids.dtype.kind != "S":
+        return None
+    n_judged = np.diff(offsets)[query_code]
+    if int(n_judged.sum()) > _SCAN_COMPARISONS * len(query_code):
+        return None
+    judged_words, words = _equal_width_words(judged, doc_ids)
+    first = offsets[:-1][query_code]
+    rows, at = [], []
+    pending = np.flatnonzero(n_judged)
+    step = 0
+    while len(pending):  # as many steps as the most judgments of a query that the run has
+        candidate = first[pending] + step
+        same = _same_rows(judged_words, candidate, words, pending)
+        rows.append(pending[same])
+        at.append(candidate[same])
+        step += 1
+        pending = pending[~same & (n_judged[pending] > step)]
+    if not rows:
+        none = np.zeros(0, dtype=np.int64)
+        return none, none
+    return np.concatenate(rows), np.concatenate(at)
+
+
+def _scan_repeats(offsets: IntArray, doc_ids: np.ndarray) -> bool | None:
+    """Whether some query's rows (grouped by query) hold an id twice, by comparing each row with the
+    rows before it in its query, one distance at a time. None when that would take more than
+    ``_SCAN_COMPARISONS`` comparisons per row (or ids are ``bytes`` objects)."""
+    if doc_ids.dtype.kind != "S":
+        return None
+    count = np.diff(offsets)
+    if int((count * (count - 1) // 2).sum()) > _SCAN_COMPARISONS * len(doc_ids):
+        return None
+    (words,) = _equal_width_words(doc_ids)
+    position = np.arange(len(doc_ids), dtype=np.int64) - np.repeat(offsets[:-1], count)
+    rows = np.flatnonzero(position >= 1)
+    distance = 1
+    while len(rows):  # as many steps as the most judgments of a query, less one
+        if bool(_same_rows(words, rows, words, rows - distance).any()):
+            return True
+        distance += 1
+        rows = rows[position[rows] >= distance]
+    return False
 
 
 #: Prepared qrels of QrelsColumns objects that are still alive, by id(): (the object, the policy, prepared).
@@ -574,23 +666,29 @@ def _prepare_qrels(qrels: QrelsColumns, queries: npt.ArrayLike | None, duplicate
     grouping = grouped_order(query_code)
     if grouping is not None:
         query_code, q_docs, relevance, lines = (grouping.apply(c) for c in (query_code, q_docs, relevance, lines))
-    pairs = PairIndex(query_code, q_docs)
-    if pairs.maybe_repeated():  # some pair may be judged twice: find out exactly
+    n_q = len(query_vocab)
+    offsets = _offsets_of(np.bincount(query_code, minlength=n_q))
+    pairs = []
+    repeated = _scan_repeats(offsets, q_docs)
+    if repeated is None:  # many judgments per query: the hash table tells, and serves the joins later
+        pairs = [PairIndex(query_code, q_docs)]
+        repeated = pairs[0].maybe_repeated()
+    if repeated:  # some pair may be judged twice: find out exactly
         keep = _check_duplicates(query_code, q_docs, lines, qrels.origin, qrels.unit, "judgment", query_vocab,
                                  duplicates)
         if not keep.all():
             query_code, q_docs, relevance = query_code[keep], q_docs[keep], relevance[keep]
-            pairs = PairIndex(query_code, q_docs)
-    n_q = len(query_vocab)
+            offsets = _offsets_of(np.bincount(query_code, minlength=n_q))
+            pairs = []
     return PreparedQrels(
         query_vocab=query_vocab,
         queries=None if query_vocab.dtype.kind == "S" and query_vocab.dtype.itemsize <= 8
         else PairIndex(np.zeros(n_q, dtype=np.int64), query_vocab),
-        offsets=_offsets_of(np.bincount(query_code, minlength=n_q)),
+        offsets=offsets,
         relevance=relevance.astype(np.int64),
         doc_ids=q_docs,
-        pairs=pairs,
         subtopics=subtopics,
+        pairs=pairs,
     )
 
 

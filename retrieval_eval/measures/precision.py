@@ -65,16 +65,20 @@ def interpolated_precision(b: RankedBatch, *, recall: float, rel: int) -> FloatA
     ceil-like rules, so small R can differ). c = 0 takes the best precision anywhere; c > relevant
     retrieved gives 0. An empty ranking gives 0 (trec_eval prints -nan there).
     """
+    # Every recall level reads the same per-query arrays: computed once per batch and rel.
+    best_from, first, count, n_relevant = b._cached(("iprec-parts", rel), lambda: _iprec_parts(b, rel))
+    skip = np.maximum(_lround(recall * n_relevant) - 1, 0)  # hits before the c-th, the first that counts
+    start = first + skip
+    start[skip >= count] = len(best_from) - 1  # fewer than c hits: the 0.0 at the end
+    return best_from[start]
+
+
+def _iprec_parts(b: RankedBatch, rel: int) -> tuple[FloatArray, IntArray, IntArray, FloatArray]:
+    """For :func:`interpolated_precision`: the best precision from each hit on (and a 0.0 after the
+    last), each query's first hit and number of hits, and R as floats."""
     hits = b.hits(rel)
-    # Every recall level reads the same suffix maxima of precision: computed once per batch and rel.
-    best_from = b._cached(("iprec-suffix-max", rel),
-                          lambda: segment_suffix_max(hits.position / hits.rank, hits.offsets))
-    c = _lround(recall * b.n_relevant(rel).astype(np.float64))
-    start = hits.offsets[:-1] + np.maximum(c - 1, 0)
-    best = np.zeros(b.n_queries, dtype=np.float64)
-    inside = (start < hits.offsets[1:]) & (c <= hits.count)
-    best[inside] = best_from[start[inside]]
-    return best
+    best_from = segment_suffix_max(hits.position / hits.rank, hits.offsets)
+    return np.append(best_from, 0.0), hits.offsets[:-1], hits.count, b.n_relevant(rel).astype(np.float64)
 
 
 @measure(
