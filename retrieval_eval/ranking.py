@@ -25,6 +25,7 @@ from attrs import define, field, frozen
 
 from ._ids import (
     _CHUNK,
+    _FIND_CHUNK,
     Duplicates,
     PairIndex,
     _as_bytes,
@@ -572,24 +573,25 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray,
     would take more than ``_SCAN_COMPARISONS`` comparisons per row (or ids are ``bytes`` objects)."""
     if judged.dtype.kind != "S" or doc_ids.dtype.kind != "S":
         return None
-    n_judged = np.diff(offsets)[query_code]
-    if int(n_judged.sum()) > _SCAN_COMPARISONS * len(query_code):
+    count = np.diff(offsets)
+    comparisons = int(np.bincount(query_code, minlength=len(count)) @ count)  # judged ids of each row's query, summed
+    if comparisons > _SCAN_COMPARISONS * len(query_code):
         return None
     judged_words, words = _equal_width_words(judged, doc_ids)
-    first = offsets[:-1][query_code]
-    rows, at = [], []
-    pending = np.flatnonzero(n_judged)
-    step = 0
-    while len(pending):  # as many steps as the most judgments of a query that the run has
-        candidate = first[pending] + step
-        same = _same_rows(judged_words, candidate, words, pending)
-        rows.append(pending[same])
-        at.append(candidate[same])
-        step += 1
-        pending = pending[~same & (n_judged[pending] > step)]
-    if not rows:
-        none = np.zeros(0, dtype=np.int64)
-        return none, none
+    none = np.zeros(0, dtype=np.int64)
+    rows, at = [none], [none]
+    for start in range(0, len(query_code), _FIND_CHUNK):  # chunks bound the temporary arrays
+        n_judged = count[query_code[start : start + _FIND_CHUNK]]
+        first = offsets[:-1][query_code[start : start + _FIND_CHUNK]]
+        pending = np.flatnonzero(n_judged)
+        step = 0
+        while len(pending):  # as many steps as the most judgments of a query that the run has
+            candidate = first[pending] + step
+            same = _same_rows(judged_words, candidate, words, pending + start)
+            rows.append(pending[same] + start)
+            at.append(candidate[same])
+            step += 1
+            pending = pending[~same & (n_judged[pending] > step)]
     return np.concatenate(rows), np.concatenate(at)
 
 
