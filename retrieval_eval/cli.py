@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import itertools
 import json
 import math
 import os
@@ -613,7 +614,7 @@ def _run_names(runs: Sequence[object]) -> list[str]:
 
 def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], log: object = None) -> int:
     from .evaluator import SetEvaluator
-    from .output import json_report, order_requested, table_columns, table_header, table_rows, trec_lines
+    from .output import json_report, order_requested, table_columns, table_header, table_rows, trec_text
 
     requested, show_run_id = _requested(args.measures, args.level)
     requested = order_requested(requested)
@@ -639,7 +640,8 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
 
         header, numeric = table_header(columns, per_query=args.per_query)
         parts.append(tables.head(args.format, header, numeric))
-    for name, results in zip(names, loaded):
+    streamed: Iterator[str] = iter(())  # the last run's trec lines, written as they are made
+    for number, (name, results) in enumerate(zip(names, loaded), 1):
         if not args.quiet:
             _report_query_set(args, results, requested, run=name if len(names) > 1 else None)
         if args.format == "json":
@@ -649,15 +651,20 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
             lines = table_rows(results, columns, name, per_query=args.per_query, summary=summary)
             parts.append(tables.rows(args.format, lines, args.digits))
         else:
-            block = trec_lines(results, requested, per_query=args.per_query, summary=summary,
+            pieces = trec_text(results, requested, per_query=args.per_query, summary=summary,
                                digits=args.digits, run_id=show_run_id)
-            parts.append("".join(line + "\n" for line in block))
+            if number < len(names):
+                parts.append("".join(pieces))
+            else:  # every run is evaluated by now: the first piece computes the last values
+                streamed = itertools.chain([next(pieces, "")], pieces)
         del results
     if table:
         parts.append(tables.tail(args.format))
     if args.format == "json":  # one document for one run (as before); a list of them for several
         parts = [(parts[0] if len(parts) == 1 else "[\n" + ",\n".join(parts) + "\n]") + "\n"]
     _emit("".join(parts))
+    for piece in streamed:
+        _emit(piece)
     return EXIT_OK
 
 

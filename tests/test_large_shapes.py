@@ -194,3 +194,45 @@ def test_the_command_line_keeps_freed_memory_with_the_same_output(tmp_path: Path
     program = subprocess.run([sys.executable, "-m", "retrieval_eval", "evaluate", "-q", "-m", "official", qrels, run],
                              capture_output=True, text=True, env=env, check=True)
     assert program.stdout == in_process and "map" in in_process
+
+
+@pytest.mark.parametrize("per_query", [True, False])
+def test_trec_text_in_pieces_is_the_lines_one_by_one(tmp_path: Path, per_query: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The -q text written piece by piece is the line-by-line formatting (_line and _value for each
+    value), whatever the piece size; integer, float and text measures alike."""
+    import retrieval_eval.output as output_module
+    from retrieval_eval.measures import parse
+    from retrieval_eval.output import NAME_WIDTH, Requested, _line, _value, trec_text
+
+    qrels, run = _files(tmp_path, 2, duplicate=False)
+    evaluator = SetEvaluator.from_trec(qrels, run)
+    requested = [Requested(parse(name), label) for name, label in
+                 (("NumRet", "num_ret"), ("AP", "map"), ("relstring", "relstring"), ("GMAP", "gm_map"))]
+    monkeypatch.setattr(output_module, "_QUERIES_PER_PIECE", 7)
+    pieces = list(trec_text(evaluator, requested, per_query=per_query, summary=True))
+    expected = []
+    if per_query:
+        for query in evaluator.query_ids:
+            for item in requested[:3]:
+                value = evaluator[query].text("relstring") if item.label == "relstring" else evaluator.per_query(item.label)[query]
+                expected.append(_line(item.label, query, _value(item.measure, value, 4), NAME_WIDTH))
+    expected.append(_line("runid", "all", evaluator.run_id, NAME_WIDTH))
+    for item in (requested[0], requested[1], requested[3]):
+        expected.append(_line(item.label, "all", _value(item.measure, evaluator.aggregate(item.label), 4), NAME_WIDTH))
+    assert "".join(pieces) == "".join(line + "\n" for line in expected)
+    assert len(pieces) == (-(-len(evaluator) // 7) + 1 if per_query else 1)
+
+
+def test_several_runs_print_whole_and_in_order(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The last run streams its lines; the output is still each run's block in turn, and a broken
+    last run still stops the command before anything is printed."""
+    qrels, run = _files(tmp_path, 3, duplicate=False)
+    blocks = []
+    for args in ([run], [run, run]):
+        assert main(["evaluate", "-q", "-m", "P.5", qrels, *args]) == 0
+        blocks.append(capsys.readouterr().out)
+    assert blocks[1] == blocks[0] * 2
+    broken = tmp_path / "broken"
+    broken.write_text("q Q0 d 1\n")
+    assert main(["evaluate", "-q", "-m", "P.5", qrels, run, str(broken)]) == 2
+    assert capsys.readouterr().out == ""
