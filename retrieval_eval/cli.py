@@ -614,7 +614,14 @@ def _run_names(runs: Sequence[object]) -> list[str]:
 
 def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], log: object = None) -> int:
     from .evaluator import SetEvaluator
-    from .output import json_report, order_requested, table_columns, table_header, table_rows, trec_text
+    from .output import (
+        json_report,
+        order_requested,
+        table_columns,
+        table_header,
+        table_rows,
+        trec_text,
+    )
 
     requested, show_run_id = _requested(args.measures, args.level)
     requested = order_requested(requested)

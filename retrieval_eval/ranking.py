@@ -560,7 +560,7 @@ def _equal_width_words(*columns: np.ndarray) -> list[npt.NDArray[np.uint64]]:
 
 def _same_rows(a: npt.NDArray[np.uint64], a_rows: IntArray, b: npt.NDArray[np.uint64], b_rows: IntArray) -> BoolArray:
     """Whether row ``a_rows[i]`` of ``a`` equals row ``b_rows[i]`` of ``b`` (word rows of equal width)."""
-    same = a[:, 0][a_rows] == b[:, 0][b_rows]
+    same: BoolArray = a[:, 0][a_rows] == b[:, 0][b_rows]
     for j in range(1, a.shape[1]):  # a loop over 8-byte words of the ids, not over ids
         same &= a[:, j][a_rows] == b[:, j][b_rows]
     return same

@@ -4,6 +4,7 @@ the general path it skips or against a plain Python oracle, with inputs that tak
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import random
 import subprocess
@@ -49,7 +50,7 @@ def test_intern_of_sorted_ids_equals_the_sorting_path(values: list[bytes], sort:
 @given(ids_strategy)
 def test_increasing_is_the_byte_order(values: list[bytes]) -> None:
     ids = np.array(values, dtype="S40") if values else np.zeros(0, dtype="S1")
-    assert _increasing(ids) == all(a < b for a, b in zip(values, values[1:]))
+    assert _increasing(ids) == all(a < b for a, b in itertools.pairwise(values))
 
 
 def _grouped_judgments(rnd: random.Random, n_queries: int, most: int, repeat: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -91,7 +92,7 @@ def test_scan_join_declines_many_judgments_per_query() -> None:
 def test_scan_repeats_agrees_with_a_set(seed: int, repeat: bool) -> None:
     rnd = random.Random(seed)
     offsets, docs = _grouped_judgments(rnd, 40, 4, repeat)
-    expected = any(len(set(docs[a:b].tolist())) < b - a for a, b in zip(offsets[:-1], offsets[1:]))
+    expected = any(len(set(docs[a:b].tolist())) < b - a for a, b in itertools.pairwise(offsets))
     assert _scan_repeats(offsets, docs) == expected
     assert expected == (repeat and bool((np.diff(offsets) >= 2).any()))
 
