@@ -81,9 +81,9 @@ class Hits:
     @classmethod
     def of_rows(cls, rows: IntArray, offsets: IntArray) -> Hits:
         """The hits at ``rows`` (increasing ranked-row indices) of segments ``offsets``."""
-        # A query's hits start after every hit row that lies before the query's first row.
-        hit_offsets = np.searchsorted(rows, offsets).astype(np.int64)
-        query = segment_ids(hit_offsets)
+        # Each hit's query is the last whose first row is at or before the hit's row.
+        query = np.searchsorted(offsets, rows, side="right") - 1
+        hit_offsets = _offsets_of(np.bincount(query, minlength=len(offsets) - 1))
         start = offsets[:-1][query]
         return cls(rows, query, rows - start + 1, np.arange(1, len(rows) + 1) - hit_offsets[:-1][query],
                    hit_offsets)
@@ -95,6 +95,8 @@ class Hits:
 
     def where(self, keep: BoolArray) -> Hits:
         """The hits where ``keep`` (h,) is true; positions are renumbered within the subset."""
+        if bool(keep.all()):  # binary judgments: the relevant hits are the judged ones
+            return self
         kept = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
         offsets = kept[self.offsets]
         query = self.query[keep]
@@ -472,7 +474,7 @@ def build_batch(
 
     batch = RankedBatch(
         query_vocab=judged.query_vocab,
-        offsets=np.searchsorted(rq, np.arange(n_q + 1)),  # rq is in query order now
+        offsets=_offsets_of(np.bincount(rq, minlength=n_q)),  # rq is in query order now
         labels=labels,
         doc_ids=rd,
         scores=scores,

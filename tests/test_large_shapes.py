@@ -237,3 +237,27 @@ def test_several_runs_print_whole_and_in_order(tmp_path: Path, capsys: pytest.Ca
     broken.write_text("q Q0 d 1\n")
     assert main(["evaluate", "-q", "-m", "P.5", qrels, run, str(broken)]) == 2
     assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("in_order", [True, False])
+def test_ideal_list_with_or_without_its_sort(tmp_path: Path, in_order: bool) -> None:
+    """The ideal list is each query's positive gains, largest first: qrels listing them that way skip
+    the sort, others are sorted; both match a per-query sort in Python."""
+    from retrieval_eval.measures.gains import ideal_list
+
+    rnd = random.Random(5)
+    judged: dict[str, list[int]] = {}
+    lines = []
+    for q in range(60):
+        levels = [rnd.randrange(-1, 4) for _ in range(rnd.randrange(0, 6))]
+        if in_order:
+            levels.sort(reverse=True)
+        judged[f"q{q:02d}"] = levels
+        lines += [f"q{q:02d} 0 d{i} {level}" for i, level in enumerate(levels)]
+    (tmp_path / "q").write_text("\n".join(lines) + "\n")
+    (tmp_path / "r").write_text("q00 Q0 d0 1 1.0 r\n")
+    evaluator = SetEvaluator.from_trec(tmp_path / "q", tmp_path / "r")
+    ideal = ideal_list(evaluator._batch, None)
+    for index, query in enumerate(evaluator.query_ids):
+        got = ideal.gain[ideal.offsets[index] : ideal.offsets[index + 1]].tolist()
+        assert got == sorted((float(v) for v in judged[query] if v > 0), reverse=True), query
