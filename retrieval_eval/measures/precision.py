@@ -76,8 +76,8 @@ def interpolated_precision(b: RankedBatch, *, recall: float, rel: int) -> FloatA
     np.maximum(skip, 0, out=skip)
     fewer = skip >= count  # fewer than c hits: the 0.0 after the last
     skip += first
-    skip[fewer] = len(best_from) - 1
-    return best_from[skip]
+    np.putmask(skip, fewer, len(best_from) - 1)
+    return best_from.take(skip)
 
 
 def _iprec_parts(b: RankedBatch, rel: int) -> tuple[FloatArray, IntArray, IntArray, FloatArray]:
