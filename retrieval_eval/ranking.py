@@ -439,19 +439,11 @@ def build_batch(
     n_q = len(judged.query_vocab)
     in_run = np.zeros(n_q, dtype=bool)
     in_run[r_head_code[judged_head]] = True
-    # Where each query is one block of a few lines (a log), comparing ids within blocks shows that no
-    # document repeats, without hashing and sorting every line.
-    block_codes = r_head_code[judged_head]
-    one_block_each = len(block_codes) == 0 or int(np.bincount(block_codes).max()) == 1
-    scan = (_scan_repeats(_offsets_of(r_run_lengths[judged_head]), rd, _RUN_SCAN_COMPARISONS)
-            if one_block_each else None)
-    if scan is not False:
-        keep_r = _check_duplicates(rq, rd, r_lines, run_origin, run_unit, "document", judged.query_vocab, duplicates)
-        if not keep_r.all():
-            rq, rd, scores = rq[keep_r], rd[keep_r], scores[keep_r]
-            ranks = None if ranks is None else ranks[keep_r]
-        del keep_r
-    del r_lines, run_lines
+    keep_r = _check_duplicates(rq, rd, r_lines, run_origin, run_unit, "document", judged.query_vocab, duplicates)
+    if not keep_r.all():
+        rq, rd, scores = rq[keep_r], rd[keep_r], scores[keep_r]
+        ranks = None if ranks is None else ranks[keep_r]
+    del r_lines, run_lines, keep_r
 
     if order == "score":
         reorder = canonical_order(rq, scores, rd)
@@ -605,20 +597,14 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray,
     return np.concatenate(rows), np.concatenate(at)
 
 
-#: :func:`_scan_repeats` of a run's blocks: each step is a gather and a comparison, where the
-#: alternative (hashing and sorting every line) costs some 25 passes.
-_RUN_SCAN_COMPARISONS = 8
-
-
-def _scan_repeats(offsets: IntArray, doc_ids: np.ndarray, limit: int | None = None) -> bool | None:
+def _scan_repeats(offsets: IntArray, doc_ids: np.ndarray) -> bool | None:
     """Whether some query's rows (grouped by query) hold an id twice, by comparing each row with the
     rows before it in its query, one distance at a time. None when that would take more than
-    ``limit`` (default ``_SCAN_COMPARISONS``) comparisons per row, or ids are ``bytes`` objects."""
+    ``_SCAN_COMPARISONS`` comparisons per row (or ids are ``bytes`` objects)."""
     if doc_ids.dtype.kind != "S":
         return None
     count = np.diff(offsets)
-    limit = _SCAN_COMPARISONS if limit is None else limit
-    if int((count * (count - 1) // 2).sum()) > limit * len(doc_ids):
+    if int((count * (count - 1) // 2).sum()) > _SCAN_COMPARISONS * len(doc_ids):
         return None
     (words,) = _equal_width_words(doc_ids)
     position = np.arange(len(doc_ids), dtype=np.int64) - np.repeat(offsets[:-1], count)

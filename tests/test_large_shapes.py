@@ -261,35 +261,3 @@ def test_ideal_list_with_or_without_its_sort(tmp_path: Path, in_order: bool) -> 
     for index, query in enumerate(evaluator.query_ids):
         got = ideal.gain[ideal.offsets[index] : ideal.offsets[index + 1]].tolist()
         assert got == sorted((float(v) for v in judged[query] if v > 0), reverse=True), query
-
-
-@pytest.mark.parametrize("split", [False, True])
-def test_a_repeated_run_document_is_found_by_either_path(tmp_path: Path, split: bool,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A document twice in one query of a log-like run is an error (or dropped with duplicates='first')
-    whether the blocks are compared id by id or the lines hashed; also when the query's lines are in
-    two blocks, which the block comparison cannot see, so the hashing runs."""
-    qrels, run = _files(tmp_path, 4, duplicate=False)
-    lines = Path(run).read_text().splitlines()
-    repeated = lines[10].rsplit(" ", 3)[0] + " 9 0.125 r"
-    lines.insert(len(lines) if split else 11, repeated)  # at the end: a second block of that query
-    Path(run).write_text("\n".join(lines) + "\n")
-    outcomes = []
-    for comparisons in (8, 0):
-        monkeypatch.setattr(ranking_module, "_RUN_SCAN_COMPARISONS", comparisons)
-        with pytest.raises(Exception) as error:
-            SetEvaluator.from_trec(qrels, run)
-        first = SetEvaluator.from_trec(qrels, run, duplicates="first")
-        outcomes.append((str(error.value), first.per_query("NumRet"), first.per_query("AP")))
-    assert outcomes[0] == outcomes[1] and "duplicate document" in outcomes[0][0]
-    assert f":{12 if not split else len(lines)}:" in outcomes[0][0]
-
-
-def test_a_log_like_run_without_repeats_needs_no_hashing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Neither the qrels nor the run of a log (few lines per query, no repeats) go through the hashing
-    check: the comparisons within queries already show that nothing repeats."""
-    qrels, run = _files(tmp_path, 5, duplicate=False)
-    calls: list[int] = []
-    monkeypatch.setattr(ranking_module, "_check_duplicates", lambda *a, **k: calls.append(1) or np.ones(len(a[0]), bool))
-    assert SetEvaluator.from_trec(qrels, run).num_retrieved() > 0
-    assert calls == []
