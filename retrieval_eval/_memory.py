@@ -46,8 +46,8 @@ def keep_freed_memory() -> None:
         mallopt(_M_TRIM_THRESHOLD, 2**31 - 1)  # the freed top of the heap stays for the next array
     import numpy as np
 
-    hugepage: Any = getattr(getattr(np, "_core", None), "multiarray", None)
-    set_hugepage = getattr(hugepage, "_set_madvise_hugepage", None)  # NumPy's own switch (Linux only)
+    core: Any = getattr(np, "_core", None) or np.core  # NumPy 2, or 1.x
+    set_hugepage = getattr(core.multiarray, "_set_madvise_hugepage", None)  # NumPy's own switch (Linux only)
     if set_hugepage is not None:
         set_hugepage(False)
 

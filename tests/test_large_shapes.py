@@ -261,3 +261,15 @@ def test_ideal_list_with_or_without_its_sort(tmp_path: Path, in_order: bool) -> 
     for index, query in enumerate(evaluator.query_ids):
         got = ideal.gain[ideal.offsets[index] : ideal.offsets[index + 1]].tolist()
         assert got == sorted((float(v) for v in judged[query] if v > 0), reverse=True), query
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt and NumPy's huge-page switch: Linux")
+def test_keep_freed_memory_turns_off_numpys_huge_pages() -> None:
+    """In a process of its own (the settings are process-wide): NumPy no longer asks for huge pages,
+    and large arrays are still made, used and freed normally."""
+    code = ("from retrieval_eval._memory import keep_freed_memory; keep_freed_memory(); import numpy as np; "
+            "a = np.ones(10**7); b = a + 1; del a; c = np.zeros(2 * 10**7); "
+            "print(np._core.multiarray._get_madvise_hugepage(), float(b.sum()), c.size)")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert out.split() == ["False", "20000000.0", "20000000"]
