@@ -31,6 +31,7 @@ from ._ids import (
     _as_bytes,
     _check_duplicates,
     _run_heads,
+    _run_lengths,
     _words,
     intern,
 )
@@ -422,7 +423,7 @@ def build_batch(
 
     # A run lists each query's rows together: its query ids are looked up one run of equal ids at a time.
     r_heads = _run_heads(r_qids)
-    r_run_lengths = np.diff(r_heads, append=len(r_qids))
+    r_run_lengths = _run_lengths(r_heads, len(r_qids))
     head_ids = r_qids[r_heads]
     del r_qids
     r_head_code = _query_codes(judged, head_ids)
@@ -495,14 +496,14 @@ def build_batch(
 
 def _query_codes(judged: PreparedQrels, ids: np.ndarray) -> IntArray:
     """The code of each query id among the evaluated queries, -1 for the others."""
-    codes = np.full(len(ids), -1, dtype=np.int64)
     vocab = judged.query_vocab
+    if len(ids) == len(vocab) and ids.dtype.kind == "S" and bool(np.all(ids == vocab)):
+        return np.arange(len(ids), dtype=np.int64)  # the judged queries, in the same order: nothing to search
+    codes = np.full(len(ids), -1, dtype=np.int64)
     if judged.queries is not None or ids.dtype.kind != "S" or ids.dtype.itemsize > 8:
         index = judged.queries or PairIndex(np.zeros(len(vocab), dtype=np.int64), vocab)
         found, found_code = index.find(np.zeros(len(ids), dtype=np.int64), ids)
         codes[found] = found_code
-    elif len(ids) == len(vocab) and bool(np.all(ids == vocab)):
-        codes[:] = np.arange(len(ids))  # the run has the judged queries, in the same order: nothing to search
     elif len(vocab):
         # Ids of up to 8 bytes as big-endian words sort as the ids do: a binary search of numbers
         # (fast, as a run's queries mostly come in order).
