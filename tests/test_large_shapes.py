@@ -273,3 +273,15 @@ def test_keep_freed_memory_turns_off_numpys_huge_pages() -> None:
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
     assert out.split() == ["False", "20000000.0", "20000000"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from([b"a", b"b", b"abcdefghX", b"abcdefghY"]), max_size=30), st.booleans())
+def test_run_heads_and_lengths_against_python(values: list[bytes], as_codes: bool) -> None:
+    from retrieval_eval._ids import _run_heads, _run_lengths
+
+    ids = np.array([len(v) * 7 + v[-1] for v in values], dtype=np.int64) if as_codes else (
+        np.array(values, dtype="S16") if values else np.zeros(0, dtype="S8"))
+    heads = [i for i in range(len(values)) if i == 0 or values[i] != values[i - 1]]
+    assert _run_heads(ids).tolist() == heads
+    assert _run_lengths(np.array(heads, dtype=np.int64), len(values)).tolist() == np.diff(heads, append=len(values)).tolist()
