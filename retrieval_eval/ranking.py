@@ -106,6 +106,8 @@ class Hits:
 
     def upto(self, k: int | IntArray) -> IntArray:
         """Number of hits at ranks 1..k per query (``k`` a number, or one per query)."""
+        if not isinstance(k, np.ndarray) and (len(self.rank) == 0 or k >= int(self.rank.max())):
+            return self.count  # every hit is within the top k (P@1000 of most runs, any k of a log)
         limit = k[self.query] if isinstance(k, np.ndarray) else k
         return np.bincount(self.query[self.rank <= limit], minlength=len(self.offsets) - 1).astype(np.int64,
                                                                                                   copy=False)

@@ -170,7 +170,12 @@ def test_sequential_mean_in_chunks_adds_left_to_right(values: list[float]) -> No
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_iprec_against_a_per_query_oracle(tmp_path: Path, seed: int) -> None:
+@pytest.mark.parametrize("subset", [0.0, 1.1])  # every query's arrays, or only those of queries with hits
+def test_iprec_against_a_per_query_oracle(tmp_path: Path, seed: int, subset: float,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import retrieval_eval.measures.precision as precision_module
+
+    monkeypatch.setattr(precision_module, "_IPREC_SUBSET", subset)
     qrels, run = _files(tmp_path, seed, duplicate=False)
     evaluator = SetEvaluator.from_trec(qrels, run)
     for query in evaluator.query_ids:
