@@ -123,24 +123,52 @@ def intern(ids: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], IntArray]:
         vocab, codes = np.unique(ids, return_inverse=True)
         return vocab, codes.ravel().astype(np.int64)
     heads = _run_heads(ids)
+    if _increasing(ids[heads]):  # in byte order already (a sorted file, a log): no sort needed
+        return ids[heads], np.repeat(np.arange(len(heads), dtype=np.int64), _run_lengths(heads, len(ids)))
     if len(heads) >= len(ids) // 2:
         return _intern_words(ids, _words(ids))
     vocab, head_codes = _intern_words(ids[heads], _words(ids[heads]))
-    return vocab, np.repeat(head_codes, np.diff(heads, append=len(ids)))
+    return vocab, np.repeat(head_codes, _run_lengths(heads, len(ids)))
+
+
+def _increasing(ids: BytesArray) -> bool:
+    """Whether the bytes ids are strictly increasing in byte order: one pass, no sort."""
+    if len(ids) < 2:
+        return True
+    words = _words(ids)  # big-endian: rows compare as the bytes do
+    later, earlier = words[1:], words[:-1]
+    greater = later[:, 0] > earlier[:, 0]
+    undecided = later[:, 0] == earlier[:, 0]
+    for j in range(1, words.shape[1]):  # a loop over 8-byte words of the ids, not over ids
+        greater |= undecided & (later[:, j] > earlier[:, j])
+        undecided &= later[:, j] == earlier[:, j]
+    return bool(greater.all())
 
 
 def _run_heads(ids: npt.NDArray[Any]) -> IntArray:
     """Index of the first id of every run of equal adjacent ids."""
     if len(ids) == 0:
         return np.zeros(0, dtype=np.int64)
+    head = np.empty(len(ids), dtype=bool)  # whether each id differs from the one before it
+    head[0] = True
     if ids.dtype.kind == "S":  # whole words compare several times faster than strings
         words = _words(ids, np.uint64)
-        changed = words[1:, 0] != words[:-1, 0]
+        np.not_equal(words[1:, 0], words[:-1, 0], out=head[1:])
         for j in range(1, words.shape[1]):
-            changed |= words[1:, j] != words[:-1, j]
+            head[1:] |= words[1:, j] != words[:-1, j]
     else:
-        changed = ids[1:] != ids[:-1]
-    return np.concatenate(([0], np.flatnonzero(changed) + 1))
+        np.not_equal(ids[1:], ids[:-1], out=head[1:])
+    return np.flatnonzero(head)
+
+
+def _run_lengths(heads: IntArray, n: int) -> IntArray:
+    """Length of each run that starts at ``heads`` (increasing, within ``n`` rows): ``np.diff(heads,
+    append=n)`` without the copy that ``append`` makes."""
+    lengths = np.empty(len(heads), dtype=np.int64)
+    if len(heads):
+        np.subtract(heads[1:], heads[:-1], out=lengths[:-1])
+        lengths[-1] = n - heads[-1]
+    return lengths
 
 
 def _table_slot(hashed: npt.NDArray[np.uint64], bits: int) -> IntArray:

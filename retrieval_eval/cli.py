@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import math
 import os
 import re
@@ -624,7 +625,14 @@ def _run_names(runs: Sequence[object]) -> list[str]:
 
 def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], log: object = None) -> int:
     from .evaluator import SetEvaluator
-    from .output import json_report, order_requested, table_columns, table_header, table_rows, trec_lines
+    from .output import (
+        json_report,
+        order_requested,
+        table_columns,
+        table_header,
+        table_rows,
+        trec_text,
+    )
 
     requested, show_run_id = _requested(args.measures, args.level)
     requested = order_requested(requested)
@@ -635,8 +643,12 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
     else:
         judged = _read_judgments(qrels, runs[0],
                                  subtopics=any(item.measure.definition.subtopics for item in requested))
-        # One run at a time: each is read, evaluated, printed and dropped before the next is read.
-        loaded = (_build_run(args, judged, qrels, run) for run in runs)
+        # One run at a time: each is read, evaluated, printed and dropped before the next is read. The
+        # qrels columns go with the last run's build: its measures reuse their memory (300 MB at 10 M queries).
+        held = [judged]
+        del judged
+        loaded = (_build_run(args, held.pop() if number == len(runs) else held[0], qrels, run)
+                  for number, run in enumerate(runs, 1))
         names = _run_names(runs)
     summary = not args.no_summary
     columns = table_columns(requested, per_query=args.per_query, summary=summary)
@@ -650,7 +662,8 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
 
         header, numeric = table_header(columns, per_query=args.per_query)
         parts.append(tables.head(args.format, header, numeric))
-    for name, results in zip(names, loaded):
+    streamed: Iterator[str] = iter(())  # the last run's trec lines, written as they are made
+    for number, (name, results) in enumerate(zip(names, loaded), 1):
         if not args.quiet:
             _report_query_set(args, results, requested, run=name if len(names) > 1 else None)
         if args.format == "json":
@@ -660,15 +673,20 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
             lines = table_rows(results, columns, name, per_query=args.per_query, summary=summary)
             parts.append(tables.rows(args.format, lines, args.digits))
         else:
-            block = trec_lines(results, requested, per_query=args.per_query, summary=summary,
+            pieces = trec_text(results, requested, per_query=args.per_query, summary=summary,
                                digits=args.digits, run_id=show_run_id)
-            parts.append("".join(line + "\n" for line in block))
+            if number < len(names):
+                parts.append("".join(pieces))
+            else:  # every run is evaluated by now: the first piece computes the last values
+                streamed = itertools.chain([next(pieces, "")], pieces)
         del results
     if table:
         parts.append(tables.tail(args.format))
     if args.format == "json":  # one document for one run (as before); a list of them for several
         parts = [(parts[0] if len(parts) == 1 else "[\n" + ",\n".join(parts) + "\n]") + "\n"]
     _emit("".join(parts))
+    for piece in streamed:
+        _emit(piece)
     return EXIT_OK
 
 
@@ -1050,10 +1068,15 @@ def _single_threaded_blas() -> None:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    from_command_line = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_command_of(argv))
     args = parser.parse_args(_with_command(parser, argv))
     problem = _evaluate_usage_problem(args) if args.command == "evaluate" else None
+    if from_command_line and args.command != "measures":  # this process is ours: see keep_freed_memory
+        from ._memory import keep_freed_memory
+
+        keep_freed_memory()
     if problem is not None:  # exit 2 with one line, as argparse's own usage errors
         parser.exit(EXIT_BAD_INPUT, f"retrieval-eval evaluate: error: {problem}; see retrieval-eval evaluate --help\n")
     with warnings.catch_warnings():
@@ -1069,9 +1092,6 @@ def _run(args: argparse.Namespace) -> int:
 
         if args.command == "measures":
             return _list_measures(args)
-        from ._memory import reuse_freed_memory
-
-        reuse_freed_memory()  # the reader's temporaries, reused rather than mapped afresh block after block
         if args.command == "compare":
             return _compare(args)
         if args.command == "inspect":

@@ -6,11 +6,13 @@ import math
 import re
 from collections.abc import Iterator, Sequence
 
+import numpy as np
 from attrs import frozen
 
 from .evaluator import SetEvaluator
 from .measures import REGISTRY, Measure, print_order
 from .measures.base import MeasureDef
+from .model import FloatArray
 
 #: trec_eval prints the measure name with ``%-22s``.
 NAME_WIDTH = 22
@@ -71,21 +73,71 @@ def trec_lines(
     when a printed name is longer (ir_measures strings such as ``nDCG(dcg='exp-log2')@10``), every
     name is padded to the longest one instead, so the query and value columns stay aligned.
     """
+    for piece in _trec_pieces(results, requested, per_query=per_query, summary=summary, digits=digits, run_id=run_id):
+        yield from piece
+
+
+def trec_text(
+    results: SetEvaluator, requested: Sequence[Requested], *, per_query: bool, summary: bool, digits: int = 4,
+    run_id: bool = True,
+) -> Iterator[str]:
+    """The lines of :func:`trec_lines` as text, each line ending in a newline, in pieces of a few
+    thousand queries: a large ``-q`` output (10 million queries) is written as it is made instead
+    of being held whole. Every value is computed before the first piece is returned."""
+    for piece in _trec_pieces(results, requested, per_query=per_query, summary=summary, digits=digits, run_id=run_id):
+        yield "".join(line + "\n" for line in piece)
+
+
+#: Queries whose per-query lines are formatted together (a piece of :func:`trec_text`).
+_QUERIES_PER_PIECE = 4096
+
+
+def _trec_pieces(
+    results: SetEvaluator, requested: Sequence[Requested], *, per_query: bool, summary: bool, digits: int,
+    run_id: bool,
+) -> Iterator[list[str]]:
+    """The lines of :func:`trec_lines`, a list per few thousand queries, then the ``all`` block."""
     per_query_items = [r for r in requested if not r.measure.definition.summary_only] if per_query else []
     summary_items = [r for r in requested if not r.measure.definition.text] if summary else []
     labels = [r.label for r in (*per_query_items, *summary_items)] + (["runid"] if summary and run_id else [])
     width = max([NAME_WIDTH, *map(len, labels)])
-    if per_query:
-        values = [_per_query(results, r.measure) for r in per_query_items]
-        for i, qid in enumerate(results.query_ids):
-            for item, column in zip(per_query_items, values):
-                yield _line(item.label, qid, _value(item.measure, column[i], digits), width)
+    # The summary first, so that nothing is left to compute (or to fail) once lines are given out.
+    all_block = []
     if summary:
         if run_id:
-            yield _line("runid", "all", results.run_id, width)
+            all_block.append(_line("runid", "all", results.run_id, width))
         for item in summary_items:
-            yield _line(item.label, "all", _value(item.measure, _summary(results, item.measure, per_query), digits),
-                        width)
+            value = _summary(results, item.measure, per_query)
+            all_block.append(_line(item.label, "all", _value(item.measure, value, digits), width))
+    if per_query:
+        columns = [_per_query_column(results, r.measure) for r in per_query_items]
+        heads = [f"{item.label:<{width}}\t" for item in per_query_items]
+        query_ids = results.query_ids
+        for start in range(0, len(query_ids), _QUERIES_PER_PIECE):
+            stop = start + _QUERIES_PER_PIECE
+            texts = [_texts(item.measure, column[start:stop], digits) for item, column in zip(per_query_items, columns)]
+            yield [f"{head}{qid}\t{text[i]}" for i, qid in enumerate(query_ids[start:stop])
+                   for head, text in zip(heads, texts)]
+    yield all_block
+
+
+def _per_query_column(results: SetEvaluator, measure: Measure) -> FloatArray | list[str]:
+    """Each query's value of ``measure`` (an array: no Python float per query held), or its string
+    for a text measure."""
+    if measure.definition.text:
+        return list(results.per_query_text(measure).values())
+    return results.array(measure)
+
+
+def _texts(measure: Measure, values: FloatArray | list[str], digits: int) -> list[str]:
+    """:func:`_value` of each of ``values``, the common cases (every value finite) in one pass."""
+    if isinstance(values, list):
+        return [_value(measure, value, digits) for value in values]
+    if not bool(np.isfinite(values).all()):
+        return [_value(measure, value, digits) for value in values.tolist()]
+    if measure.definition.integer:
+        return list(map(str, map(int, values.tolist())))
+    return list(map(f"{{:{digits + 2}.{digits}f}}".format, values.tolist()))
 
 
 def _json_values(measure: Measure, values: Sequence[float] | Sequence[str]) -> list[object]:

@@ -24,11 +24,13 @@ from attrs import define, field, frozen
 
 from ._ids import (
     _CHUNK,
+    _FIND_CHUNK,
     Duplicates,
     PairIndex,
     _as_bytes,
     _check_duplicates,
     _run_heads,
+    _run_lengths,
     _words,
     intern,
 )
@@ -82,9 +84,9 @@ class Hits:
     @classmethod
     def of_rows(cls, rows: IntArray, offsets: IntArray) -> Hits:
         """The hits at ``rows`` (increasing ranked-row indices) of segments ``offsets``."""
-        # A query's hits start after every hit row that lies before the query's first row.
-        hit_offsets = np.searchsorted(rows, offsets).astype(np.int64)
-        query = segment_ids(hit_offsets)
+        # Each hit's query is the last whose first row is at or before the hit's row.
+        query = np.searchsorted(offsets, rows, side="right") - 1
+        hit_offsets = _offsets_of(np.bincount(query, minlength=len(offsets) - 1))
         start = offsets[:-1][query]
         return cls(rows, query, rows - start + 1, np.arange(1, len(rows) + 1) - hit_offsets[:-1][query],
                    hit_offsets)
@@ -96,6 +98,8 @@ class Hits:
 
     def where(self, keep: BoolArray) -> Hits:
         """The hits where ``keep`` (h,) is true; positions are renumbered within the subset."""
+        if bool(keep.all()):  # binary judgments: the relevant hits are the judged ones
+            return self
         kept = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
         offsets = kept[self.offsets]
         query = self.query[keep]
@@ -104,8 +108,11 @@ class Hits:
 
     def upto(self, k: int | IntArray) -> IntArray:
         """Number of hits at ranks 1..k per query (``k`` a number, or one per query)."""
+        if not isinstance(k, np.ndarray) and (len(self.rank) == 0 or k >= int(self.rank.max())):
+            return self.count  # every hit is within the top k (P@1000 of most runs, any k of a log)
         limit = k[self.query] if isinstance(k, np.ndarray) else k
-        return np.bincount(self.query[self.rank <= limit], minlength=len(self.offsets) - 1).astype(np.int64)
+        return np.bincount(self.query[self.rank <= limit], minlength=len(self.offsets) - 1).astype(np.int64,
+                                                                                                  copy=False)
 
     def above(self, rows: IntArray, query: IntArray) -> IntArray:
         """For each ranked row ``rows[i]`` of query ``query[i]``, the number of these hits ranked above it."""
@@ -266,8 +273,11 @@ class RankedBatch:
         return self._cached(("nonrel-hits", rel), compute)
 
     def relevant_at(self, k: int, rel: int) -> IntArray:
-        """rel@k per query: relevant documents in ranks 1..k (missing ranks are non-relevant)."""
-        return self._cached(("rel@", k, rel), lambda: self.hits(rel).upto(k))
+        """rel@k per query: relevant documents in ranks 1..k (missing ranks are non-relevant).
+
+        Not cached: it costs a pass over the hits, and kept for each k it would hold 8 bytes per
+        query per cutoff (720 MB for trec_eval's 9 cutoffs at 10 M queries)."""
+        return self.hits(rel).upto(k)
 
     # ---- slicing
     def select(self, indices: npt.ArrayLike) -> RankedBatch:
@@ -417,7 +427,7 @@ def build_batch(
 
     # A run lists each query's rows together: its query ids are looked up one run of equal ids at a time.
     r_heads = _run_heads(r_qids)
-    r_run_lengths = np.diff(r_heads, append=len(r_qids))
+    r_run_lengths = _run_lengths(r_heads, len(r_qids))
     head_ids = r_qids[r_heads]
     del r_qids
     r_head_code = _query_codes(judged, head_ids)
@@ -459,7 +469,7 @@ def build_batch(
 
     # The qrels join: each ranked (query, document) pair looked up among the judged pairs.
     labels = np.full(len(rq), NONPOOL, dtype=np.int64)
-    rows, at = judged.pairs.find(rq, rd)
+    rows, at = judged.find(rq, rd)
     value = judged.relevance[at]
     labels[rows] = np.where(value < 0, UNJUDGED, value)
     del rows, at, value
@@ -469,7 +479,7 @@ def build_batch(
 
     batch = RankedBatch(
         query_vocab=judged.query_vocab,
-        offsets=np.searchsorted(rq, np.arange(n_q + 1)),  # rq is in query order now
+        offsets=_offsets_of(np.bincount(rq, minlength=n_q)),  # rq is in query order now
         labels=labels,
         doc_ids=rd,
         scores=scores,
@@ -490,8 +500,10 @@ def build_batch(
 
 def _query_codes(judged: PreparedQrels, ids: np.ndarray) -> IntArray:
     """The code of each query id among the evaluated queries, -1 for the others."""
-    codes = np.full(len(ids), -1, dtype=np.int64)
     vocab = judged.query_vocab
+    if len(ids) == len(vocab) and ids.dtype.kind == "S" and bool(np.all(ids == vocab)):
+        return np.arange(len(ids), dtype=np.int64)  # the judged queries, in the same order: nothing to search
+    codes = np.full(len(ids), -1, dtype=np.int64)
     if judged.queries is not None or ids.dtype.kind != "S" or ids.dtype.itemsize > 8:
         index = judged.queries or PairIndex(np.zeros(len(vocab), dtype=np.int64), vocab)
         found, found_code = index.find(np.zeros(len(ids), dtype=np.int64), ids)
@@ -520,8 +532,95 @@ class PreparedQrels:
     offsets: IntArray  #: (n_queries + 1,) bounds of each query's judged rows
     relevance: IntArray  #: the judged rows' raw values
     doc_ids: np.ndarray  #: the judged rows' document ids (in input order within a query)
-    pairs: PairIndex  #: the judged rows' (query code, document id) pairs
     subtopics: Subtopics | None
+    #: The hash table of the judged (query code, document id) pairs, made when first needed.
+    _pairs: list[PairIndex] = field(factory=list, alias="pairs")
+
+    def pairs(self) -> PairIndex:
+        """The hash table of the judged pairs (made once; two threads may both make it, harmlessly)."""
+        if not self._pairs:
+            self._pairs.append(PairIndex(segment_ids(self.offsets), self.doc_ids))
+        return self._pairs[0]
+
+    def find(self, query_code: IntArray, doc_ids: np.ndarray) -> tuple[IntArray, IntArray]:
+        """The rows of (``query_code``, ``doc_ids``) that are judged, and their judged rows (the
+        pairs in any order): by comparing ids within each query when queries have few judgments,
+        otherwise through the hash table."""
+        found = _scan_join(self.offsets, self.doc_ids, query_code, doc_ids)
+        return found if found is not None else self.pairs().find(query_code, doc_ids)
+
+
+#: Where queries have a handful of judgments (MS MARCO, click logs), a run row is compared with each
+#: of its query's judged ids in turn when that takes at most this many comparisons per row on
+#: average; otherwise pairs are looked up in a hash table (:class:`~retrieval_eval._ids.PairIndex`),
+#: whose making alone costs more than a few comparisons per row.
+_SCAN_COMPARISONS = 4
+
+
+def _equal_width_words(*columns: np.ndarray) -> list[npt.NDArray[np.uint64]]:
+    """Bytes id columns as rows of 64-bit words, zero-padded to one number of words: equal ids, equal rows."""
+    words = [_words(column, np.uint64) for column in columns]
+    width = max(w.shape[1] for w in words)
+    return [w if w.shape[1] == width else np.hstack((w, np.zeros((len(w), width - w.shape[1]), dtype=np.uint64)))
+            for w in words]
+
+
+def _same_rows(a: npt.NDArray[np.uint64], a_rows: IntArray, b: npt.NDArray[np.uint64], b_rows: IntArray) -> BoolArray:
+    """Whether row ``a_rows[i]`` of ``a`` equals row ``b_rows[i]`` of ``b`` (word rows of equal width)."""
+    same: BoolArray = a[:, 0][a_rows] == b[:, 0][b_rows]
+    for j in range(1, a.shape[1]):  # a loop over 8-byte words of the ids, not over ids
+        same &= a[:, j][a_rows] == b[:, j][b_rows]
+    return same
+
+
+def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray,
+               doc_ids: np.ndarray) -> tuple[IntArray, IntArray] | None:
+    """:meth:`PreparedQrels.find` by comparing ids: at the s-th step, every row still unmatched whose
+    query has more than s judgments is compared with the query's s-th judged id. None when that
+    would take more than ``_SCAN_COMPARISONS`` comparisons per row (or ids are ``bytes`` objects)."""
+    if judged.dtype.kind != "S" or doc_ids.dtype.kind != "S":
+        return None
+    count = np.diff(offsets)
+    comparisons = int(np.bincount(query_code, minlength=len(count)) @ count)  # judged ids of each row's query, summed
+    if comparisons > _SCAN_COMPARISONS * len(query_code):
+        return None
+    judged_words, words = _equal_width_words(judged, doc_ids)
+    none = np.zeros(0, dtype=np.int64)
+    rows, at = [none], [none]
+    for start in range(0, len(query_code), _FIND_CHUNK):  # chunks bound the temporary arrays
+        n_judged = count[query_code[start : start + _FIND_CHUNK]]
+        first = offsets[:-1][query_code[start : start + _FIND_CHUNK]]
+        pending = np.flatnonzero(n_judged)
+        step = 0
+        while len(pending):  # as many steps as the most judgments of a query that the run has
+            candidate = first[pending] + step
+            same = _same_rows(judged_words, candidate, words, pending + start)
+            rows.append(pending[same] + start)
+            at.append(candidate[same])
+            step += 1
+            pending = pending[~same & (n_judged[pending] > step)]
+    return np.concatenate(rows), np.concatenate(at)
+
+
+def _scan_repeats(offsets: IntArray, doc_ids: np.ndarray) -> bool | None:
+    """Whether some query's rows (grouped by query) hold an id twice, by comparing each row with the
+    rows before it in its query, one distance at a time. None when that would take more than
+    ``_SCAN_COMPARISONS`` comparisons per row (or ids are ``bytes`` objects)."""
+    if doc_ids.dtype.kind != "S":
+        return None
+    count = np.diff(offsets)
+    if int((count * (count - 1) // 2).sum()) > _SCAN_COMPARISONS * len(doc_ids):
+        return None
+    (words,) = _equal_width_words(doc_ids)
+    position = np.arange(len(doc_ids), dtype=np.int64) - np.repeat(offsets[:-1], count)
+    rows = np.flatnonzero(position >= 1)
+    distance = 1
+    while len(rows):  # as many steps as the most judgments of a query, less one
+        if bool(_same_rows(words, rows, words, rows - distance).any()):
+            return True
+        distance += 1
+        rows = rows[position[rows] >= distance]
+    return False
 
 
 #: Prepared qrels of QrelsColumns objects that are still alive, by id(): (the object, the policy, prepared).
@@ -576,23 +675,29 @@ def _prepare_qrels(qrels: QrelsColumns, queries: npt.ArrayLike | None, duplicate
     grouping = grouped_order(query_code)
     if grouping is not None:
         query_code, q_docs, relevance, lines = (grouping.apply(c) for c in (query_code, q_docs, relevance, lines))
-    pairs = PairIndex(query_code, q_docs)
-    if pairs.maybe_repeated():  # some pair may be judged twice: find out exactly
+    n_q = len(query_vocab)
+    offsets = _offsets_of(np.bincount(query_code, minlength=n_q))
+    pairs = []
+    repeated = _scan_repeats(offsets, q_docs)
+    if repeated is None:  # many judgments per query: the hash table tells, and serves the joins later
+        pairs = [PairIndex(query_code, q_docs)]
+        repeated = pairs[0].maybe_repeated()
+    if repeated:  # some pair may be judged twice: find out exactly
         keep = _check_duplicates(query_code, q_docs, lines, qrels.origin, qrels.unit, "judgment", query_vocab,
                                  duplicates)
         if not keep.all():
             query_code, q_docs, relevance = query_code[keep], q_docs[keep], relevance[keep]
-            pairs = PairIndex(query_code, q_docs)
-    n_q = len(query_vocab)
+            offsets = _offsets_of(np.bincount(query_code, minlength=n_q))
+            pairs = []
     return PreparedQrels(
         query_vocab=query_vocab,
         queries=None if query_vocab.dtype.kind == "S" and query_vocab.dtype.itemsize <= 8
         else PairIndex(np.zeros(n_q, dtype=np.int64), query_vocab),
-        offsets=_offsets_of(np.bincount(query_code, minlength=n_q)),
+        offsets=offsets,
         relevance=relevance.astype(np.int64),
         doc_ids=q_docs,
-        pairs=pairs,
         subtopics=subtopics,
+        pairs=pairs,
     )
 
 

@@ -42,7 +42,15 @@ def sequential_mean(values: FloatArray) -> float:
     NumPy's ``mean`` sums pairwise, which can differ in the last bit, and so in the printed fourth
     decimal when the mean lies halfway between two (tests/test_vs_trec_eval_c.py found such lines).
     """
-    return float(np.cumsum(values)[-1]) / len(values)
+    total = np.cumsum(values[:_SUM_CHUNK])[-1]
+    for start in range(_SUM_CHUNK, len(values), _SUM_CHUNK):  # no running-sum array as long as the values
+        total = np.cumsum(np.concatenate(([total], values[start : start + _SUM_CHUNK])))[-1]
+    return float(total) / len(values)
+
+
+#: Values summed at a time by :func:`sequential_mean`; each chunk starts from the sum so far, so the
+#: additions are exactly those of one pass from left to right.
+_SUM_CHUNK = 1 << 16
 
 
 def geometric_mean(values: FloatArray) -> float:

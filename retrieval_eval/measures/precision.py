@@ -24,7 +24,9 @@ from .trec_table import (
 
 def _lround(x: FloatArray) -> IntArray:
     """C's lround for non-negative values: halves round away from zero (Python's round() would not)."""
-    return np.floor(x + 0.5).astype(np.int64)
+    rounded = x + 0.5
+    np.floor(rounded, out=rounded)
+    return rounded.astype(np.int64)
 
 
 @measure("Rprec", judged_only=True, params={"rel": REL}, aliases=("RPrec",), trec=(TrecName("Rprec"),))
@@ -65,16 +67,41 @@ def interpolated_precision(b: RankedBatch, *, recall: float, rel: int) -> FloatA
     ceil-like rules, so small R can differ). c = 0 takes the best precision anywhere; c > relevant
     retrieved gives 0. An empty ranking gives 0 (trec_eval prints -nan there).
     """
+    # Every recall level reads the same per-query arrays: computed once per batch and rel.
+    best_from, first, count, n_relevant, active = b._cached(("iprec-parts", rel), lambda: _iprec_parts(b, rel))
+    # c = lround(recall * R); the hits before the c-th (the first that counts) are skipped. In place:
+    # at 10 M queries each step is a pass over 80 MB, and a new array for each would cost as much again.
+    skip = _lround(n_relevant * recall)
+    skip -= 1
+    np.maximum(skip, 0, out=skip)
+    fewer = skip >= count  # fewer than c hits: the 0.0 after the last
+    skip += first
+    np.putmask(skip, fewer, len(best_from) - 1)
+    if active is None:
+        return best_from.take(skip)
+    values = np.zeros(b.n_queries)
+    values[active] = best_from.take(skip)
+    return values
+
+
+#: When fewer than this share of the queries have a relevant hit, IPrec is worked out on those only
+#: (the others are 0): a log of sessions has relevant items in few of them.
+_IPREC_SUBSET = 0.7
+
+
+def _iprec_parts(
+    b: RankedBatch, rel: int,
+) -> tuple[FloatArray, IntArray, IntArray, FloatArray, IntArray | None]:
+    """For :func:`interpolated_precision`: the best precision from each hit on (and a 0.0 after the
+    last); each query's first hit, number of hits and R (as floats), and the queries these are of
+    (None: all of them; else only the queries with hits)."""
     hits = b.hits(rel)
-    # Every recall level reads the same suffix maxima of precision: computed once per batch and rel.
-    best_from = b._cached(("iprec-suffix-max", rel),
-                          lambda: segment_suffix_max(hits.position / hits.rank, hits.offsets))
-    c = _lround(recall * b.n_relevant(rel).astype(np.float64))
-    start = hits.offsets[:-1] + np.maximum(c - 1, 0)
-    best = np.zeros(b.n_queries, dtype=np.float64)
-    inside = (start < hits.offsets[1:]) & (c <= hits.count)
-    best[inside] = best_from[start[inside]]
-    return best
+    best_from = np.append(segment_suffix_max(hits.position / hits.rank, hits.offsets), 0.0)
+    first, count, n_relevant = hits.offsets[:-1], hits.count, b.n_relevant(rel).astype(np.float64)
+    active = np.flatnonzero(count)
+    if len(active) >= _IPREC_SUBSET * len(count):
+        return best_from, first, count, n_relevant, None
+    return best_from, first[active], count[active], n_relevant[active], active
 
 
 @measure(
