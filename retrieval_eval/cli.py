@@ -1006,21 +1006,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     Run as the program itself (the ``retrieval-eval`` script or ``python -m retrieval_eval``, with
     ``argv`` left out), it ends the process once its output is flushed: see :func:`_end_process`.
     """
-    code = _guarded(argv)
-    if argv is None and _is_the_program():
+    # Only the program itself owns its process: a script or notebook calling main() keeps its own
+    # BLAS threads, allocator settings and teardown.
+    program = argv is None and _is_the_program()
+    code = _guarded(argv, program)
+    if program:
         _end_process(code)
     return code
 
 
-def _guarded(argv: Sequence[str] | None) -> int:
-    _single_threaded_blas()
+def _guarded(argv: Sequence[str] | None, program: bool) -> int:
+    if program:
+        _single_threaded_blas()
     # No cyclic garbage collection while the command runs: importing NumPy and the package makes some
     # 100,000 objects, whose collections cost about 6 ms, and the evaluation itself frees its arrays by
     # reference counting. Restored on the way out, for a caller of main() in a longer process.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _main(argv)
+        return _main(argv, program)
     except KeyboardInterrupt:  # Ctrl-C: the reader's threads have stopped by now (see _parsed_blocks)
         _stderr_line("retrieval-eval: interrupted")
         return EXIT_INTERRUPTED
@@ -1067,13 +1071,12 @@ def _single_threaded_blas() -> None:
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
-def _main(argv: Sequence[str] | None) -> int:
-    from_command_line = argv is None
+def _main(argv: Sequence[str] | None, program: bool = False) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_command_of(argv))
     args = parser.parse_args(_with_command(parser, argv))
     problem = _evaluate_usage_problem(args) if args.command == "evaluate" else None
-    if from_command_line and args.command != "measures":  # this process is ours: see keep_freed_memory
+    if program and args.command != "measures":  # this process is ours: see keep_freed_memory
         from ._memory import keep_freed_memory
 
         keep_freed_memory()

@@ -88,15 +88,16 @@ def trec_text(
         yield "".join(line + "\n" for line in piece)
 
 
-#: Queries whose per-query lines are formatted together (a piece of :func:`trec_text`).
-_QUERIES_PER_PIECE = 4096
+#: Per-query lines formatted together (a piece of :func:`trec_text`): counted in lines, not queries,
+#: since ``-m all_trec`` prints some 190 lines a query and a piece's strings are its memory.
+_LINES_PER_PIECE = 1 << 16
 
 
 def _trec_pieces(
     results: SetEvaluator, requested: Sequence[Requested], *, per_query: bool, summary: bool, digits: int,
     run_id: bool,
 ) -> Iterator[list[str]]:
-    """The lines of :func:`trec_lines`, a list per few thousand queries, then the ``all`` block."""
+    """The lines of :func:`trec_lines`, a list per some 65,000 lines, then the ``all`` block."""
     per_query_items = [r for r in requested if not r.measure.definition.summary_only] if per_query else []
     summary_items = [r for r in requested if not r.measure.definition.text] if summary else []
     labels = [r.label for r in (*per_query_items, *summary_items)] + (["runid"] if summary and run_id else [])
@@ -113,8 +114,9 @@ def _trec_pieces(
         columns = [_per_query_column(results, r.measure) for r in per_query_items]
         heads = [f"{item.label:<{width}}\t" for item in per_query_items]
         query_ids = results.query_ids
-        for start in range(0, len(query_ids), _QUERIES_PER_PIECE):
-            stop = start + _QUERIES_PER_PIECE
+        queries_per_piece = max(_LINES_PER_PIECE // max(len(per_query_items), 1), 1)
+        for start in range(0, len(query_ids), queries_per_piece):
+            stop = start + queries_per_piece
             texts = [_texts(item.measure, column[start:stop], digits) for item, column in zip(per_query_items, columns)]
             yield [f"{head}{qid}\t{text[i]}" for i, qid in enumerate(query_ids[start:stop])
                    for head, text in zip(heads, texts)]

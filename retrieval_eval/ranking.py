@@ -98,7 +98,7 @@ class Hits:
 
     def where(self, keep: BoolArray) -> Hits:
         """The hits where ``keep`` (h,) is true; positions are renumbered within the subset."""
-        if bool(keep.all()):  # binary judgments: the relevant hits are the judged ones
+        if bool(keep.all()):  # every judged hit counts (qrels of positive grades only): nothing to drop
             return self
         kept = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
         offsets = kept[self.offsets]

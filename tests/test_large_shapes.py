@@ -214,7 +214,7 @@ def test_trec_text_in_pieces_is_the_lines_one_by_one(tmp_path: Path, per_query: 
     evaluator = SetEvaluator.from_trec(qrels, run)
     requested = [Requested(parse(name), label) for name, label in
                  (("NumRet", "num_ret"), ("AP", "map"), ("relstring", "relstring"), ("GMAP", "gm_map"))]
-    monkeypatch.setattr(output_module, "_QUERIES_PER_PIECE", 7)
+    monkeypatch.setattr(output_module, "_LINES_PER_PIECE", 7)
     pieces = list(trec_text(evaluator, requested, per_query=per_query, summary=True))
     expected = []
     if per_query:
@@ -226,7 +226,7 @@ def test_trec_text_in_pieces_is_the_lines_one_by_one(tmp_path: Path, per_query: 
     for item in (requested[0], requested[1], requested[3]):
         expected.append(_line(item.label, "all", _value(item.measure, evaluator.aggregate(item.label), 4), NAME_WIDTH))
     assert "".join(pieces) == "".join(line + "\n" for line in expected)
-    assert len(pieces) == (-(-len(evaluator) // 7) + 1 if per_query else 1)
+    assert len(pieces) == (-(-len(evaluator) // (7 // 3)) + 1 if per_query else 1)  # 3 per-query lines a query
 
 
 def test_several_runs_print_whole_and_in_order(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -278,6 +278,21 @@ def test_keep_freed_memory_turns_off_numpys_huge_pages() -> None:
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
     assert out.split() == ["False", "20000000.0", "20000000"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="NumPy's huge-page switch: Linux")
+def test_a_program_calling_main_keeps_its_own_process_settings(tmp_path: Path) -> None:
+    """A script (not the retrieval-eval program) that calls main() with sys.argv set gets its output,
+    and keeps its BLAS threads, NumPy's huge pages and its interpreter's teardown (atexit runs)."""
+    qrels, run = _files(tmp_path, 1, duplicate=False)
+    code = ("import atexit, os, sys; from retrieval_eval.cli import main; "
+            f"sys.argv = ['host.py', 'evaluate', '-m', 'map', {qrels!r}, {run!r}]; "
+            "atexit.register(lambda: print('atexit ran')); code = main(); import numpy as np; "
+            "print(code, os.environ.get('OPENBLAS_NUM_THREADS'), np._core.multiarray._get_madvise_hugepage())")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert out.splitlines()[-2:] == ["0 None True", "atexit ran"] and out.startswith("map")
 
 
 @settings(max_examples=100, deadline=None)
