@@ -123,22 +123,26 @@ def _dense_ranks(keys: npt.NDArray[np.uint64] | IntArray) -> tuple[IntArray, int
     return ranks, int(ranks[order[-1]]) + 1 if len(keys) else 0
 
 
-#: Largest bound of the keys :func:`_byte_ranks` returns (products of two stay below 2**62).
+#: Largest bound of the keys :func:`_byte_ranks` returns by default (products of two stay below 2**62).
 _RANK_BOUND = 2**31
 
 
-def _byte_ranks(words: npt.NDArray[np.uint64]) -> tuple[IntArray, int]:
+def _byte_ranks(words: npt.NDArray[np.uint64], limit: int | None = None) -> tuple[IntArray, int]:
     """Keys of ids in byte order (equal ids get equal keys), all below the bound also returned, for
-    fewer than 2**31 ids given as rows of big-endian words (see ``_words``). Sorting 64-bit numbers,
-    once per word, is far faster than a lexsort of the words."""
+    fewer than 2**31 ids given as rows of big-endian words (see ``_words``). The bound is at most
+    ``limit`` (``_RANK_BOUND`` if None). Sorting 64-bit numbers, once per word, is far faster than a
+    lexsort of the words."""
+    limit = _RANK_BOUND if limit is None else limit
     rank, bound = _dense_ranks(words[:, 0])
     if bound == len(words):  # the first words tell every id apart already
         return rank, bound
     for j in range(1, words.shape[1]):  # a loop over the 8-byte words of the ids, not over ids
         word_rank, word_count = _dense_ranks(words[:, j])
-        rank, bound = rank * word_count + word_rank, bound * word_count  # both below 2**62
-        if bound > _RANK_BOUND:  # compacted, so that the next product (or the caller's) cannot overflow
+        if bound * word_count > _RANK_BOUND**2:  # compacted first, so that the product cannot overflow
             rank, bound = _dense_ranks(rank)
+        rank, bound = rank * word_count + word_rank, bound * word_count
+    if bound > limit:  # compacted only when the caller's keys need it: a sort less
+        rank, bound = _dense_ranks(rank)
     return rank, bound
 
 
@@ -168,7 +172,7 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
             if doc_ids.dtype.kind == "S" and len(rows) < 2**31:
                 # Each id's rank in byte order among the tied ids, then one sort on (group, rank
                 # descending) packed in an integer: far faster than a lexsort on the id's words.
-                rank, bound = _byte_ranks(_words(doc_ids[rows]))
+                rank, bound = _byte_ranks(_words(doc_ids[rows]), limit=2**62 // (int(group[-1]) + 1))
                 moved = rows[np.argsort(group * bound + (bound - 1 - rank))]  # distinct keys: any sort will do
             elif doc_ids.dtype.kind == "S":
                 moved = rows[np.lexsort((*(~_words(doc_ids[rows]).T[::-1]), group))]

@@ -55,17 +55,18 @@ def test_canonical_order_is_the_three_key_sort(rows: list[tuple[int, float]], la
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.binary(min_size=1, max_size=40).filter(lambda b: not b.endswith(b"\0")), min_size=1, max_size=60),
-       st.sampled_from([2**31, 8]))
-def test_byte_ranks_order_ids_as_np_unique(values: list[bytes], bound: int) -> None:
+       st.sampled_from([2**31, 8]), st.sampled_from([None, 1, 2**40]))
+def test_byte_ranks_order_ids_as_np_unique(values: list[bytes], bound: int, limit: int | None) -> None:
     """The tie sort's keys: equal for equal ids, and in the ids' byte order, with or without compaction
-    between words (a small bound compacts after every word)."""
+    between words (a small bound compacts before every product) and at the end (below ``limit``)."""
     array = np.array(values, dtype="S40")
     saved, _order._RANK_BOUND = _order._RANK_BOUND, bound
     try:
-        keys, key_bound = _byte_ranks(_words(array))
+        keys, key_bound = _byte_ranks(_words(array), limit)
     finally:
         _order._RANK_BOUND = saved
     codes = np.unique(array, return_inverse=True)[1].ravel()
+    assert key_bound <= max(bound if limit is None else limit, len(values))
     assert bool(np.all((keys >= 0) & (keys < key_bound)))
     assert (keys[:, None] < keys[None, :]).tolist() == (codes[:, None] < codes[None, :]).tolist()
     assert (keys[:, None] == keys[None, :]).tolist() == (codes[:, None] == codes[None, :]).tolist()
