@@ -146,6 +146,31 @@ def _byte_ranks(words: npt.NDArray[np.uint64], limit: int | None = None) -> tupl
     return rank, bound
 
 
+def _tie_order(group: IntArray, words: npt.NDArray[np.uint64]) -> IntArray:
+    """The order of tied rows by tie group (ascending, fewer than 2**31), then id bytes descending
+    (ids as rows of big-endian words, fewer than 2**31 of them).
+
+    Sorts on (group, rank of the first word descending) packed in one integer, far faster than a
+    lexsort on the words; then only the rows that this leaves tied with another (ids that share
+    their first 8 bytes within a group, usually few) are sorted again on their other words.
+    """
+    rank, bound = _dense_ranks(words[:, 0])
+    key = group * bound + (bound - 1 - rank)  # below 2**62: both factors are below 2**31
+    order = np.argsort(key)  # equal keys are put right below
+    if words.shape[1] == 1:
+        return order
+    ordered = key[order]
+    same = ordered[1:] == ordered[:-1]
+    if not bool(same.any()):
+        return order
+    at = np.flatnonzero(np.concatenate(([False], same)) | np.concatenate((same, [False])))
+    rows = order[at]  # runs of equal keys, each in a row
+    key_rank, key_bound = _dense_ranks(key[rows])
+    rank, bound = _byte_ranks(words[rows, 1:], limit=2**62 // key_bound)
+    order[at] = rows[np.argsort(key_rank * bound + (bound - 1 - rank))]  # distinct keys: any sort will do
+    return order
+
+
 def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray) -> RowOrder | None:
     """Row order: query, then score descending, then doc_id descending (trec_eval's tie rule).
 
@@ -170,10 +195,7 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
             # One sort of the tied rows: by tie group, then by id bytes descending (words inverted).
             group = np.cumsum(~tied_to_previous[rows])
             if doc_ids.dtype.kind == "S" and len(rows) < 2**31:
-                # Each id's rank in byte order among the tied ids, then one sort on (group, rank
-                # descending) packed in an integer: far faster than a lexsort on the id's words.
-                rank, bound = _byte_ranks(_words(doc_ids[rows]), limit=2**62 // (int(group[-1]) + 1))
-                moved = rows[np.argsort(group * bound + (bound - 1 - rank))]  # distinct keys: any sort will do
+                moved = rows[_tie_order(group, _words(doc_ids[rows]))]
             elif doc_ids.dtype.kind == "S":
                 moved = rows[np.lexsort((*(~_words(doc_ids[rows]).T[::-1]), group))]
             else:  # ``bytes`` objects (a column with very long ids): their codes are in byte order
@@ -181,9 +203,10 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
             changed = moved != rows
             if bool(np.any(changed)):
                 # Positions after the blocks move: where each tied row lands, and where the row it
-                # takes is then (tie groups never span blocks, so both shift alike).
-                return evolve(blocks or RowOrder(n), tied=_new_positions(blocks, rows[changed]),
-                              tied_from=_new_positions(blocks, moved[changed]))
+                # takes is then (tie groups never span blocks, so both shift alike: by one search).
+                tied = rows[changed]
+                landed = _new_positions(blocks, tied)
+                return evolve(blocks or RowOrder(n), tied=landed, tied_from=moved[changed] + (landed - tied))
         return blocks
     vocab, doc_code = intern(doc_ids)
     n_docs = len(vocab)
