@@ -268,7 +268,8 @@ def pair_keys(query_code: IntArray, ids: BytesArray) -> npt.NDArray[np.uint64]:
     """A 64-bit key of each (query, id) pair: equal pairs have equal keys; unequal pairs rarely do.
 
     The id hash is multiplied before the query code goes into its low bits, so that "doc8" in query 1
-    and "doc9" in query 0 do not collide.
+    and "doc9" in query 0 do not collide. The query code is XORed in whole: two pairs with equal ids
+    and equal keys have equal query codes (which :meth:`PairIndex.find` relies on).
     """
     keys = np.ascontiguousarray(_id_hash(ids))
     keys *= np.uint64(_MIX)
@@ -282,7 +283,7 @@ class PairIndex:
     Open addressing with linear probing. The table has 4 to 8 slots per pair, so absent pairs (most
     of a run's rows) are mostly ruled out by one empty slot; it is probed with whole-array steps,
     each for every row still looking, and few rows need more than two. A matching key is only a
-    candidate, confirmed on the query code and the id's bytes.
+    candidate, confirmed on the id's bytes (see :func:`pair_keys`).
     """
 
     def __init__(self, query_code: IntArray, ids: BytesArray) -> None:
@@ -333,7 +334,9 @@ class PairIndex:
             same = self.keys[at] == keys[pending]
             if same.any():
                 rows, at = pending[same], at[same]
-                exact = (self.query_code[at] == query_code[rows]) & _same_ids(self.ids, at, ids, rows)
+                # Equal keys of equal ids have equal query codes (a key is the id's hash, mixed, with
+                # the query code XORed in): the ids alone confirm a match.
+                exact = _same_ids(self.ids, at, ids, rows)
                 found[rows[exact]] = at[exact]
                 pending = np.concatenate((pending[~same], rows[~exact]))  # a false match probes on
             else:
