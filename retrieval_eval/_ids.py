@@ -280,36 +280,50 @@ def pair_keys(query_code: IntArray, ids: BytesArray) -> npt.NDArray[np.uint64]:
 class PairIndex:
     """A hash table of judged (query, id) pairs, for finding ranked rows among them.
 
-    Open addressing with linear probing. The table has 4 to 8 slots per pair, so absent pairs (most
-    of a run's rows) are mostly ruled out by one empty slot; it is probed with whole-array steps,
-    each for every row still looking, and few rows need more than two. A matching key is only a
-    candidate, confirmed on the id's bytes (see :func:`pair_keys`).
+    Open addressing with linear probing. Each query's pairs hash into a region of the table of their
+    own, of 4 to 8 slots per pair: absent pairs (most of a run's rows) are mostly ruled out by one
+    empty slot, and the rows of one query (a run lists them together) probe a few kB of the table
+    and of the judged ids, which stay in the caches, rather than the whole of them. The table is
+    probed with whole-array steps, each for every row still looking, and few rows need more than
+    two. A matching key is only a candidate, confirmed on the id's bytes (see :func:`pair_keys`).
     """
 
     def __init__(self, query_code: IntArray, ids: BytesArray) -> None:
         self.query_code, self.ids = query_code, ids
         self.keys = pair_keys(query_code, ids)
         n = len(ids)
-        self.bits = max(int(4 * n).bit_length(), 4)
-        # A key's slot is the top bits of key * _MIX (see _table_slot). Sorted by that product, the keys
-        # come in slot order, equal keys side by side, and linear probing puts each at the first free
-        # slot from its own: the larger of its slot and the place of the key before it, plus one. That
-        # is a running maximum, with no step per probe. A key placed past the last slot goes to a tail
-        # rather than back to the start, and the table ends with an empty slot, which ends every probe.
-        mixed = self.keys * np.uint64(_MIX)
-        order = np.argsort(mixed)
-        mixed = mixed[order]
+        # Region sizes: 2**bit_length(4 * count) slots (frexp's exponent is the bit length), and one
+        # slot, empty, for a query without pairs.
+        self.region_bits = np.frexp(4.0 * np.bincount(query_code))[1].astype(np.int64)
+        self.region_start = _offsets_of(np.left_shift(1, self.region_bits))
+        # Linear probing puts each key at the first free slot from its own: the larger of its slot
+        # and the place of the key before it in slot order, plus one. That is a running maximum over
+        # the keys sorted by slot, with no step per probe. A key placed past the last slot goes to a
+        # tail rather than back to the start, and the table ends with an empty slot, which ends
+        # every probe.
+        slot = self._slots(self.keys, query_code)
+        order = np.argsort(slot)
+        slot = slot[order]
         #: rows whose key equals that of another row: maybe the same pair twice
-        self.same_key: list[IntArray] = [order[1:][mixed[1:] == mixed[:-1]]]
-        mixed >>= np.uint64(64 - self.bits)
-        slot, step = mixed.view(np.int64), np.arange(n, dtype=np.int64)
+        self.same_key: list[IntArray] = [_repeated_keys(self.keys, order, slot)]
+        step = np.arange(n, dtype=np.int64)
         slot -= step
         place = np.maximum.accumulate(slot) + step if n else step
-        del mixed, slot, step
-        size = max(1 << self.bits, int(place[-1]) + 2 if n else 0)
+        del slot, step
+        size = max(int(self.region_start[-1]), int(place[-1]) + 2 if n else 1)
         self.table: npt.NDArray[np.signedinteger[Any]] = np.full(
             size, -1, dtype=np.int32 if n < 2**31 - 1 else np.int64)
         self.table[place] = order
+
+    def _slots(self, keys: npt.NDArray[np.uint64], query_code: IntArray) -> IntArray:
+        """Each key's slot: the top bits of ``key * _MIX`` within its query's region (every query code
+        must have one)."""
+        slot = keys * np.uint64(_MIX)
+        slot >>= np.uint64(1)  # then a shift by 63 - bits, at most 63 (a shift by 64 is undefined)
+        slot >>= (63 - self.region_bits[query_code]).astype(np.uint64)
+        out = slot.view(np.int64)
+        out += self.region_start[query_code]
+        return out
 
     def maybe_repeated(self) -> bool:
         """Whether two rows share a key (every repeated pair does; distinct pairs almost never)."""
@@ -323,8 +337,13 @@ class PairIndex:
                      for start in starts]
             return (np.concatenate([rows + start for (rows, _), start in zip(parts, starts)]),
                     np.concatenate([at for _, at in parts]))
+        known = (query_code >= 0) & (query_code < len(self.region_bits))
+        if not bool(known.all()):  # a query with no pair in the table has no region either
+            rows = np.flatnonzero(known)
+            found_rows, found_at = self.find(query_code[rows], ids[rows])
+            return rows[found_rows], found_at
         keys = pair_keys(query_code, ids)
-        slot = _table_slot(keys, self.bits)
+        slot = self._slots(keys, query_code)
         found = np.full(len(keys), -1, dtype=np.int64)  # each row's row in the table, -1 until found
         pending: IntArray | None = None  # the rows still probing; None for all of them (the first step)
         while pending is None or len(pending):
@@ -344,6 +363,18 @@ class PairIndex:
             slot[pending] += 1  # never past the table's end, whose last slot is empty
         rows = np.flatnonzero(found >= 0)
         return rows, found[rows]
+
+
+def _repeated_keys(keys: npt.NDArray[np.uint64], order: IntArray, slot: IntArray) -> IntArray:
+    """Rows whose key equals that of another row, given the rows in ``order`` of their ``slot``
+    (sorted): equal keys have equal slots, so only rows sharing a slot are compared, sorted by key."""
+    shared = slot[1:] == slot[:-1]
+    if not bool(shared.any()):
+        return np.zeros(0, dtype=np.int64)
+    rows = order[np.flatnonzero(np.concatenate(([False], shared)) | np.concatenate((shared, [False])))]
+    rows = rows[np.argsort(keys[rows])]
+    candidate_keys = keys[rows]
+    return rows[1:][candidate_keys[1:] == candidate_keys[:-1]]
 
 
 def _same_ids(a: BytesArray, a_rows: IntArray, b: BytesArray, b_rows: IntArray) -> BoolArray:

@@ -62,9 +62,32 @@ def test_pair_index_keys_past_the_last_slot_go_to_a_tail(seed: int, monkeypatch:
     query, docs = _random_pairs(rnd, 200, 1)  # one query: a key must stand for a query code and an id hash
     keep = np.unique(docs, return_index=True)[1]
     index = PairIndex(query[keep], docs[keep])
-    assert len(index.table) == (1 << index.bits) + len(keep)  # one key at the last slot, the rest in the tail
+    region = 1 << (4 * len(keep)).bit_length()  # the one query's
+    assert len(index.table) == region + len(keep)  # one key at the last slot, the rest in the tail
     assert index.table[-1] == -1 and sorted(index.table[index.table >= 0].tolist()) == list(range(len(keep)))
     needles_q, needles_d = _random_pairs(rnd, 300, 1)
+    rows, at = index.find(needles_q, needles_d)
+    judged = {pair: row for row, pair in enumerate(zip(query[keep].tolist(), docs[keep].tolist()))}
+    expected = [(i, judged[pair]) for i, pair in enumerate(zip(needles_q.tolist(), needles_d.tolist())) if pair in judged]
+    assert list(zip(rows.tolist(), at.tolist())) == expected and expected
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("colliding", [False, True])
+def test_pair_index_regions_of_sparse_queries(seed: int, colliding: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Queries without pairs between those with pairs (one empty slot each, which a neighbour's keys
+    may fill when every key of a query collides), and looked-up query codes outside every region
+    (negative, or past the last): each pair is found iff judged."""
+    if colliding:
+        monkeypatch.setattr(ids_module, "_id_hash", lambda ids: np.zeros(len(ids), dtype=np.uint64))
+    rnd = random.Random(seed)
+    query, docs = _random_pairs(rnd, 200, 4)
+    query = query * 3  # codes 0, 3, 6, 9: codes 1, 2, 4, ... have no pairs
+    keep = np.unique(np.char.add(query.astype("S2"), docs), return_index=True)[1]
+    index = PairIndex(query[keep], docs[keep])
+    assert index.maybe_repeated() == colliding
+    needles_q, needles_d = _random_pairs(rnd, 400, 14)
+    needles_q -= 2  # codes -2 to 11
     rows, at = index.find(needles_q, needles_d)
     judged = {pair: row for row, pair in enumerate(zip(query[keep].tolist(), docs[keep].tolist()))}
     expected = [(i, judged[pair]) for i, pair in enumerate(zip(needles_q.tolist(), needles_d.tolist())) if pair in judged]
