@@ -374,7 +374,8 @@ def _repeated_keys(keys: npt.NDArray[np.uint64], order: IntArray, slot: IntArray
     rows = order[np.flatnonzero(np.concatenate(([False], shared)) | np.concatenate((shared, [False])))]
     rows = rows[np.argsort(keys[rows])]
     candidate_keys = keys[rows]
-    return rows[1:][candidate_keys[1:] == candidate_keys[:-1]]
+    repeated: IntArray = rows[1:][candidate_keys[1:] == candidate_keys[:-1]]
+    return repeated
 
 
 def _same_ids(a: BytesArray, a_rows: IntArray, b: BytesArray, b_rows: IntArray) -> BoolArray:
