@@ -208,10 +208,24 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
                 landed = _new_positions(blocks, tied)
                 return evolve(blocks or RowOrder(n), tied=landed, tied_from=moved[changed] + (landed - tied))
         return blocks
-    vocab, doc_code = intern(doc_ids)
-    n_docs = len(vocab)
     distinct, inverse = np.unique(score, return_inverse=True)
     n_groups = len(distinct) * (int(query_code.max()) + 1)
+    if doc_ids.dtype.kind == "S" and n < 2**31 and n_groups < 2**62:
+        # Any other layout (a run not sorted by score): one sort of (query, score descending) packed
+        # in an integer, then the tie groups sorted by id as above, rather than interning every id.
+        group = query_code * len(distinct) + (len(distinct) - 1 - inverse.ravel())
+        rows = np.argsort(group)  # rows of equal groups are put in order below
+        group = group[rows]
+        tied_to_previous = np.concatenate(([False], group[1:] == group[:-1]))
+        in_tie = tied_to_previous.copy()
+        in_tie[:-1] |= tied_to_previous[1:]
+        tied = np.flatnonzero(in_tie)
+        if len(tied):
+            tied_rows = rows[tied]
+            rows[tied] = tied_rows[_tie_order(np.cumsum(~tied_to_previous[tied]), _words(doc_ids[tied_rows]))]
+        return RowOrder(n, rows=rows)
+    vocab, doc_code = intern(doc_ids)
+    n_docs = len(vocab)
     if n_groups * n_docs >= 2**62:  # the key would overflow: sort on the three columns instead
         return RowOrder(n, rows=np.lexsort((-doc_code, -score, query_code)))
     group = query_code * len(distinct) + (len(distinct) - 1 - inverse.ravel())
