@@ -268,7 +268,8 @@ def pair_keys(query_code: IntArray, ids: BytesArray) -> npt.NDArray[np.uint64]:
     """A 64-bit key of each (query, id) pair: equal pairs have equal keys; unequal pairs rarely do.
 
     The id hash is multiplied before the query code goes into its low bits, so that "doc8" in query 1
-    and "doc9" in query 0 do not collide.
+    and "doc9" in query 0 do not collide. The query code is XORed in whole: two pairs with equal ids
+    and equal keys have equal query codes (which :meth:`PairIndex.find` relies on).
     """
     keys = np.ascontiguousarray(_id_hash(ids))
     keys *= np.uint64(_MIX)
@@ -279,35 +280,50 @@ def pair_keys(query_code: IntArray, ids: BytesArray) -> npt.NDArray[np.uint64]:
 class PairIndex:
     """A hash table of judged (query, id) pairs, for finding ranked rows among them.
 
-    Open addressing with linear probing, built and probed with whole-array steps: each step handles
-    every key still looking for a slot, and few keys need more than two. The table has 4 to 8 slots
-    per pair, so absent pairs (most of a run's rows) are mostly ruled out by one empty slot. A
-    matching key is only a candidate, confirmed on the query code and the id's bytes.
+    Open addressing with linear probing. Each query's pairs hash into a region of the table of their
+    own, of 4 to 8 slots per pair: absent pairs (most of a run's rows) are mostly ruled out by one
+    empty slot, and the rows of one query (a run lists them together) probe a few kB of the table
+    and of the judged ids, which stay in the caches, rather than the whole of them. The table is
+    probed with whole-array steps, each for every row still looking, and few rows need more than
+    two. A matching key is only a candidate, confirmed on the id's bytes (see :func:`pair_keys`).
     """
 
     def __init__(self, query_code: IntArray, ids: BytesArray) -> None:
         self.query_code, self.ids = query_code, ids
         self.keys = pair_keys(query_code, ids)
         n = len(ids)
-        self.bits = max(int(4 * n).bit_length(), 4)
+        # Region sizes: 2**bit_length(4 * count) slots (frexp's exponent is the bit length), and one
+        # slot, empty, for a query without pairs.
+        self.region_bits = np.frexp(4.0 * np.bincount(query_code))[1].astype(np.int64)
+        self.region_start = _offsets_of(np.left_shift(1, self.region_bits))
+        # Linear probing puts each key at the first free slot from its own: the larger of its slot
+        # and the place of the key before it in slot order, plus one. That is a running maximum over
+        # the keys sorted by slot, with no step per probe. A key placed past the last slot goes to a
+        # tail rather than back to the start, and the table ends with an empty slot, which ends
+        # every probe.
+        slot = self._slots(self.keys, query_code)
+        order = np.argsort(slot)
+        slot = slot[order]
+        #: rows whose key equals that of another row: maybe the same pair twice
+        self.same_key: list[IntArray] = [_repeated_keys(self.keys, order, slot)]
+        step = np.arange(n, dtype=np.int64)
+        slot -= step
+        place = np.maximum.accumulate(slot) + step if n else step
+        del slot, step
+        size = max(int(self.region_start[-1]), int(place[-1]) + 2 if n else 1)
         self.table: npt.NDArray[np.signedinteger[Any]] = np.full(
-            1 << self.bits, -1, dtype=np.int32 if n < 2**31 - 1 else np.int64)
-        mask = (1 << self.bits) - 1
-        #: rows whose key equals that of a row inserted before them: maybe the same pair twice
-        self.same_key: list[IntArray] = []
-        pending = np.arange(n, dtype=np.int64)
-        slot = _table_slot(self.keys, self.bits)
-        while len(pending):
-            at = slot[pending]
-            held = self.table[at]
-            free = held < 0
-            taken = pending[~free]  # these probe the next slot
-            self.same_key.append(taken[self.keys[held[~free]] == self.keys[taken]])
-            slot[taken] = (slot[taken] + 1) & mask
-            wanting, at = pending[free], at[free]
-            self.table[at] = wanting  # of several rows wanting one slot, the last written wins
-            lost = wanting[self.table[at] != wanting]  # these look at the same slot again, now taken
-            pending = np.concatenate((taken, lost))
+            size, -1, dtype=np.int32 if n < 2**31 - 1 else np.int64)
+        self.table[place] = order
+
+    def _slots(self, keys: npt.NDArray[np.uint64], query_code: IntArray) -> IntArray:
+        """Each key's slot: the top bits of ``key * _MIX`` within its query's region (every query code
+        must have one)."""
+        slot = keys * np.uint64(_MIX)
+        slot >>= np.uint64(1)  # then a shift by 63 - bits, at most 63 (a shift by 64 is undefined)
+        slot >>= (63 - self.region_bits[query_code]).astype(np.uint64)
+        out = slot.view(np.int64)
+        out += self.region_start[query_code]
+        return out
 
     def maybe_repeated(self) -> bool:
         """Whether two rows share a key (every repeated pair does; distinct pairs almost never)."""
@@ -321,26 +337,56 @@ class PairIndex:
                      for start in starts]
             return (np.concatenate([rows + start for (rows, _), start in zip(parts, starts)]),
                     np.concatenate([at for _, at in parts]))
+        known = (query_code >= 0) & (query_code < len(self.region_bits))
+        if not bool(known.all()):  # a query with no pair in the table has no region either
+            rows = np.flatnonzero(known)
+            found_rows, found_at = self.find(query_code[rows], ids[rows])
+            return rows[found_rows], found_at
         keys = pair_keys(query_code, ids)
-        mask = (1 << self.bits) - 1
-        slot = _table_slot(keys, self.bits)
-        found_rows, found_at = [], []
-        pending = np.arange(len(keys), dtype=np.int64)
-        while len(pending):
-            held = self.table[slot[pending]].astype(np.int64)
-            occupied = held >= 0
-            pending, held = pending[occupied], held[occupied]
-            same = self.keys[held] == keys[pending]
+        slot = self._slots(keys, query_code)
+        found = np.full(len(keys), -1, dtype=np.int64)  # each row's row in the table, -1 until found
+        pending: IntArray | None = None  # the rows still probing; None for all of them (the first step)
+        while pending is None or len(pending):
+            held = self.table[slot if pending is None else slot[pending]]
+            occupied = np.flatnonzero(held >= 0)  # a row that meets an empty slot is not in the table
+            pending, at = (occupied if pending is None else pending[occupied]), held[occupied].astype(np.int64)
+            same = self.keys[at] == keys[pending]
             if same.any():
-                rows, at = pending[same], held[same]
-                exact = (self.query_code[at] == query_code[rows]) & (self.ids[at] == ids[rows])
-                found_rows.append(rows[exact])
-                found_at.append(at[exact])
+                rows, at = pending[same], at[same]
+                # Equal keys of equal ids have equal query codes (a key is the id's hash, mixed, with
+                # the query code XORed in): the ids alone confirm a match.
+                exact = _same_ids(self.ids, at, ids, rows)
+                found[rows[exact]] = at[exact]
                 pending = np.concatenate((pending[~same], rows[~exact]))  # a false match probes on
-            slot[pending] = (slot[pending] + 1) & mask
-        if not found_rows:
-            none = np.zeros(0, dtype=np.int64)
-            return none, none
-        rows, at = np.concatenate(found_rows), np.concatenate(found_at)
-        order = np.argsort(rows)
-        return rows[order], at[order]
+            else:
+                pending = pending[~same]
+            slot[pending] += 1  # never past the table's end, whose last slot is empty
+        rows = np.flatnonzero(found >= 0)
+        return rows, found[rows]
+
+
+def _repeated_keys(keys: npt.NDArray[np.uint64], order: IntArray, slot: IntArray) -> IntArray:
+    """Rows whose key equals that of another row, given the rows in ``order`` of their ``slot``
+    (sorted): equal keys have equal slots, so only rows sharing a slot are compared, sorted by key."""
+    shared = slot[1:] == slot[:-1]
+    if not bool(shared.any()):
+        return np.zeros(0, dtype=np.int64)
+    rows = order[np.flatnonzero(np.concatenate(([False], shared)) | np.concatenate((shared, [False])))]
+    rows = rows[np.argsort(keys[rows])]
+    candidate_keys = keys[rows]
+    repeated: IntArray = rows[1:][candidate_keys[1:] == candidate_keys[:-1]]
+    return repeated
+
+
+def _same_ids(a: BytesArray, a_rows: IntArray, b: BytesArray, b_rows: IntArray) -> BoolArray:
+    """Whether id ``a[a_rows[i]]`` equals id ``b[b_rows[i]]``: as 64-bit words where both columns are
+    fixed-width bytes (several times faster than comparing strings), else as the ids themselves."""
+    if a.dtype.kind != "S" or b.dtype.kind != "S":
+        return np.asarray(a[a_rows] == b[b_rows])
+    a_words, b_words = _words(a[a_rows], np.uint64), _words(b[b_rows], np.uint64)
+    if a_words.shape[1] < b_words.shape[1]:
+        a_words, b_words = b_words, a_words
+    same: BoolArray = a_words[:, 0] == b_words[:, 0]
+    for j in range(1, a_words.shape[1]):  # a loop over 8-byte words; the narrower ids end in NUL words
+        same &= a_words[:, j] == (b_words[:, j] if j < b_words.shape[1] else 0)
+    return same

@@ -123,23 +123,52 @@ def _dense_ranks(keys: npt.NDArray[np.uint64] | IntArray) -> tuple[IntArray, int
     return ranks, int(ranks[order[-1]]) + 1 if len(keys) else 0
 
 
-#: Largest bound of the keys :func:`_byte_ranks` returns (products of two stay below 2**62).
+#: Largest bound of the keys :func:`_byte_ranks` returns by default (products of two stay below 2**62).
 _RANK_BOUND = 2**31
 
 
-def _byte_ranks(words: npt.NDArray[np.uint64]) -> tuple[IntArray, int]:
+def _byte_ranks(words: npt.NDArray[np.uint64], limit: int | None = None) -> tuple[IntArray, int]:
     """Keys of ids in byte order (equal ids get equal keys), all below the bound also returned, for
-    fewer than 2**31 ids given as rows of big-endian words (see ``_words``). Sorting 64-bit numbers,
-    once per word, is far faster than a lexsort of the words."""
+    fewer than 2**31 ids given as rows of big-endian words (see ``_words``). The bound is at most
+    ``limit`` (``_RANK_BOUND`` if None). Sorting 64-bit numbers, once per word, is far faster than a
+    lexsort of the words."""
+    limit = _RANK_BOUND if limit is None else limit
     rank, bound = _dense_ranks(words[:, 0])
     if bound == len(words):  # the first words tell every id apart already
         return rank, bound
     for j in range(1, words.shape[1]):  # a loop over the 8-byte words of the ids, not over ids
         word_rank, word_count = _dense_ranks(words[:, j])
-        rank, bound = rank * word_count + word_rank, bound * word_count  # both below 2**62
-        if bound > _RANK_BOUND:  # compacted, so that the next product (or the caller's) cannot overflow
+        if bound * word_count > _RANK_BOUND**2:  # compacted first, so that the product cannot overflow
             rank, bound = _dense_ranks(rank)
+        rank, bound = rank * word_count + word_rank, bound * word_count
+    if bound > limit:  # compacted only when the caller's keys need it: a sort less
+        rank, bound = _dense_ranks(rank)
     return rank, bound
+
+
+def _tie_order(group: IntArray, words: npt.NDArray[np.uint64]) -> IntArray:
+    """The order of tied rows by tie group (ascending, fewer than 2**31), then id bytes descending
+    (ids as rows of big-endian words, fewer than 2**31 of them).
+
+    Sorts on (group, rank of the first word descending) packed in one integer, far faster than a
+    lexsort on the words; then only the rows that this leaves tied with another (ids that share
+    their first 8 bytes within a group, usually few) are sorted again on their other words.
+    """
+    rank, bound = _dense_ranks(words[:, 0])
+    key = group * bound + (bound - 1 - rank)  # below 2**62: both factors are below 2**31
+    order = np.argsort(key)  # equal keys are put right below
+    if words.shape[1] == 1:
+        return order
+    ordered = key[order]
+    same = ordered[1:] == ordered[:-1]
+    if not bool(same.any()):
+        return order
+    at = np.flatnonzero(np.concatenate(([False], same)) | np.concatenate((same, [False])))
+    rows = order[at]  # runs of equal keys, each in a row
+    key_rank, key_bound = _dense_ranks(key[rows])
+    rank, bound = _byte_ranks(words[rows, 1:], limit=2**62 // key_bound)
+    order[at] = rows[np.argsort(key_rank * bound + (bound - 1 - rank))]  # distinct keys: any sort will do
+    return order
 
 
 def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray) -> RowOrder | None:
@@ -166,10 +195,7 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
             # One sort of the tied rows: by tie group, then by id bytes descending (words inverted).
             group = np.cumsum(~tied_to_previous[rows])
             if doc_ids.dtype.kind == "S" and len(rows) < 2**31:
-                # Each id's rank in byte order among the tied ids, then one sort on (group, rank
-                # descending) packed in an integer: far faster than a lexsort on the id's words.
-                rank, bound = _byte_ranks(_words(doc_ids[rows]))
-                moved = rows[np.argsort(group * bound + (bound - 1 - rank))]  # distinct keys: any sort will do
+                moved = rows[_tie_order(group, _words(doc_ids[rows]))]
             elif doc_ids.dtype.kind == "S":
                 moved = rows[np.lexsort((*(~_words(doc_ids[rows]).T[::-1]), group))]
             else:  # ``bytes`` objects (a column with very long ids): their codes are in byte order
@@ -177,14 +203,29 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
             changed = moved != rows
             if bool(np.any(changed)):
                 # Positions after the blocks move: where each tied row lands, and where the row it
-                # takes is then (tie groups never span blocks, so both shift alike).
-                return evolve(blocks or RowOrder(n), tied=_new_positions(blocks, rows[changed]),
-                              tied_from=_new_positions(blocks, moved[changed]))
+                # takes is then (tie groups never span blocks, so both shift alike: by one search).
+                tied = rows[changed]
+                landed = _new_positions(blocks, tied)
+                return evolve(blocks or RowOrder(n), tied=landed, tied_from=moved[changed] + (landed - tied))
         return blocks
-    vocab, doc_code = intern(doc_ids)
-    n_docs = len(vocab)
     distinct, inverse = np.unique(score, return_inverse=True)
     n_groups = len(distinct) * (int(query_code.max()) + 1)
+    if doc_ids.dtype.kind == "S" and n < 2**31 and n_groups < 2**62:
+        # Any other layout (a run not sorted by score): one sort of (query, score descending) packed
+        # in an integer, then the tie groups sorted by id as above, rather than interning every id.
+        group = query_code * len(distinct) + (len(distinct) - 1 - inverse.ravel())
+        rows = np.argsort(group)  # rows of equal groups are put in order below
+        group = group[rows]
+        tied_to_previous = np.concatenate(([False], group[1:] == group[:-1]))
+        in_tie = tied_to_previous.copy()
+        in_tie[:-1] |= tied_to_previous[1:]
+        tied = np.flatnonzero(in_tie)
+        if len(tied):
+            tied_rows = rows[tied]
+            rows[tied] = tied_rows[_tie_order(np.cumsum(~tied_to_previous[tied]), _words(doc_ids[tied_rows]))]
+        return RowOrder(n, rows=rows)
+    vocab, doc_code = intern(doc_ids)
+    n_docs = len(vocab)
     if n_groups * n_docs >= 2**62:  # the key would overflow: sort on the three columns instead
         return RowOrder(n, rows=np.lexsort((-doc_code, -score, query_code)))
     group = query_code * len(distinct) + (len(distinct) - 1 - inverse.ravel())

@@ -243,8 +243,15 @@ def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
         run_id=id_text(run_id),  # its exact bytes, as ids (printed as read, like trec_eval)
         ranks=columns.pop("ranks") if with_ranks else None,
     )
-    release_freed_memory()
+    if len(result.doc_ids) > _LARGE_READ:
+        release_freed_memory()
     return result
+
+
+#: Rows above which a run's read hands its freed temporaries back to the OS. A smaller read's few MB
+#: are better kept: handed back, the build's next arrays would touch fresh pages again (some 10 ms of a
+#: robust04-sized run, reading and building).
+_LARGE_READ = 1 << 20
 
 
 def _nothing_found(source: Source, what: str, expected: str) -> TrecFormatError:

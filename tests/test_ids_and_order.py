@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from retrieval_eval._ids import _check_duplicates, _id_hash, _lookup, intern
 from retrieval_eval import _order
 from retrieval_eval._ids import _words
-from retrieval_eval._order import _byte_ranks, canonical_order
+from retrieval_eval._order import _byte_ranks, _tie_order, canonical_order
 
 ids = st.lists(st.binary(min_size=1, max_size=20).filter(lambda b: b"\0" not in b), min_size=0, max_size=60)
 
@@ -55,20 +55,39 @@ def test_canonical_order_is_the_three_key_sort(rows: list[tuple[int, float]], la
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.binary(min_size=1, max_size=40).filter(lambda b: not b.endswith(b"\0")), min_size=1, max_size=60),
-       st.sampled_from([2**31, 8]))
-def test_byte_ranks_order_ids_as_np_unique(values: list[bytes], bound: int) -> None:
+       st.sampled_from([2**31, 8]), st.sampled_from([None, 1, 2**40]))
+def test_byte_ranks_order_ids_as_np_unique(values: list[bytes], bound: int, limit: int | None) -> None:
     """The tie sort's keys: equal for equal ids, and in the ids' byte order, with or without compaction
-    between words (a small bound compacts after every word)."""
+    between words (a small bound compacts before every product) and at the end (below ``limit``)."""
     array = np.array(values, dtype="S40")
     saved, _order._RANK_BOUND = _order._RANK_BOUND, bound
     try:
-        keys, key_bound = _byte_ranks(_words(array))
+        keys, key_bound = _byte_ranks(_words(array), limit)
     finally:
         _order._RANK_BOUND = saved
     codes = np.unique(array, return_inverse=True)[1].ravel()
+    assert key_bound <= max(bound if limit is None else limit, len(values))
     assert bool(np.all((keys >= 0) & (keys < key_bound)))
     assert (keys[:, None] < keys[None, :]).tolist() == (codes[:, None] < codes[None, :]).tolist()
     assert (keys[:, None] == keys[None, :]).tolist() == (codes[:, None] == codes[None, :]).tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from([b"", b"FBIS4-44", b"LA010189"]),
+                          st.binary(max_size=10).filter(lambda b: not b.endswith(b"\0"))), min_size=1, max_size=60,
+                unique_by=lambda row: (row[0], row[1] + row[2])),
+       st.sampled_from([8, 24]))
+def test_tie_order_sorts_by_group_then_id_descending(rows: list[tuple[int, bytes, bytes]], width: int) -> None:
+    """Tied rows by group, then id bytes descending: ids sharing their first word (a common prefix) are
+    sorted again on the rest, ids of one word need no second pass."""
+    rows = [(group, prefix + rest) for group, prefix, rest in rows if len(prefix + rest) <= width]
+    if not rows:
+        return
+    rows.sort(key=lambda row: row[0])  # tie groups are runs of rows
+    group = np.array([g for g, _ in rows], dtype=np.int64)
+    ids = np.array([i for _, i in rows], dtype=f"S{width}")
+    expected = sorted(range(len(rows)), key=lambda i: (rows[i][0], [-b for b in rows[i][1]] + [1]))
+    assert _tie_order(group, _words(ids)).tolist() == expected
 
 
 @settings(max_examples=200, deadline=None)

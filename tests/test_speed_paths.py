@@ -31,8 +31,8 @@ def _random_pairs(rnd: random.Random, n: int, n_queries: int) -> tuple[np.ndarra
 def test_pair_index_finds_exactly_the_judged_pairs(seed: int, colliding: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every (query, id) looked up is found iff it is in the table, at a row holding that pair, also
     when every key collides (the probe must go on past a false match)."""
-    if colliding:
-        monkeypatch.setattr(ids_module, "pair_keys", lambda query, ids: np.zeros(len(ids), dtype=np.uint64))
+    if colliding:  # every id hashes alike: the keys of a query's pairs all collide
+        monkeypatch.setattr(ids_module, "_id_hash", lambda ids: np.zeros(len(ids), dtype=np.uint64))
     rnd = random.Random(seed)
     query, docs = _random_pairs(rnd, 300, 7)
     first: dict[tuple[int, bytes], int] = {}
@@ -46,6 +46,69 @@ def test_pair_index_finds_exactly_the_judged_pairs(seed: int, colliding: bool, m
     expected = [i for i, pair in enumerate(zip(needles_q.tolist(), needles_d.tolist())) if pair in first]
     assert rows.tolist() == expected
     assert (query[keep][at] == needles_q[rows]).all() and (docs[keep][at] == needles_d[rows]).all()
+
+
+#: The key whose slot is the table's last one whatever its size: key * _MIX has every bit set.
+_LAST_SLOT_KEY = (2**64 - 1) * pow(ids_module._MIX, -1, 2**64) % 2**64
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pair_index_keys_past_the_last_slot_go_to_a_tail(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys that all want the last slot are placed after it (not back at the start), and each is found
+    there by probing on from that slot; absent pairs stop at the empty slot that ends the table."""
+    monkeypatch.setattr(ids_module, "pair_keys",
+                        lambda query, ids: np.full(len(ids), _LAST_SLOT_KEY, dtype=np.uint64))
+    rnd = random.Random(seed)
+    query, docs = _random_pairs(rnd, 200, 1)  # one query: a key must stand for a query code and an id hash
+    keep = np.unique(docs, return_index=True)[1]
+    index = PairIndex(query[keep], docs[keep])
+    region = 1 << (4 * len(keep)).bit_length()  # the one query's
+    assert len(index.table) == region + len(keep)  # one key at the last slot, the rest in the tail
+    assert index.table[-1] == -1 and sorted(index.table[index.table >= 0].tolist()) == list(range(len(keep)))
+    needles_q, needles_d = _random_pairs(rnd, 300, 1)
+    rows, at = index.find(needles_q, needles_d)
+    judged = {pair: row for row, pair in enumerate(zip(query[keep].tolist(), docs[keep].tolist()))}
+    expected = [(i, judged[pair]) for i, pair in enumerate(zip(needles_q.tolist(), needles_d.tolist())) if pair in judged]
+    assert list(zip(rows.tolist(), at.tolist())) == expected and expected
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("colliding", [False, True])
+def test_pair_index_regions_of_sparse_queries(seed: int, colliding: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Queries without pairs between those with pairs (one empty slot each, which a neighbour's keys
+    may fill when every key of a query collides), and looked-up query codes outside every region
+    (negative, or past the last): each pair is found iff judged."""
+    if colliding:
+        monkeypatch.setattr(ids_module, "_id_hash", lambda ids: np.zeros(len(ids), dtype=np.uint64))
+    rnd = random.Random(seed)
+    query, docs = _random_pairs(rnd, 200, 4)
+    query = query * 3  # codes 0, 3, 6, 9: codes 1, 2, 4, ... have no pairs
+    keep = np.unique(np.char.add(query.astype("S2"), docs), return_index=True)[1]
+    index = PairIndex(query[keep], docs[keep])
+    assert index.maybe_repeated() == colliding
+    needles_q, needles_d = _random_pairs(rnd, 400, 14)
+    needles_q -= 2  # codes -2 to 11
+    rows, at = index.find(needles_q, needles_d)
+    judged = {pair: row for row, pair in enumerate(zip(query[keep].tolist(), docs[keep].tolist()))}
+    expected = [(i, judged[pair]) for i, pair in enumerate(zip(needles_q.tolist(), needles_d.tolist())) if pair in judged]
+    assert list(zip(rows.tolist(), at.tolist())) == expected and expected
+
+
+@pytest.mark.parametrize("needle_width", [3, 8, 9, 17, 24])
+def test_pair_index_compares_ids_of_any_width(needle_width: int) -> None:
+    """Ids are confirmed word by word: the same id in columns of other widths matches, and an id
+    that only extends a judged one (or is cut short of it) does not."""
+    judged = np.array([b"ab", b"abcdefgh", b"abcdefghi", b"abcdefghijklmnopq"])
+    index = PairIndex(np.zeros(len(judged), dtype=np.int64), judged)
+    candidates = [b"ab", b"abc", b"abcdefgh", b"abcdefghi", b"abcdefghij", b"abcdefghijklmnopq", b"abcdefghijklmnop"]
+    fitting = [c for c in candidates if len(c) <= needle_width]
+    needles = np.array(fitting, dtype=f"S{needle_width}")
+    rows, at = index.find(np.zeros(len(needles), dtype=np.int64), needles)
+    expected = [(i, judged.tolist().index(c)) for i, c in enumerate(fitting) if c in judged.tolist()]
+    assert list(zip(rows.tolist(), at.tolist())) == expected
+    objects = _objects(fitting)  # bytes objects (a column with very long ids): compared as they are
+    rows, at = index.find(np.zeros(len(objects), dtype=np.int64), objects)
+    assert list(zip(rows.tolist(), at.tolist())) == expected
 
 
 def test_pair_index_notices_a_repeated_pair() -> None:
@@ -391,3 +454,20 @@ def test_a_long_id_in_the_last_block_does_not_widen_the_column(tmp_path: Path) -
     for measure in ("AP", "nDCG@10", "P@5", "NumRelRet", "Bpref"):
         assert a.per_query(measure) == b.per_query(measure), measure
     assert a["q1"].judgment(long_id) == 2
+
+
+@pytest.mark.parametrize("large_read", [0, 1 << 20])
+def test_only_a_large_run_read_hands_its_memory_back(tmp_path: Path, large_read: int, monkeypatch) -> None:
+    """Freed memory goes back to the OS after reading more rows than _LARGE_READ, not after a small
+    read (whose few MB the build reuses); the columns are the same either way."""
+    import retrieval_eval.trec as trec_module
+
+    calls: list[int] = []
+    monkeypatch.setattr(trec_module, "_LARGE_READ", large_read)
+    monkeypatch.setattr(trec_module, "release_freed_memory", lambda: calls.append(1))
+    path = tmp_path / "run"
+    path.write_text("q1 Q0 a 1 2.5 r\nq1 Q0 b 2 1.5 r\n")
+    run = read_run_columns(str(path))
+    assert calls == ([1] if large_read == 0 else [])
+    assert run.doc_ids.tolist() == [b"a", b"b"] and run.scores.tolist() == [2.5, 1.5]
+
