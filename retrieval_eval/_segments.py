@@ -32,7 +32,7 @@ def segment_sum(values: npt.ArrayLike, segment: IntArray, n: int) -> FloatArray:
 
 def segment_count(mask: BoolArray, segment: IntArray, n: int) -> IntArray:
     """Number of true rows per segment."""
-    return np.bincount(segment[mask], minlength=n).astype(np.int64)
+    return np.bincount(segment[mask], minlength=n).astype(np.int64, copy=False)  # intp is int64 on 64-bit
 
 
 def segment_heads(offsets: IntArray, k: int) -> IntArray:
