@@ -85,7 +85,12 @@ def safe_div(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
 
 
 def _offsets_of(lengths: npt.ArrayLike) -> IntArray:
-    return np.concatenate(([0], np.cumsum(lengths, dtype=np.int64)))
+    """Segment bounds (n + 1,) of segments of ``lengths`` (n,): the running sum, written once."""
+    lengths = np.asarray(lengths)
+    offsets = np.empty(lengths.size + 1, dtype=np.int64)
+    offsets[0] = 0
+    np.cumsum(lengths, dtype=np.int64, out=offsets[1:])
+    return offsets
 
 
 def _gather_segments(offsets: IntArray, indices: IntArray) -> IntArray:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from attrs import frozen
 
-from .._segments import range_max, safe_div
+from .._segments import _offsets_of, range_max, safe_div
 from ..model import FloatArray, IntArray
 from ..ranking import Hits, RankedBatch
 from .base import Param
@@ -134,15 +134,19 @@ class IdealList:
     """Per query, the positive gains of its judgments sorted descending (flat, segmented).
 
     ``gain`` (n_ideal,) holds the gains, ``offsets`` (n_queries + 1,) the segment bounds,
-    ``length`` (n_queries,) the list lengths m, ``position`` (n_ideal,) the 1-based positions and
-    ``segment`` (n_ideal,) the query index of each entry.
+    ``position`` (n_ideal,) the 1-based positions and ``segment`` (n_ideal,) the query index of
+    each entry; :attr:`length` (n_queries,) gives the list lengths m.
     """
 
     gain: FloatArray
     offsets: IntArray
-    length: IntArray
     position: IntArray
     segment: IntArray
+
+    @property
+    def length(self) -> IntArray:
+        """The list length m of each query (made when asked: only a few measures need it)."""
+        return np.diff(self.offsets)
 
     def prefix(self, cumulative: FloatArray, upto: IntArray, segment: IntArray) -> FloatArray:
         """``cumulative`` (a per-entry running sum) read at positions ``upto`` (1-based; 0 gives 0.0)."""
@@ -167,11 +171,10 @@ def ideal_list(b: RankedBatch, gains: Gains | None) -> IdealList:
         if not bool(np.all((seg[1:] != seg[:-1]) | (gain[1:] <= gain[:-1]))):  # else each query's are in order
             order = np.lexsort((-gain, seg))
             seg, gain = seg[order], gain[order]
-        length = np.bincount(seg, minlength=b.n_queries).astype(np.int64, copy=False)
-        offsets = np.concatenate(([0], np.cumsum(length)))
+        offsets = _offsets_of(np.bincount(seg, minlength=b.n_queries))
         position = np.arange(1, len(seg) + 1, dtype=np.int64)  # in place below: 10 M entries in a log
-        position -= offsets[seg]
-        return IdealList(gain, offsets, length, position, seg)
+        position -= offsets.take(seg)
+        return IdealList(gain, offsets, position, seg)
 
     return b._cached(("ideal-gains", gains), compute)
 

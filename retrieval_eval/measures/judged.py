@@ -32,7 +32,7 @@ def bpref(b: RankedBatch, *, rel: int) -> FloatArray:
     """
     R, NR = b.n_relevant(rel), b.n_nonrelevant(rel)
     hits = b.hits(rel)
-    nonrel_above = b.nonrelevant_hits(rel).above(hits.row, hits.query)
+    nonrel_above = b.nonrelevant_above(rel)
     seg = hits.query
     penalty = safe_div(np.minimum(nonrel_above, R[seg]), np.minimum(NR, R)[seg])
     return safe_div(segment_sum(1.0 - penalty, seg, b.n_queries), R)

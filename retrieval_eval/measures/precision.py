@@ -101,7 +101,7 @@ def _iprec_parts(
     active: IntArray | None = np.flatnonzero(count)
     assert active is not None
     if len(active) >= _IPREC_SUBSET * len(count):
-        active = None
+        active = None  # R is the batch's own (cached) array: not copied
     else:
         count, n_relevant = count[active], n_relevant[active]
     # Each query's hits move up by one slot per query before it (the 0.0s of those queries).
