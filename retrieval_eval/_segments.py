@@ -76,11 +76,11 @@ def segment_suffix_max(values: FloatArray, offsets: IntArray) -> FloatArray:
 
 def safe_div(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
     """``num / den`` element-wise, with 0.0 wherever ``den == 0`` (never NaN, never a warning)."""
-    num = np.asarray(num, dtype=np.float64)
-    den = np.asarray(den, dtype=np.float64)
-    num, den = np.broadcast_arrays(num, den)
-    out = np.zeros(num.shape)
-    np.divide(num, den, out=out, where=den != 0)  # returns ``out``, which the stubs type as Any
+    num, den = np.asarray(num), np.asarray(den)
+    out = np.zeros(np.broadcast_shapes(num.shape, den.shape))
+    # Integers are converted to float64 as the division reads them (no float copy of a count per
+    # query made first): the same quotients as dividing float64 arrays.
+    np.divide(num, den, out=out, where=den != 0, dtype=np.float64)  # returns ``out`` (the stubs: Any)
     return out
 
 

@@ -46,9 +46,9 @@ def reciprocal_rank(b: RankedBatch, *, k: int | None, rel: int) -> FloatArray:
     0 when no relevant document is retrieved (within the top k, with a cutoff).
     """
     hits = b.hits(rel)
-    has_hit = hits.count > 0
+    first = hits.position == 1  # each query's first hit (a pass over the hits, not over the queries)
     first_rank = np.zeros(b.n_queries, dtype=np.float64)
-    first_rank[has_hit] = hits.rank[hits.offsets[:-1][has_hit]]
+    first_rank[hits.query[first]] = hits.rank[first]
     if k is not None:
         first_rank[first_rank > k] = 0
     return safe_div(1.0, first_rank)
