@@ -8,15 +8,15 @@ import math
 
 import numpy as np
 import pytest
+import reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import Qrels, Run, evaluation_cases, judgments, ranking
 
-import reference
 import retrieval_eval.measures.precision as precision_module
 from retrieval_eval import SetEvaluator
 from retrieval_eval._segments import _offsets_of, safe_div
 from retrieval_eval.ranking import RankedBatch
-from strategies import Qrels, Run, evaluation_cases, judgments, ranking
 
 RECALL_POINTS = tuple(i / 10 for i in range(11))
 
