@@ -18,7 +18,17 @@ if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
 
 def segment_ids(offsets: IntArray) -> IntArray:
     """Query index of every row, for segments given by ``offsets`` (n+1,) -> (offsets[-1],)."""
-    return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+    n_rows = int(offsets[-1])
+    if n_rows > _LONG_SEGMENTS * (len(offsets) - 1):  # long segments: NumPy copies each index along its segment
+        return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+    # Many short ones (a log of sessions): repeat's per-segment step would cost more than two passes,
+    # counting where each segment after the first begins and summing those counts up.
+    starts = np.bincount(offsets[1:-1], minlength=n_rows + 1)[:n_rows]
+    return np.cumsum(starts, dtype=np.int64)
+
+
+#: Average rows per segment above which :func:`segment_ids` repeats each index along its segment.
+_LONG_SEGMENTS = 8
 
 
 def segment_sum(values: npt.ArrayLike, segment: IntArray, n: int) -> FloatArray:

@@ -159,3 +159,19 @@ def test_offsets_are_the_running_sum_from_zero(lengths: list[int]) -> None:
     offsets = _offsets_of(np.array(lengths, dtype=np.int64))
     assert offsets.tolist() == [0, *np.cumsum(lengths, dtype=np.int64).tolist()]
     assert offsets.dtype == np.int64
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 20), max_size=30), st.sampled_from([0, 8, 10**9]))
+def test_segment_ids_both_ways_repeat_each_query_index(lengths: list[int], long_segments: int) -> None:
+    """Counting segment starts (short segments) and repeating indices (long ones) both give each row its segment."""
+    import retrieval_eval._segments as segments_module
+
+    old = segments_module._LONG_SEGMENTS
+    try:
+        segments_module._LONG_SEGMENTS = long_segments
+        ids = segments_module.segment_ids(_offsets_of(np.array(lengths, dtype=np.int64)))
+    finally:
+        segments_module._LONG_SEGMENTS = old
+    assert ids.dtype == np.int64
+    assert ids.tolist() == [i for i, n in enumerate(lengths) for _ in range(n)]
