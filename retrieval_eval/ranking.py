@@ -278,7 +278,8 @@ class RankedBatch:
         among the non-relevant rows (no per-query table of them is made).
         """
         hits = self.hits(rel)
-        nonrelevant = np.flatnonzero(self.judged_nonrelevant(rel))
+        judged = np.flatnonzero(self.labels >= 0)  # one pass over the ranked rows; then the judged only
+        nonrelevant = judged[self.labels.take(judged) < rel]
         above = np.searchsorted(nonrelevant, hits.row)
         above -= np.searchsorted(nonrelevant, self.offsets[:-1].take(hits.query))
         return above
