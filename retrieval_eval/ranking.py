@@ -264,7 +264,7 @@ class RankedBatch:
         """
 
         def compute() -> Hits:
-            judged = self._cache.get(("hits", 0))
+            judged: Hits | None = self._cache.get(("hits", 0))
             if rel <= 0 or judged is None:
                 return Hits.of_rows(np.flatnonzero(self.labels >= max(rel, 0)), self.offsets)
             return judged.where(self.labels[judged.row] >= rel)

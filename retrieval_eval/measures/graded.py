@@ -38,9 +38,10 @@ from .trec_table import (
 
 def _discounted(gain: FloatArray, rank: IntArray) -> FloatArray:
     """The DCG term of each entry: gain / log2(rank + 1), rank 1-based."""
-    term: FloatArray = rank + 1.0  # one new array, worked on in place (10 M entries in a log)
+    term: FloatArray = np.add(rank, 1.0, dtype=np.float64)  # one new array, worked on in place (logs: 10 M)
     np.log2(term, out=term)
-    return np.divide(gain, term, out=term)
+    np.divide(gain, term, out=term)
+    return term
 
 
 def _dcg(segment: IntArray, rank: IntArray, gain: FloatArray, n: int, k: int | None) -> FloatArray:
