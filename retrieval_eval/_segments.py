@@ -18,7 +18,17 @@ if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
 
 def segment_ids(offsets: IntArray) -> IntArray:
     """Query index of every row, for segments given by ``offsets`` (n+1,) -> (offsets[-1],)."""
-    return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+    n_rows = int(offsets[-1])
+    if n_rows > _LONG_SEGMENTS * (len(offsets) - 1):  # long segments: NumPy copies each index along its segment
+        return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+    # Many short ones (a log of sessions): repeat's per-segment step would cost more than two passes,
+    # counting where each segment after the first begins and summing those counts up.
+    starts = np.bincount(offsets[1:-1], minlength=n_rows + 1)[:n_rows]
+    return np.cumsum(starts, dtype=np.int64)
+
+
+#: Average rows per segment above which :func:`segment_ids` repeats each index along its segment.
+_LONG_SEGMENTS = 8
 
 
 def segment_sum(values: npt.ArrayLike, segment: IntArray, n: int) -> FloatArray:
@@ -32,7 +42,7 @@ def segment_sum(values: npt.ArrayLike, segment: IntArray, n: int) -> FloatArray:
 
 def segment_count(mask: BoolArray, segment: IntArray, n: int) -> IntArray:
     """Number of true rows per segment."""
-    return np.bincount(segment[mask], minlength=n).astype(np.int64)
+    return np.bincount(segment[mask], minlength=n).astype(np.int64, copy=False)  # intp is int64 on 64-bit
 
 
 def segment_heads(offsets: IntArray, k: int) -> IntArray:
@@ -76,16 +86,21 @@ def segment_suffix_max(values: FloatArray, offsets: IntArray) -> FloatArray:
 
 def safe_div(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
     """``num / den`` element-wise, with 0.0 wherever ``den == 0`` (never NaN, never a warning)."""
-    num = np.asarray(num, dtype=np.float64)
-    den = np.asarray(den, dtype=np.float64)
-    num, den = np.broadcast_arrays(num, den)
-    out = np.zeros(num.shape)
-    np.divide(num, den, out=out, where=den != 0)  # returns ``out``, which the stubs type as Any
+    num, den = np.asarray(num), np.asarray(den)
+    out = np.zeros(np.broadcast_shapes(num.shape, den.shape))
+    # Integers are converted to float64 as the division reads them (no float copy of a count per
+    # query made first): the same quotients as dividing float64 arrays.
+    np.divide(num, den, out=out, where=den != 0, dtype=np.float64)  # returns ``out`` (the stubs: Any)
     return out
 
 
 def _offsets_of(lengths: npt.ArrayLike) -> IntArray:
-    return np.concatenate(([0], np.cumsum(lengths, dtype=np.int64)))
+    """Segment bounds (n + 1,) of segments of ``lengths`` (n,): the running sum, written once."""
+    lengths = np.asarray(lengths)
+    offsets = np.empty(lengths.size + 1, dtype=np.int64)
+    offsets[0] = 0
+    np.cumsum(lengths, dtype=np.int64, out=offsets[1:])
+    return offsets
 
 
 def _gather_segments(offsets: IntArray, indices: IntArray) -> IntArray:

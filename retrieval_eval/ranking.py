@@ -85,11 +85,15 @@ class Hits:
     def of_rows(cls, rows: IntArray, offsets: IntArray) -> Hits:
         """The hits at ``rows`` (increasing ranked-row indices) of segments ``offsets``."""
         # Each hit's query is the last whose first row is at or before the hit's row.
-        query = np.searchsorted(offsets, rows, side="right") - 1
+        query = np.searchsorted(offsets, rows, side="right")
+        query -= 1  # in place here and below: a log of 10 M sessions has millions of hits
         hit_offsets = _offsets_of(np.bincount(query, minlength=len(offsets) - 1))
-        start = offsets[:-1][query]
-        return cls(rows, query, rows - start + 1, np.arange(1, len(rows) + 1) - hit_offsets[:-1][query],
-                   hit_offsets)
+        rank = offsets[:-1].take(query)
+        np.subtract(rows, rank, out=rank)
+        rank += 1
+        position = np.arange(1, len(rows) + 1, dtype=np.int64)
+        position -= hit_offsets[:-1].take(query)
+        return cls(rows, query, rank, position, hit_offsets)
 
     @property
     def count(self) -> IntArray:
@@ -227,8 +231,10 @@ class RankedBatch:
         return self._cached(("relevant", rel), lambda: self.labels >= max(rel, 0))
 
     def judged_nonrelevant(self, rel: int) -> BoolArray:
-        """Whether each ranked row is judged non-relevant: 0 <= value < ``rel``."""
-        return self._cached(("judged_nonrel", rel), lambda: (self.labels >= 0) & (self.labels < rel))
+        """Whether each ranked row is judged non-relevant: 0 <= value < ``rel`` (made anew each time)."""
+        nonrelevant = self.labels >= 0
+        nonrelevant &= self.labels < rel
+        return nonrelevant
 
     def n_relevant(self, rel: int) -> IntArray:
         """R per query: qrels entries with value >= ``rel`` (negative values never count)."""
@@ -252,16 +258,31 @@ class RankedBatch:
     def hits(self, rel: int) -> Hits:
         """The ranked rows judged >= ``rel`` (and >= 0): with rel <= 0, every judged row.
 
-        One pass over the labels finds the judged rows; every threshold is then a subset of them.
+        A threshold's hits are a subset of the judged rows when those are made already; otherwise
+        one pass over the labels finds them (so that the official measures, which need only the
+        relevant rows, never hold the judged ones too).
         """
 
         def compute() -> Hits:
-            if rel <= 0:
-                return Hits.of_rows(np.flatnonzero(self.labels >= 0), self.offsets)
-            judged = self.hits(0)
+            judged: Hits | None = self._cache.get(("hits", 0))
+            if rel <= 0 or judged is None:
+                return Hits.of_rows(np.flatnonzero(self.labels >= max(rel, 0)), self.offsets)
             return judged.where(self.labels[judged.row] >= rel)
 
         return self._cached(("hits", max(rel, 0)), compute)
+
+    def nonrelevant_above(self, rel: int) -> IntArray:
+        """For each hit of :meth:`hits` (``rel``), the judged non-relevant rows ranked above it in its query.
+
+        Those before the hit's row, less those before its query's first row: two binary searches
+        among the non-relevant rows (no per-query table of them is made).
+        """
+        hits = self.hits(rel)
+        judged = np.flatnonzero(self.labels >= 0)  # one pass over the ranked rows; then the judged only
+        nonrelevant = judged[self.labels.take(judged) < rel]
+        above = np.searchsorted(nonrelevant, hits.row)
+        above -= np.searchsorted(nonrelevant, self.offsets[:-1].take(hits.query))
+        return above
 
     def nonrelevant_hits(self, rel: int) -> Hits:
         """The ranked rows judged non-relevant: 0 <= value < ``rel``."""

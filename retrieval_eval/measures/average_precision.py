@@ -89,7 +89,7 @@ def inferred_ap(b: RankedBatch, *, rel: int) -> FloatArray:
     """
     hits = b.hits(rel)
     before = hits.position - 1.0  # s - 1
-    nonrel = b.nonrelevant_hits(rel).above(hits.row, hits.query)
+    nonrel = b.nonrelevant_above(rel)
     unjudged = Hits.of_rows(np.flatnonzero(b.labels == UNJUDGED), b.offsets).above(hits.row, hits.query)
     j = (hits.rank - 1).astype(np.float64)
     first = j == 0

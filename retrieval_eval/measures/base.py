@@ -42,9 +42,16 @@ def sequential_mean(values: FloatArray) -> float:
     NumPy's ``mean`` sums pairwise, which can differ in the last bit, and so in the printed fourth
     decimal when the mean lies halfway between two (tests/test_vs_trec_eval_c.py found such lines).
     """
-    total = np.cumsum(values[:_SUM_CHUNK])[-1]
-    for start in range(_SUM_CHUNK, len(values), _SUM_CHUNK):  # no running-sum array as long as the values
-        total = np.cumsum(np.concatenate(([total], values[start : start + _SUM_CHUNK])))[-1]
+    head = values[:_SUM_CHUNK]
+    # One chunk-sized buffer for every running sum: no array as long as the values, none made per chunk.
+    buffer = np.empty(len(head) + 1)
+    total = np.cumsum(head, out=buffer[: len(head)])[-1]
+    for start in range(_SUM_CHUNK, len(values), _SUM_CHUNK):
+        chunk = values[start : start + _SUM_CHUNK]
+        part = buffer[: len(chunk) + 1]
+        part[0] = total  # the chunk's sum starts from the sum so far
+        part[1:] = chunk
+        total = np.cumsum(part, out=part)[-1]
     return float(total) / len(values)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from attrs import frozen
 
-from .._segments import range_max, safe_div
+from .._segments import _offsets_of, range_max, safe_div
 from ..model import FloatArray, IntArray
 from ..ranking import Hits, RankedBatch
 from .base import Param
@@ -102,7 +102,8 @@ class Gains(Mapping[int, float]):
 
 def level_gains(labels: IntArray, gains: Gains | None) -> FloatArray:
     """Gain of each label: its custom gain, or the level itself; 0.0 for negative labels (unjudged)."""
-    out = np.where(labels >= 0, labels, 0).astype(np.float64)
+    out = labels.astype(np.float64)
+    np.maximum(out, 0.0, out=out)  # in place: one array of 10 M gains in a log, not three
     for level, gain in (gains or {}).items():
         out[labels == level] = gain
     return out
@@ -133,15 +134,19 @@ class IdealList:
     """Per query, the positive gains of its judgments sorted descending (flat, segmented).
 
     ``gain`` (n_ideal,) holds the gains, ``offsets`` (n_queries + 1,) the segment bounds,
-    ``length`` (n_queries,) the list lengths m, ``position`` (n_ideal,) the 1-based positions and
-    ``segment`` (n_ideal,) the query index of each entry.
+    ``position`` (n_ideal,) the 1-based positions and ``segment`` (n_ideal,) the query index of
+    each entry; :attr:`length` (n_queries,) gives the list lengths m.
     """
 
     gain: FloatArray
     offsets: IntArray
-    length: IntArray
     position: IntArray
     segment: IntArray
+
+    @property
+    def length(self) -> IntArray:
+        """The list length m of each query (made when asked: only a few measures need it)."""
+        return np.diff(self.offsets)
 
     def prefix(self, cumulative: FloatArray, upto: IntArray, segment: IntArray) -> FloatArray:
         """``cumulative`` (a per-entry running sum) read at positions ``upto`` (1-based; 0 gives 0.0)."""
@@ -155,19 +160,21 @@ def ideal_list(b: RankedBatch, gains: Gains | None) -> IdealList:
     """The ideal list of every query for ``gains`` (cached on the batch)."""
 
     def compute() -> IdealList:
-        judged = b.judged_relevance >= 0
-        seg = b.judged_segment[judged]
-        gain = level_gains(b.judged_relevance[judged], gains)
+        # Negative values gain 0.0, so keeping the positive gains drops them too. When every judgment
+        # gains (binary qrels, logs), the judged rows' query index is the list's: shared, not copied.
+        seg = b.judged_segment
+        gain = level_gains(b.judged_relevance, gains)
         positive = gain > 0
-        seg, gain = seg[positive], gain[positive]
+        if not bool(positive.all()):
+            seg, gain = seg[positive], gain[positive]
+        del positive
         if not bool(np.all((seg[1:] != seg[:-1]) | (gain[1:] <= gain[:-1]))):  # else each query's are in order
             order = np.lexsort((-gain, seg))
             seg, gain = seg[order], gain[order]
-        length = np.bincount(seg, minlength=b.n_queries).astype(np.int64, copy=False)
-        offsets = np.concatenate(([0], np.cumsum(length)))
+        offsets = _offsets_of(np.bincount(seg, minlength=b.n_queries))
         position = np.arange(1, len(seg) + 1, dtype=np.int64)  # in place below: 10 M entries in a log
-        position -= offsets[seg]
-        return IdealList(gain, offsets, length, position, seg)
+        position -= offsets.take(seg)
+        return IdealList(gain, offsets, position, seg)
 
     return b._cached(("ideal-gains", gains), compute)
 

@@ -32,10 +32,13 @@ def bpref(b: RankedBatch, *, rel: int) -> FloatArray:
     """
     R, NR = b.n_relevant(rel), b.n_nonrelevant(rel)
     hits = b.hits(rel)
-    nonrel_above = b.nonrelevant_hits(rel).above(hits.row, hits.query)
+    nonrel_above = b.nonrelevant_above(rel)
     seg = hits.query
-    penalty = safe_div(np.minimum(nonrel_above, R[seg]), np.minimum(NR, R)[seg])
-    return safe_div(segment_sum(1.0 - penalty, seg, b.n_queries), R)
+    if nonrel_above.any():
+        terms = 1.0 - safe_div(np.minimum(nonrel_above, R[seg]), np.minimum(NR, R)[seg])
+    else:  # no judged non-relevant document above a hit (one document per query): each term is 1 - 0
+        terms = np.ones(len(seg))
+    return safe_div(segment_sum(terms, seg, b.n_queries), R)
 
 
 @measure("GMBpref", params={"rel": REL}, trec=(TrecName("gm_bpref"),), aggregate="gmean", summary_only=True)

@@ -46,9 +46,9 @@ def reciprocal_rank(b: RankedBatch, *, k: int | None, rel: int) -> FloatArray:
     0 when no relevant document is retrieved (within the top k, with a cutoff).
     """
     hits = b.hits(rel)
-    has_hit = hits.count > 0
+    first = hits.position == 1  # each query's first hit (a pass over the hits, not over the queries)
     first_rank = np.zeros(b.n_queries, dtype=np.float64)
-    first_rank[has_hit] = hits.rank[hits.offsets[:-1][has_hit]]
+    first_rank[hits.query[first]] = hits.rank[first]
     if k is not None:
         first_rank[first_rank > k] = 0
     return safe_div(1.0, first_rank)
@@ -68,19 +68,20 @@ def interpolated_precision(b: RankedBatch, *, recall: float, rel: int) -> FloatA
     retrieved gives 0. An empty ranking gives 0 (trec_eval prints -nan there).
     """
     # Every recall level reads the same per-query arrays: computed once per batch and rel.
-    best_from, first, count, n_relevant, active = b._cached(("iprec-parts", rel), lambda: _iprec_parts(b, rel))
-    # c = lround(recall * R); the hits before the c-th (the first that counts) are skipped. In place:
-    # at 10 M queries each step is a pass over 80 MB, and a new array for each would cost as much again.
-    skip = _lround(n_relevant * recall)
-    skip -= 1
-    np.maximum(skip, 0, out=skip)
-    fewer = skip >= count  # fewer than c hits: the 0.0 after the last
-    skip += first
-    np.putmask(skip, fewer, len(best_from) - 1)
+    best_from, start, end, n_relevant, most, active = b._cached(("iprec-parts", rel), lambda: _iprec_parts(b, rel))
+    # c = lround(recall * R) and the hits before the c-th (the first that counts) skipped, for each
+    # value R takes (0..max R): a small table, read per query in one pass. Past a query's last hit
+    # is the 0.0 that ends its hits (fewer than c hits).
+    skip_of_r = _lround(np.arange(most + 1, dtype=np.float64) * recall)
+    skip_of_r -= 1
+    np.maximum(skip_of_r, 0, out=skip_of_r)
+    at = skip_of_r.take(n_relevant)  # in place from here: at 10 M queries each array is 80 MB
+    at += start
+    np.minimum(at, end, out=at)
     if active is None:
-        return best_from.take(skip)
+        return best_from.take(at)
     values = np.zeros(b.n_queries)
-    values[active] = best_from.take(skip)
+    values[active] = best_from.take(at)
     return values
 
 
@@ -91,17 +92,27 @@ _IPREC_SUBSET = 0.7
 
 def _iprec_parts(
     b: RankedBatch, rel: int,
-) -> tuple[FloatArray, IntArray, IntArray, FloatArray, IntArray | None]:
-    """For :func:`interpolated_precision`: the best precision from each hit on (and a 0.0 after the
-    last); each query's first hit, number of hits and R (as floats), and the queries these are of
-    (None: all of them; else only the queries with hits)."""
+) -> tuple[FloatArray, IntArray, IntArray, IntArray, int, IntArray | None]:
+    """For :func:`interpolated_precision`: the best precision from each hit on, each query's hits
+    followed by a 0.0; where each query's hits start and where its 0.0 is; R and its largest value;
+    and the queries these are of (None: all of them; else only the queries with hits)."""
     hits = b.hits(rel)
-    best_from = np.append(segment_suffix_max(hits.position / hits.rank, hits.offsets), 0.0)
-    first, count, n_relevant = hits.offsets[:-1], hits.count, b.n_relevant(rel).astype(np.float64)
-    active = np.flatnonzero(count)
+    count, n_relevant = hits.count, b.n_relevant(rel)
+    active: IntArray | None = np.flatnonzero(count)
+    assert active is not None
     if len(active) >= _IPREC_SUBSET * len(count):
-        return best_from, first, count, n_relevant, None
-    return best_from, first[active], count[active], n_relevant[active], active
+        active = None  # R is the batch's own (cached) array: not copied
+    else:
+        count, n_relevant = count[active], n_relevant[active]
+    # Each query's hits move up by one slot per query before it (the 0.0s of those queries).
+    end = np.cumsum(count)
+    end += np.arange(len(count), dtype=np.int64)
+    start = end - count
+    best_from = np.zeros(len(hits.row) + len(count))
+    slots = np.arange(len(hits.row), dtype=np.int64)
+    slots += np.repeat(np.arange(len(count), dtype=np.int64), count)
+    best_from[slots] = segment_suffix_max(hits.position / hits.rank, hits.offsets)
+    return best_from, start, end, n_relevant, int(n_relevant.max(initial=0)), active
 
 
 @measure(
