@@ -171,46 +171,6 @@ def _run_lengths(heads: IntArray, n: int) -> IntArray:
     return lengths
 
 
-def _table_slot(hashed: npt.NDArray[np.uint64], bits: int) -> IntArray:
-    """A ``bits``-bit slot for each hash; multiplying first spreads ids that differ only in low bytes."""
-    slot = hashed * np.uint64(_MIX)
-    slot >>= np.uint64(64 - bits)
-    return slot.view(np.int64)
-
-
-def _lookup(vocab: BytesArray, ids: BytesArray) -> tuple[IntArray, IntArray]:
-    """The ``ids`` found in ``vocab`` (distinct, byte-ordered bytes ids): their positions in
-    ``ids`` (ascending) and their indices in ``vocab``. Absent ids cost no memory: a run usually
-    retrieves far more documents than were ever judged."""
-    none = np.zeros(0, dtype=np.int64)
-    if len(vocab) == 0 or len(ids) == 0:
-        return none, none
-    vocab_hash = _id_hash(vocab)
-    by_hash = np.argsort(vocab_hash)
-    sorted_hash = vocab_hash[by_hash]
-    if bool(np.any(sorted_hash[1:] == sorted_hash[:-1])):  # two long ids collide: compare bytes instead
-        pos = np.minimum(np.searchsorted(vocab, ids), len(vocab) - 1)
-        found = np.flatnonzero(vocab[pos] == ids)
-        return found, pos[found]
-    # A bit table of the vocabulary's hashes rules most ids out in one gather; only the rest are
-    # searched.
-    bits = min(max(int(len(vocab) * 32).bit_length(), 16), 26)  # about 1 in 32 absent ids gets through
-    table = np.zeros(1 << bits, dtype=bool)
-    table[_table_slot(sorted_hash, bits)] = True
-    rows, codes = [], []
-    for start in range(0, len(ids), _CHUNK):  # chunks bound the temporary arrays
-        chunk = ids[start : start + _CHUNK]
-        ids_hash = _id_hash(chunk)
-        maybe = np.flatnonzero(table[_table_slot(ids_hash, bits)])
-        pos = np.minimum(np.searchsorted(sorted_hash, ids_hash[maybe]), len(vocab) - 1)
-        match = sorted_hash[pos] == ids_hash[maybe]
-        candidates, code = maybe[match], by_hash[pos[match]]
-        exact = vocab[code] == chunk[candidates]  # confirm every hash match byte for byte
-        rows.append(start + candidates[exact])
-        codes.append(code[exact])
-    return np.concatenate(rows), np.concatenate(codes)
-
-
 def _as_bytes(values: npt.ArrayLike) -> BytesArray:
     """Ids as a bytes array (UTF-8), since byte order is the tie rule and hashing works on bytes."""
     arr = np.asarray(values)
@@ -231,12 +191,8 @@ def _check_duplicates(
     keep = np.ones(len(query_code), dtype=bool)
     if len(query_code) < 2:
         return keep
-    # Fast certificate: when no two rows share a hash of (query, id), no row repeats. (The id hash
-    # is multiplied before the query code goes into its low bits, so that "doc8" in query 1 and
-    # "doc9" in query 0 do not collide; everything in place, to add one array only.)
-    hashed = np.ascontiguousarray(_id_hash(ids))
-    hashed *= np.uint64(_MIX)
-    hashed ^= np.ascontiguousarray(query_code, dtype=np.int64).view(np.uint64)
+    # Fast certificate: when no two rows share a key of (query, id), no row repeats.
+    hashed = pair_keys(query_code, ids)
     hashed.sort()
     if not bool(np.any(hashed[1:] == hashed[:-1])):
         return keep

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from attrs import evolve, frozen
 
-from ._ids import _run_heads, _words, intern
+from ._ids import _run_heads, _run_lengths, _words, intern
 from ._segments import _block_rows, _offsets_of
-from .model import FloatArray, IntArray
+from .model import BoolArray, FloatArray, IntArray
 
 if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
     import numpy.typing as npt
@@ -97,7 +97,7 @@ def _order_blocks(query_code: IntArray, starts: IntArray) -> RowOrder | None:
     if bool(np.all(block_query[1:] > block_query[:-1])):
         return None
     by_query = np.argsort(block_query)
-    lengths = np.diff(starts, append=len(query_code))
+    lengths = _run_lengths(starts, len(query_code))
     return RowOrder(len(query_code), block_starts=starts[by_query], block_lengths=lengths[by_query])
 
 
@@ -171,6 +171,25 @@ def _tie_order(group: IntArray, words: npt.NDArray[np.uint64]) -> IntArray:
     return order
 
 
+def _tie_groups(tied_to_previous: BoolArray) -> tuple[IntArray, IntArray]:
+    """The rows of tie groups (each row equal to its neighbour on one side at least), given whether
+    each row is tied to the one before it, and the number of each one's group (ascending)."""
+    in_tie = tied_to_previous.copy()
+    in_tie[:-1] |= tied_to_previous[1:]
+    rows = np.flatnonzero(in_tie)
+    return rows, np.cumsum(~tied_to_previous[rows])
+
+
+def _by_id_descending(group: IntArray, doc_ids: np.ndarray) -> IntArray:
+    """The order of rows by ``group`` (ascending), then by id bytes descending (strcmp's order)."""
+    if doc_ids.dtype.kind == "S" and len(doc_ids) < 2**31:
+        return _tie_order(group, _words(doc_ids))
+    if doc_ids.dtype.kind == "S":
+        return np.lexsort((*(~_words(doc_ids).T[::-1]), group))  # words inverted: descending
+    # ``bytes`` objects (a column with very long ids): their codes are in byte order
+    return np.lexsort((-intern(doc_ids)[1], group))
+
+
 def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray) -> RowOrder | None:
     """Row order: query, then score descending, then doc_id descending (trec_eval's tie rule).
 
@@ -186,20 +205,10 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
         # Run files usually hold each query in one block, by score already. Then the blocks move
         # whole and only the rows of tie groups are sorted, at a cost linear in the rows.
         blocks = _order_blocks(query_code, starts)
-        tied_to_previous = np.concatenate(([False], same_query & (score[1:] == score[:-1])))
+        rows, group = _tie_groups(np.concatenate(([False], same_query & (score[1:] == score[:-1]))))
         del same_query
-        in_tie = tied_to_previous.copy()
-        in_tie[:-1] |= tied_to_previous[1:]
-        rows = np.flatnonzero(in_tie)
         if len(rows):
-            # One sort of the tied rows: by tie group, then by id bytes descending (words inverted).
-            group = np.cumsum(~tied_to_previous[rows])
-            if doc_ids.dtype.kind == "S" and len(rows) < 2**31:
-                moved = rows[_tie_order(group, _words(doc_ids[rows]))]
-            elif doc_ids.dtype.kind == "S":
-                moved = rows[np.lexsort((*(~_words(doc_ids[rows]).T[::-1]), group))]
-            else:  # ``bytes`` objects (a column with very long ids): their codes are in byte order
-                moved = rows[np.lexsort((-intern(doc_ids[rows])[1], group))]
+            moved = rows[_by_id_descending(group, doc_ids[rows])]
             changed = moved != rows
             if bool(np.any(changed)):
                 # Positions after the blocks move: where each tied row lands, and where the row it
@@ -210,23 +219,20 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
         return blocks
     distinct, inverse = np.unique(score, return_inverse=True)
     n_groups = len(distinct) * (int(query_code.max()) + 1)
-    if doc_ids.dtype.kind == "S" and n < 2**31 and n_groups < 2**62:
-        # Any other layout (a run not sorted by score): one sort of (query, score descending) packed
-        # in an integer, then the tie groups sorted by id as above, rather than interning every id.
-        group = query_code * len(distinct) + (len(distinct) - 1 - inverse.ravel())
-        rows = np.argsort(group)  # rows of equal groups are put in order below
-        group = group[rows]
-        tied_to_previous = np.concatenate(([False], group[1:] == group[:-1]))
-        in_tie = tied_to_previous.copy()
-        in_tie[:-1] |= tied_to_previous[1:]
-        tied = np.flatnonzero(in_tie)
+    # Each row's (query, score descending) as one integer, where it fits.
+    packed = query_code * len(distinct) + (len(distinct) - 1 - inverse.ravel()) if n_groups < 2**62 else None
+    if packed is not None and doc_ids.dtype.kind == "S" and n < 2**31:
+        # Any other layout (a run not sorted by score): one sort of the packed groups, then the tie
+        # groups sorted by id as above, rather than interning every id.
+        rows = np.argsort(packed)  # rows of equal groups are put in order below
+        ordered = packed[rows]
+        tied, tie_group = _tie_groups(np.concatenate(([False], ordered[1:] == ordered[:-1])))
         if len(tied):
             tied_rows = rows[tied]
-            rows[tied] = tied_rows[_tie_order(np.cumsum(~tied_to_previous[tied]), _words(doc_ids[tied_rows]))]
+            rows[tied] = tied_rows[_by_id_descending(tie_group, doc_ids[tied_rows])]
         return RowOrder(n, rows=rows)
     vocab, doc_code = intern(doc_ids)
     n_docs = len(vocab)
-    if n_groups * n_docs >= 2**62:  # the key would overflow: sort on the three columns instead
+    if packed is None or n_groups * n_docs >= 2**62:  # the key would overflow: sort on the three columns instead
         return RowOrder(n, rows=np.lexsort((-doc_code, -score, query_code)))
-    group = query_code * len(distinct) + (len(distinct) - 1 - inverse.ravel())
-    return RowOrder(n, rows=np.argsort(group * n_docs + (n_docs - 1 - doc_code), kind="stable"))
+    return RowOrder(n, rows=np.argsort(packed * n_docs + (n_docs - 1 - doc_code), kind="stable"))

@@ -30,6 +30,7 @@ from ._ids import (
     _as_bytes,
     _check_duplicates,
     _run_heads,
+    _same_ids,
     _run_lengths,
     _words,
     intern,
@@ -578,22 +579,6 @@ class PreparedQrels:
 _SCAN_COMPARISONS = 4
 
 
-def _equal_width_words(*columns: np.ndarray) -> list[npt.NDArray[np.uint64]]:
-    """Bytes id columns as rows of 64-bit words, zero-padded to one number of words: equal ids, equal rows."""
-    words = [_words(column, np.uint64) for column in columns]
-    width = max(w.shape[1] for w in words)
-    return [w if w.shape[1] == width else np.hstack((w, np.zeros((len(w), width - w.shape[1]), dtype=np.uint64)))
-            for w in words]
-
-
-def _same_rows(a: npt.NDArray[np.uint64], a_rows: IntArray, b: npt.NDArray[np.uint64], b_rows: IntArray) -> BoolArray:
-    """Whether row ``a_rows[i]`` of ``a`` equals row ``b_rows[i]`` of ``b`` (word rows of equal width)."""
-    same: BoolArray = a[:, 0][a_rows] == b[:, 0][b_rows]
-    for j in range(1, a.shape[1]):  # a loop over 8-byte words of the ids, not over ids
-        same &= a[:, j][a_rows] == b[:, j][b_rows]
-    return same
-
-
 def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray,
                doc_ids: np.ndarray) -> tuple[IntArray, IntArray] | None:
     """:meth:`PreparedQrels.find` by comparing ids: at the s-th step, every row still unmatched whose
@@ -605,7 +590,6 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray,
     comparisons = int(np.bincount(query_code, minlength=len(count)) @ count)  # judged ids of each row's query, summed
     if comparisons > _SCAN_COMPARISONS * len(query_code):
         return None
-    judged_words, words = _equal_width_words(judged, doc_ids)
     none = np.zeros(0, dtype=np.int64)
     rows, at = [none], [none]
     for start in range(0, len(query_code), _FIND_CHUNK):  # chunks bound the temporary arrays
@@ -615,7 +599,7 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray,
         step = 0
         while len(pending):  # as many steps as the most judgments of a query that the run has
             candidate = first[pending] + step
-            same = _same_rows(judged_words, candidate, words, pending + start)
+            same = _same_ids(judged, candidate, doc_ids, pending + start)
             rows.append(pending[same] + start)
             at.append(candidate[same])
             step += 1
@@ -632,12 +616,11 @@ def _scan_repeats(offsets: IntArray, doc_ids: np.ndarray) -> bool | None:
     count = np.diff(offsets)
     if int((count * (count - 1) // 2).sum()) > _SCAN_COMPARISONS * len(doc_ids):
         return None
-    (words,) = _equal_width_words(doc_ids)
     position = np.arange(len(doc_ids), dtype=np.int64) - np.repeat(offsets[:-1], count)
     rows = np.flatnonzero(position >= 1)
     distance = 1
     while len(rows):  # as many steps as the most judgments of a query, less one
-        if bool(_same_rows(words, rows, words, rows - distance).any()):
+        if bool(_same_ids(doc_ids, rows, doc_ids, rows - distance).any()):
             return True
         distance += 1
         rows = rows[position[rows] >= distance]

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval._ids import _check_duplicates, _id_hash, _lookup, intern
+from retrieval_eval._ids import PairIndex, _check_duplicates, _id_hash, intern
 from retrieval_eval import _order
 from retrieval_eval._ids import _words
 from retrieval_eval._order import _byte_ranks, _tie_order, canonical_order
@@ -93,15 +93,21 @@ def test_tie_order_sorts_by_group_then_id_descending(rows: list[tuple[int, bytes
 @settings(max_examples=200, deadline=None)
 @given(ids, ids, st.integers(1, 5))
 def test_lookup_finds_exactly_the_ids_in_the_vocabulary(vocab: list[bytes], needles: list[bytes], repeat: int) -> None:
-    """Hash lookup equals a dict lookup, whatever the widths of the two arrays."""
+    """The judged-pair table's lookup (one query) equals a dict lookup, whatever the widths of the two arrays."""
     distinct = sorted(set(vocab))
     vocab_array = np.array(distinct, dtype="S20") if distinct else np.zeros(0, dtype="S1")
     queries = needles * repeat + distinct[:3]
     needles_array = np.array(queries, dtype="S%d" % (8 * repeat + 20)) if queries else np.zeros(0, dtype="S1")
     position = {v: i for i, v in enumerate(distinct)}
-    rows, codes = _lookup(vocab_array, needles_array)
+    rows, codes = _find(vocab_array, needles_array)
     found = [(i, position[v]) for i, v in enumerate(queries) if v in position]
     assert list(zip(rows.tolist(), codes.tolist())) == found
+
+
+def _find(vocab: np.ndarray, needles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ``needles`` found among ``vocab`` and their indices there, all in one query."""
+    index = PairIndex(np.zeros(len(vocab), dtype=np.int64), vocab)
+    return index.find(np.zeros(len(needles), dtype=np.int64), needles)
 
 
 def _colliding_ids() -> list[bytes]:
@@ -119,7 +125,7 @@ def test_hash_collisions_are_told_apart_by_their_bytes() -> None:
     assert hashes[0] == hashes[1]  # the collision is real
     vocab = np.array(sorted(ids), dtype="S16")
     needles = np.array([ids[1], b"zzzz", ids[0]], dtype="S9")
-    rows, codes = _lookup(vocab, needles)
+    rows, codes = _find(vocab, needles)
     assert rows.tolist() == [0, 2] and codes.tolist() == [sorted(ids).index(ids[1]), sorted(ids).index(ids[0])]
     keep = _check_duplicates(np.zeros(2, dtype=np.int64), np.array(ids), np.arange(1, 3), "<run>", "line",
                              "document", np.array([b"q"]), "error")
