@@ -54,8 +54,12 @@ def _value(measure: Measure, value: float | str, digits: int) -> str:
         return "null"
     if measure.definition.integer:
         return str(int(value))
-    # trec_eval's %6.4f: the width stays two more than the decimals for other --digits.
-    return f"{value:{digits + 2}.{digits}f}"
+    return _float_format(digits).format(value)
+
+
+def _float_format(digits: int) -> str:
+    """trec_eval's ``%6.4f`` as a format string: the width stays two more than the decimals for other --digits."""
+    return f"{{:{digits + 2}.{digits}f}}"
 
 
 def _line(label: str, query: str, text: str, width: int = NAME_WIDTH) -> str:
@@ -81,9 +85,9 @@ def trec_text(
     results: SetEvaluator, requested: Sequence[Requested], *, per_query: bool, summary: bool, digits: int = 4,
     run_id: bool = True,
 ) -> Iterator[str]:
-    """The lines of :func:`trec_lines` as text, each line ending in a newline, in pieces of a few
-    thousand queries: a large ``-q`` output (10 million queries) is written as it is made instead
-    of being held whole. Every value is computed before the first piece is returned."""
+    """The lines of :func:`trec_lines` as text, each line ending in a newline, in pieces of some
+    65,000 lines: a large ``-q`` output (10 million queries) is written as it is made instead of
+    being held whole. Every value is computed before the first piece is returned."""
     for piece in _trec_pieces(results, requested, per_query=per_query, summary=summary, digits=digits, run_id=run_id):
         yield "".join(line + "\n" for line in piece)
 
@@ -139,7 +143,7 @@ def _texts(measure: Measure, values: FloatArray | list[str], digits: int) -> lis
         return [_value(measure, value, digits) for value in values.tolist()]
     if measure.definition.integer:
         return list(map(str, map(int, values.tolist())))
-    return list(map(f"{{:{digits + 2}.{digits}f}}".format, values.tolist()))
+    return list(map(_float_format(digits).format, values.tolist()))
 
 
 def _json_values(measure: Measure, values: Sequence[float] | Sequence[str]) -> list[object]:

@@ -98,11 +98,10 @@ def _iprec_parts(
     and the queries these are of (None: all of them; else only the queries with hits)."""
     hits = b.hits(rel)
     count, n_relevant = hits.count, b.n_relevant(rel)
-    active: IntArray | None = np.flatnonzero(count)
-    assert active is not None
-    if len(active) >= _IPREC_SUBSET * len(count):
-        active = None  # R is the batch's own (cached) array: not copied
-    else:
+    with_hits = np.flatnonzero(count)
+    # None when most queries have hits: R is then the batch's own (cached) array, not copied.
+    active = None if len(with_hits) >= _IPREC_SUBSET * len(count) else with_hits
+    if active is not None:
         count, n_relevant = count[active], n_relevant[active]
     # Each query's hits move up by one slot per query before it (the 0.0s of those queries).
     end = np.cumsum(count)
