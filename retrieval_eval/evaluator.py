@@ -644,11 +644,9 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         """
         from .logs import Delimiter, read_log_columns
 
-        max_depth = _check_max_depth(max_depth)
-        check_duplicates_option(duplicates)
+        options = _read_options(max_depth, duplicates, "score")  # a log is ranked by its scores
         qrels, run = read_log_columns(log, delimiter=cast(Delimiter, delimiter), columns=columns)
-        return cls._built(qrels, RunHandoff(run), rel=rel, max_depth=max_depth, judged_only=judged_only,
-                          duplicates=duplicates, complete=True, order="score")
+        return cls._built(qrels, RunHandoff(run), rel=rel, judged_only=judged_only, complete=True, **options)
 
     @classmethod
     def from_arrow(
