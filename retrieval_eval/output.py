@@ -42,9 +42,10 @@ def _per_query(results: SetEvaluator, measure: Measure) -> list[float] | list[st
     return values
 
 
-def _summary(results: SetEvaluator, measure: Measure, per_query: bool) -> float:
-    """The measure's summary; its per-query array is dropped afterwards unless the output also shows it."""
-    return results.aggregate(measure) if per_query else results._summary_only(measure)
+def _summaries(results: SetEvaluator, requested: Sequence[Requested], per_query: bool) -> list[float]:
+    """The summaries of the measures asked for (none a text measure), computed together; their
+    per-query arrays are kept only when the output also shows them."""
+    return results._summaries([item.measure for item in requested], keep=per_query)
 
 
 def _value(measure: Measure, value: float | str, digits: int) -> str:
@@ -111,8 +112,7 @@ def _trec_pieces(
     if summary:
         if run_id:
             all_block.append(_line("runid", "all", results.run_id, width))
-        for item in summary_items:
-            value = _summary(results, item.measure, per_query)
+        for item, value in zip(summary_items, _summaries(results, summary_items, per_query)):
             all_block.append(_line(item.label, "all", _value(item.measure, value, digits), width))
     if per_query:
         columns = [_per_query_column(results, r.measure) for r in per_query_items]
@@ -179,6 +179,9 @@ def json_report(
     left_out = {label: queries for label, queries in left_out.items() if queries}
     if left_out:  # GAUC's single-class queries: not in its summary
         document["queries"]["left_out_of_summary"] = left_out  # type: ignore[index]
+    # The summaries first: with -q their per-query arrays, computed together, are the ones shown.
+    summarised = [r for r in requested if not r.measure.definition.text] if summary else []
+    summaries = _summaries(results, summarised, per_query)
     if per_query:
         items = [r for r in requested if not r.measure.definition.summary_only]
         columns = {r.label: _json_values(r.measure, _per_query(results, r.measure)) for r in items}
@@ -186,10 +189,7 @@ def json_report(
             qid: {label: column[i] for label, column in columns.items()} for i, qid in enumerate(results.query_ids)
         }
     if summary:
-        document["aggregate"] = {
-            r.label: _json_values(r.measure, [_summary(results, r.measure, per_query)])[0]
-            for r in requested if not r.measure.definition.text
-        }
+        document["aggregate"] = {r.label: _json_values(r.measure, [value])[0] for r, value in zip(summarised, summaries)}
     import json  # here: only JSON output needs it
 
     return json.dumps(document, indent=2, allow_nan=False)
@@ -286,6 +286,9 @@ def table_rows(
     measure on the ``all`` row.
     """
     lines: list[list[float | int | str | None]] = []
+    # The summaries first: with -q their per-query arrays, computed together, are the ones shown.
+    summarised = [r for r in columns if not r.measure.definition.text] if summary else []
+    summaries = dict(zip(summarised, _summaries(results, summarised, per_query)))
     if per_query:
         values = [None if r.measure.definition.summary_only else _per_query(results, r.measure) for r in columns]
         for i, qid in enumerate(results.query_ids):
@@ -293,7 +296,5 @@ def table_rows(
                                        for r, column in zip(columns, values))])
     if summary:
         keys: list[float | int | str | None] = [name, "all"] if per_query else [name]
-        lines.append([*keys, *(None if r.measure.definition.text else _cell(r.measure, _summary(results, r.measure,
-                                                                                               per_query))
-                               for r in columns)])
+        lines.append([*keys, *(None if r.measure.definition.text else _cell(r.measure, summaries[r]) for r in columns)])
     return lines

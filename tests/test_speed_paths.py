@@ -7,6 +7,7 @@ import io
 import itertools
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -312,18 +313,19 @@ def test_the_summary_alone_keeps_no_per_query_arrays(
     qrels.write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 2\nq3 0 d 1\n")
     run.write_text("q1 Q0 b 1 2 r\nq1 Q0 a 2 1 r\nq2 Q0 c 1 1 r\nq2 Q0 z 2 0.5 r\n")
     kept: list[int] = []
-    original = evaluator_module.SetEvaluator._summary_only
+    original = evaluator_module.SetEvaluator._summaries
 
-    def spy(self: evaluator_module.SetEvaluator, measure: object) -> float:
-        value = original(self, measure)  # type: ignore[arg-type]
+    def spy(self: evaluator_module.SetEvaluator, measures: Any, *, keep: bool = False) -> list[float]:
+        values = original(self, measures, keep=keep)
         kept.append(len(self._values))
-        return value
+        return values
 
-    monkeypatch.setattr(evaluator_module.SetEvaluator, "_summary_only", spy)
+    monkeypatch.setattr(evaluator_module.SetEvaluator, "_summaries", spy)
     assert main(["evaluate", "-m", "official", "-m", "ndcg_cut.10", str(qrels), str(run)]) == 0
     summary = capsys.readouterr().out
-    assert kept and set(kept) == {0}
+    assert kept == [0]
     assert main(["evaluate", "-q", "-m", "official", "-m", "ndcg_cut.10", str(qrels), str(run)]) == 0
+    assert kept[1] > 25  # with -q the arrays stay, for the per-query lines
     per_query = capsys.readouterr().out
     assert summary.splitlines() == [line for line in per_query.splitlines() if "\tall\t" in line]
     assert len(summary.splitlines()) > 25

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal, Protocol, cast
 
 import numpy as np
-from attrs import field, frozen
+from attrs import define, field, frozen
 
 from ..model import FloatArray, RetrievalEvalError
 from ..ranking import RankedBatch
@@ -42,20 +42,35 @@ def sequential_mean(values: FloatArray) -> float:
     NumPy's ``mean`` sums pairwise, which can differ in the last bit, and so in the printed fourth
     decimal when the mean lies halfway between two (tests/test_vs_trec_eval_c.py found such lines).
     """
-    head = values[:_SUM_CHUNK]
+    total = sequential_sum(values)
+    return 0.0 if total is None else float(total) / len(values)
+
+
+def sequential_sum(values: FloatArray, start: float | None = None) -> float | None:
+    """``start + values[0] + values[1] + ...`` added left to right; None for no values and no start.
+
+    With ``start`` None the sum begins at ``values[0]`` itself (not at ``0.0 + values[0]``, which
+    would turn a sum of -0.0 into 0.0). Summing a long array in parts, each part's sum the next
+    one's ``start``, makes exactly the additions of one pass: the running sums of
+    :class:`Summary` rely on that.
+    """
+    if len(values) == 0:
+        return start
     # One chunk-sized buffer for every running sum: no array as long as the values, none made per chunk.
-    buffer = np.empty(len(head) + 1)
-    total = np.cumsum(head, out=buffer[: len(head)])[-1]
-    for start in range(_SUM_CHUNK, len(values), _SUM_CHUNK):
-        chunk = values[start : start + _SUM_CHUNK]
-        part = buffer[: len(chunk) + 1]
-        part[0] = total  # the chunk's sum starts from the sum so far
-        part[1:] = chunk
-        total = np.cumsum(part, out=part)[-1]
-    return float(total) / len(values)
+    buffer = np.empty(min(len(values), _SUM_CHUNK) + 1)
+    for begin in range(0, len(values), _SUM_CHUNK):
+        chunk = values[begin : begin + _SUM_CHUNK]
+        if start is None:
+            start = float(np.cumsum(chunk, out=buffer[: len(chunk)])[-1])
+        else:  # the chunk's sum starts from the sum so far
+            part = buffer[: len(chunk) + 1]
+            part[0] = start
+            part[1:] = chunk
+            start = float(np.cumsum(part, out=part)[-1])
+    return start
 
 
-#: Values summed at a time by :func:`sequential_mean`; each chunk starts from the sum so far, so the
+#: Values summed at a time by :func:`sequential_sum`; each chunk starts from the sum so far, so the
 #: additions are exactly those of one pass from left to right.
 _SUM_CHUNK = 1 << 16
 
@@ -64,7 +79,12 @@ def geometric_mean(values: FloatArray) -> float:
     """trec_eval's geometric mean: exp(mean(log(max(x, 1e-5)))); 0.0 for no values."""
     if len(values) == 0:
         return 0.0
-    return math.exp(sequential_mean(np.log(np.maximum(values, MIN_GEO_MEAN))))
+    return math.exp(sequential_mean(_logs(values)))
+
+
+def _logs(values: FloatArray) -> FloatArray:
+    """What a geometric mean averages: log(max(x, 1e-5)), trec_eval's floor (MIN_GEO_MEAN)."""
+    return np.log(np.maximum(values, MIN_GEO_MEAN))
 
 
 class MeasureError(RetrievalEvalError):
@@ -277,20 +297,66 @@ class MeasureDef:
     def aggregate_values(self, values: FloatArray, weights: FloatArray | None = None) -> float:
         """The summary over queries, as trec_eval computes it (mean, sum or geometric mean), or the
         ``weights``-weighted mean of a weighted measure (0.0 when every weight is 0)."""
-        if self.text:
-            raise MeasureError(f"{self.name} is a per-query text measure; it has no summary value")
-        if self.aggregate == "sum":
-            return float(values.sum())
-        if len(values) == 0:
+        summary = Summary(self)
+        summary.add(values, weights)
+        return summary.value()
+
+
+@define
+class Summary:
+    """A measure's summary over queries that come in blocks, in query order: :meth:`add` each block's
+    values (and weights), then take :meth:`value`.
+
+    The value is that of :meth:`MeasureDef.aggregate_values` over all the values at once, to the last
+    bit: a mean or geometric mean carries its left-to-right sum from block to block; a sum or a
+    weighted mean keeps the values (8 bytes a query) and adds them up at the end, as one array.
+    """
+
+    definition: MeasureDef
+    count: int = 0  #: queries added so far
+    total: float | None = None  #: the running sum of a mean or geometric mean (None before any value)
+    parts: list[FloatArray] = field(factory=list)  #: the values of a sum or weighted mean, block by block
+    weight_parts: list[FloatArray] = field(factory=list)
+
+    def __attrs_post_init__(self) -> None:
+        if self.definition.text:
+            raise MeasureError(f"{self.definition.name} is a per-query text measure; it has no summary value")
+
+    def add(self, values: FloatArray, weights: FloatArray | None = None) -> None:
+        """The next block's per-query values (and, for a weighted measure, weights)."""
+        self.count += len(values)
+        if self.definition.aggregate == "mean":
+            self.total = sequential_sum(values, self.total)
+        elif self.definition.aggregate == "gmean":
+            self.total = sequential_sum(_logs(values), self.total)
+        else:
+            self.parts.append(values)
+            if weights is not None:
+                self.weight_parts.append(weights)
+
+    def value(self) -> float:
+        """The summary of every value added."""
+        aggregate = self.definition.aggregate
+        if aggregate == "sum":
+            return float(_joined(self.parts).sum())
+        if self.count == 0:
             return 0.0
-        if self.aggregate == "gmean":
-            return geometric_mean(values)
-        if self.aggregate == "weighted":
-            if weights is None:
-                raise MeasureError(f"{self.name} is summarised by a weighted mean: pass its weights")
+        if aggregate == "weighted":
+            if len(self.weight_parts) != len(self.parts):
+                raise MeasureError(f"{self.definition.name} is summarised by a weighted mean: pass its weights")
+            weights = _joined(self.weight_parts)
             total = float(weights.sum())
-            return float((weights * values).sum()) / total if total > 0 else 0.0
-        return sequential_mean(values)
+            return float((weights * _joined(self.parts)).sum()) / total if total > 0 else 0.0
+        assert self.total is not None  # count > 0: some value was added
+        mean = self.total / self.count
+        return math.exp(mean) if aggregate == "gmean" else mean
+
+
+def _joined(parts: list[FloatArray]) -> FloatArray:
+    """The blocks' values as one array (the one block itself, uncopied, when there is one)."""
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate(parts) if parts else np.zeros(0)
 
 
 @frozen

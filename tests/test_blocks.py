@@ -1,0 +1,174 @@
+"""Evaluating a batch of very many queries a block of queries at a time (issue 16, sessions shapes).
+
+``SetEvaluator`` computes the measures of a batch with more than ``QUERIES_PER_BLOCK`` queries block
+by block, so that each block's arrays stay small. That is only right if every measure is computed
+query by query: these tests compute every registered measure on blocks and on the whole batch, with
+the block size made tiny, and ask for the same bits. The summaries carried across blocks must equal
+the whole batch's to the last bit too, and the CLI's output must not change.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import retrieval_eval.ranking as ranking_module
+from retrieval_eval import SetEvaluator
+from retrieval_eval.cli import main
+from retrieval_eval.measures import REGISTRY, Measure, compute, compute_text
+from retrieval_eval.measures.base import MeasureDef, Summary, sequential_mean, sequential_sum
+
+#: Small enough that the seeded data below (60 queries) makes many blocks, of unequal sizes.
+TINY_BLOCK = 7
+
+
+def _data(seed: int) -> tuple[str, str]:
+    """Diversity qrels (subtopic ids in the second column) and a run over 60 queries, with what makes
+    measures differ: graded and negative judgments, queries without relevant documents, queries the
+    run lacks, run queries without judgments, ties in score, empty and long rankings."""
+    rnd = np.random.default_rng(seed)
+    qrels, run = [], []
+    for q in range(60):
+        qid = f"q{q:02d}"
+        docs = [f"d{d}" for d in range(int(rnd.integers(0, 15)))]
+        if q % 11 != 5:  # a few run queries have no judgments at all
+            for doc in docs[: int(rnd.integers(0, len(docs) + 1))]:
+                for subtopic in rnd.choice(4, size=int(rnd.integers(1, 3)), replace=False):
+                    qrels.append(f"{qid} {subtopic} {doc} {int(rnd.choice([-1, 0, 0, 1, 1, 2, 3]))}")
+        if q % 13 == 7:  # judged, missing from the run: an empty ranking
+            qrels.append(f"{qid} 0 dx 1")
+            continue
+        for rank, doc in enumerate(rnd.permutation(docs + [f"n{k}" for k in range(int(rnd.integers(0, 6)))])):
+            run.append(f"{qid} Q0 {doc} {rank + 1} {float(rnd.integers(0, 4)) / 2} r")
+    return "\n".join(qrels) + "\n", "\n".join(run) + "\n"
+
+
+def _evaluator(seed: int, **options: object) -> SetEvaluator:
+    qrels, run = _data(seed)
+    return SetEvaluator.from_trec(io.StringIO(qrels), io.StringIO(run), subtopics=True, **options)  # type: ignore[arg-type]
+
+
+def _measures() -> list[Measure]:
+    """Every registered measure, at a cutoff when it takes one, and judged-only where it can be."""
+    out = []
+    for definition in REGISTRY.values():
+        cutoff = definition.cutoff
+        measure = definition() if cutoff is None else definition(**{cutoff: definition.params[cutoff].kind(0.5 if
+                                                                     definition.params[cutoff].kind is float else 5)})
+        if "max_rel" in definition.params and measure["max_rel"] is None:  # SDCG and the like require it
+            measure = measure(max_rel=3)
+        out.append(measure)
+        if "judged_only" in definition.params:
+            out.append(measure(judged_only=True))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_every_measure_gives_the_same_values_on_blocks_as_on_the_whole_batch(seed: int) -> None:
+    batch = _evaluator(seed)._batch
+    starts = range(0, batch.n_queries, TINY_BLOCK)
+    for measure in _measures():
+        parts = [batch.block(start, min(start + TINY_BLOCK, batch.n_queries)) for start in starts]
+        if measure.definition.text:
+            blocked_text = list(itertools.chain.from_iterable(compute_text(part, measure) for part in parts))
+            assert blocked_text == compute_text(batch, measure)
+            continue
+        whole = compute(batch, measure)
+        blocked = np.concatenate([compute(part, measure) for part in parts])
+        assert blocked.tobytes() == whole.tobytes(), measure  # the same bits, NaN included
+
+
+def test_a_block_holds_views_of_its_queries_rows() -> None:
+    batch = _evaluator(0)._batch
+    part = batch.block(10, 20)
+    assert part.query_ids == batch.query_ids[10:20]
+    assert part.offsets[0] == 0 and part.offsets[-1] == batch.offsets[20] - batch.offsets[10]
+    assert np.shares_memory(part.labels, batch.labels) and np.shares_memory(part.judged_doc_ids, batch.judged_doc_ids)
+    assert part.subtopics is not None and batch.subtopics is not None
+    assert part.subtopics.doc_ids.tolist() == batch.subtopics.select(np.arange(10, 20)).doc_ids.tolist()
+
+
+def test_blocks_cover_the_queries_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    batch = _evaluator(1)._batch
+    assert batch.query_blocks() == [(0, batch.n_queries)]  # a small batch is one block
+    monkeypatch.setattr(ranking_module, "QUERIES_PER_BLOCK", TINY_BLOCK)
+    blocks = batch.query_blocks()
+    assert len(blocks) > 5 and blocks[0][0] == 0 and blocks[-1][1] == batch.n_queries
+    assert all(stop == next_start for (_, stop), (next_start, _) in itertools.pairwise(blocks))
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("keep", [False, True])
+def test_summaries_in_blocks_equal_the_whole_batch_s(seed: int, keep: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    numeric = [measure for measure in _measures() if not measure.definition.text]
+    whole = _evaluator(seed)
+    expected = [whole.aggregate(measure) for measure in numeric]
+    monkeypatch.setattr(ranking_module, "QUERIES_PER_BLOCK", TINY_BLOCK)
+    blocked = _evaluator(seed)
+    assert len(blocked._batch.query_blocks()) > 5
+    assert blocked._summaries(numeric, keep=keep) == expected  # exact: the same additions in the same order
+    assert len(blocked._values) == (len(set(numeric)) if keep else 0)
+    for measure in numeric if keep else []:  # the kept arrays are those of the whole batch
+        assert blocked.array(measure).tobytes() == whole.array(measure).tobytes(), measure
+
+
+def test_summaries_reuse_arrays_already_computed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ranking_module, "QUERIES_PER_BLOCK", TINY_BLOCK)
+    runs = _evaluator(2)
+    ap = runs.array("AP")
+    assert runs._summaries(["AP", "P@5"], keep=True) == [runs.aggregate("AP"), runs.aggregate("P@5")]
+    assert runs.array("AP") is ap
+
+
+@pytest.mark.parametrize("options", [[], ["-q"], ["-q", "--format", "csv"], ["--format", "json"], ["-J", "-l", "2"]])
+def test_the_cli_prints_the_same_with_blocks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, options: list[str],
+) -> None:
+    qrels, run = _data(4)
+    (tmp_path / "qrels").write_text(qrels)
+    (tmp_path / "run").write_text(run)
+    command = ["evaluate", "--quiet", *options, "-m", "all_trec", "-m", "alpha_nDCG@5", "-m", "GAUC",
+               str(tmp_path / "qrels"), str(tmp_path / "run")]
+    assert main(command) == 0
+    whole = capsys.readouterr().out
+    monkeypatch.setattr(ranking_module, "QUERIES_PER_BLOCK", TINY_BLOCK)
+    assert main(command) == 0
+    assert capsys.readouterr().out == whole and len(whole.splitlines()) > 40
+
+
+def _mean_definition(aggregate: str) -> MeasureDef:
+    """A registered definition summarised by ``aggregate``."""
+    return next(d for d in REGISTRY.values() if d.aggregate == aggregate and not d.text)
+
+
+@pytest.mark.parametrize("aggregate", ["mean", "gmean", "sum", "weighted"])
+def test_a_summary_added_in_parts_is_the_summary_of_the_whole(aggregate: str) -> None:
+    rnd = np.random.default_rng(7)
+    values = rnd.random(1000) / 3  # thirds: sums in another order round differently
+    weights = rnd.integers(0, 3, 1000).astype(float)
+    definition = _mean_definition(aggregate)
+    summary = Summary(definition)
+    for start in (0, 1, 17, 500, 999):  # parts of 1, 16, 483, 499 and 1 values
+        stop = {0: 1, 1: 17, 17: 500, 500: 999, 999: 1000}[start]
+        summary.add(values[start:stop], weights[start:stop])
+    assert summary.value() == definition.aggregate_values(values, weights)
+
+
+def test_sequential_sums_chain_and_keep_negative_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    import retrieval_eval.measures.base as base_module
+
+    values = np.random.default_rng(3).random(1000) / 3
+    left_to_right = 0.0
+    for value in values.tolist():  # the oracle: Python's float additions, in order
+        left_to_right += value
+    assert sequential_sum(values) == left_to_right
+    assert sequential_sum(values[300:], sequential_sum(values[:300])) == left_to_right
+    monkeypatch.setattr(base_module, "_SUM_CHUNK", 7)  # many chunks, each starting from the sum so far
+    assert sequential_sum(values) == left_to_right
+    assert sequential_sum(values[300:], sequential_sum(values[:300])) == left_to_right
+    assert str(sequential_sum(np.array([-0.0, -0.0]))) == "-0.0" and sequential_sum(np.zeros(0)) is None
+    assert sequential_sum(np.zeros(0), 2.5) == 2.5 and sequential_mean(np.zeros(0)) == 0.0
