@@ -857,7 +857,8 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         """
         parsed = parse(measure, rel=self.rel)
         if parsed not in self._values:
-            self._values[parsed] = compute(self._batch, parsed)
+            for _ in self._in_blocks([parsed], keep=True):  # computed (block by block at millions of queries), kept
+                pass
         return self._values[parsed]
 
     def per_query(self, measure: MeasureLike) -> dict[str, float]:
