@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
 def segment_ids(offsets: IntArray) -> IntArray:
     """Query index of every row, for segments given by ``offsets`` (n+1,) -> (offsets[-1],)."""
     n_rows = int(offsets[-1])
-    if n_rows > _LONG_SEGMENTS * (len(offsets) - 1):  # long segments: NumPy copies each index along its segment
+    if long_segments(offsets):  # NumPy copies each index along its segment
         return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
     # Many short ones (a log of sessions): repeat's per-segment step would cost more than two passes,
     # counting where each segment after the first begins and summing those counts up.
@@ -27,7 +27,7 @@ def segment_ids(offsets: IntArray) -> IntArray:
     return np.cumsum(starts, dtype=np.int64)
 
 
-#: Average rows per segment above which :func:`segment_ids` repeats each index along its segment.
+#: Average rows per segment above which a step per segment pays (see :func:`long_segments`).
 _LONG_SEGMENTS = 8
 
 
@@ -43,6 +43,27 @@ def segment_sum(values: npt.ArrayLike, segment: IntArray, n: int) -> FloatArray:
 def segment_count(mask: BoolArray, segment: IntArray, n: int) -> IntArray:
     """Number of true rows per segment."""
     return np.bincount(segment[mask], minlength=n).astype(np.int64, copy=False)  # intp is int64 on 64-bit
+
+
+def offsets_count(mask: BoolArray, offsets: IntArray) -> IntArray:
+    """Number of true rows per segment, for segments of consecutive rows bounded by ``offsets`` (n + 1,).
+
+    One ``reduceat`` over the segments' starts: for long segments (robust's judgments, over a
+    thousand a query) several times faster than :func:`segment_count`'s selection and ``bincount``,
+    and no query index is needed; for short ones (see :func:`long_segments`) slower, as it pays per segment.
+    """
+    out = np.zeros(len(offsets) - 1, dtype=np.int64)
+    # reduceat sums from each start to the next one; an empty segment's start equals the next start,
+    # so only the non-empty segments are given (each then ends where the next non-empty one starts).
+    nonempty = offsets[1:] > offsets[:-1]
+    out[nonempty] = np.add.reduceat(mask.view(np.int8), offsets[:-1][nonempty], dtype=np.int64)
+    return out
+
+
+def long_segments(offsets: IntArray) -> bool:
+    """Whether the segments average more than ``_LONG_SEGMENTS`` rows: then a step per segment
+    (``repeat``, ``reduceat``) costs less than passes over a query index of the rows."""
+    return int(offsets[-1]) > _LONG_SEGMENTS * (len(offsets) - 1)
 
 
 def segment_heads(offsets: IntArray, k: int) -> IntArray:

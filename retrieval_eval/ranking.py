@@ -37,7 +37,7 @@ from ._ids import (
 )
 from ._memory import release_freed_memory
 from ._order import RowOrder, canonical_order, grouped_order
-from ._segments import _gather_segments, _offsets_of, segment_count, segment_ids
+from ._segments import _gather_segments, _offsets_of, long_segments, offsets_count, segment_count, segment_ids
 from .model import (
     BoolArray,
     FloatArray,
@@ -252,18 +252,18 @@ class RankedBatch:
 
     def n_relevant(self, rel: int) -> IntArray:
         """R per query: qrels entries with value >= ``rel`` (negative values never count)."""
-        return self._cached(
-            ("R", rel),
-            lambda: segment_count(self.judged_relevance >= max(rel, 0), self.judged_segment, self.n_queries),
-        )
+        return self._cached(("R", rel), lambda: self._judged_count(self.judged_relevance >= max(rel, 0)))
 
     def n_nonrelevant(self, rel: int) -> IntArray:
         """NR per query: qrels entries with 0 <= value < ``rel``, retrieved or not."""
         judged = self.judged_relevance
-        return self._cached(
-            ("NR", rel),
-            lambda: segment_count((judged >= 0) & (judged < rel), self.judged_segment, self.n_queries),
-        )
+        return self._cached(("NR", rel), lambda: self._judged_count((judged >= 0) & (judged < rel)))
+
+    def _judged_count(self, mask: BoolArray) -> IntArray:
+        """Number of judged rows per query where ``mask`` (over the judged rows) is true."""
+        if long_segments(self.judged_offsets):
+            return offsets_count(mask, self.judged_offsets)
+        return segment_count(mask, self.judged_segment, self.n_queries)
 
     def n_relevant_retrieved(self, rel: int) -> IntArray:
         """Number of relevant ranked rows per query."""

@@ -473,3 +473,60 @@ def test_only_a_large_run_read_hands_its_memory_back(tmp_path: Path, large_read:
     assert calls == ([1] if large_read == 0 else [])
     assert run.doc_ids.tolist() == [b"a", b"b"] and run.scores.tolist() == [2.5, 1.5]
 
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_counts_by_offsets_equal_counts_by_query_index(seed: int) -> None:
+    """offsets_count (one reduceat over the non-empty segments) against segment_count, with empty
+    segments first, among the others and last, which reduceat alone would get wrong."""
+    from retrieval_eval._segments import long_segments, offsets_count, segment_count, segment_ids
+
+    rnd = np.random.default_rng(seed)
+    lengths = rnd.integers(0, 60 if seed % 2 else 3, 40)
+    lengths[[0, 7, 8, -1]] = 0
+    offsets = np.concatenate(([0], np.cumsum(lengths)))
+    mask = rnd.random(int(offsets[-1])) < 0.4
+    expected = segment_count(mask, segment_ids(offsets), len(lengths))
+    assert offsets_count(mask, offsets).tolist() == expected.tolist()
+    assert long_segments(offsets) == (seed % 2 == 1)
+    assert offsets_count(np.zeros(0, dtype=bool), np.zeros(4, dtype=np.int64)).tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ideal_lists_alike_with_long_and_short_segments(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ideal list made from per-query counts of positive judgments (long segments) against the one
+    made from the query index (short ones), for default and custom gains, and against a sort per query."""
+    import retrieval_eval._segments as segments_module
+    from retrieval_eval import SetEvaluator
+    from retrieval_eval.measures.gains import Gains, ideal_list
+
+    rnd = np.random.default_rng(seed)
+    qrels = {f"q{q}": {f"d{d}": int(rnd.integers(-1, 4)) for d in range(int(rnd.integers(0, 30)))} for q in range(15)}
+    run = {f"q{q}": {f"d{d}": float(rnd.random()) for d in range(10)} for q in range(15)}
+    for gains in (None, {1: 5.0, 3: 0.5}, {0: 1.0}):
+        lists = []
+        for threshold in (0, 10**9):
+            monkeypatch.setattr(segments_module, "_LONG_SEGMENTS", threshold)
+            batch = SetEvaluator.from_dict(qrels, run)._batch
+            ideal = ideal_list(batch, None if gains is None else Gains(gains))
+            lists.append([ideal.gain[a:b].tolist() for a, b in itertools.pairwise(ideal.offsets.tolist())])
+            assert ideal.segment.tolist() == np.repeat(np.arange(batch.n_queries), np.diff(ideal.offsets)).tolist()
+        table = gains or {}
+        expected = [sorted((g for g in (table.get(v, float(max(v, 0))) for v in qrels[q].values()) if g > 0), reverse=True)
+                    for q in batch.query_ids]
+        assert lists[0] == lists[1] == expected
+
+
+@pytest.mark.parametrize("long", [False, True])
+def test_a_batch_counts_judgments_alike_with_long_and_short_segments(long: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    import retrieval_eval._segments as segments_module
+    from retrieval_eval import SetEvaluator
+
+    qrels = {f"q{q}": {f"d{d}": (d * q) % 4 - 1 for d in range(q * 5)} for q in range(12)}
+    run = {f"q{q}": {f"d{d}": float(d % 3) for d in range(0, q * 5, 2)} for q in range(12)}
+    monkeypatch.setattr(segments_module, "_LONG_SEGMENTS", 0 if long else 10**9)
+    batch = SetEvaluator.from_dict(qrels, run)._batch
+    order = batch.query_ids
+    for rel in (1, 2):
+        assert batch.n_relevant(rel).tolist() == [sum(v >= rel for v in qrels[q].values()) for q in order]
+        assert batch.n_nonrelevant(rel).tolist() == [sum(0 <= v < rel for v in qrels[q].values()) for q in order]

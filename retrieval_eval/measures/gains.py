@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from attrs import frozen
 
-from .._segments import _offsets_of, range_max, safe_div
+from .._segments import _offsets_of, long_segments, offsets_count, range_max, safe_div, segment_ids
 from ..model import FloatArray, IntArray
 from ..ranking import Hits, RankedBatch
 from .base import Param
@@ -162,16 +162,23 @@ def ideal_list(b: RankedBatch, gains: Gains | None) -> IdealList:
     def compute() -> IdealList:
         # Negative values gain 0.0, so keeping the positive gains drops them too. When every judgment
         # gains (binary qrels, logs), the judged rows' query index is the list's: shared, not copied.
-        seg = b.judged_segment
         gain = level_gains(b.judged_relevance, gains)
         positive = gain > 0
-        if not bool(positive.all()):
-            seg, gain = seg[positive], gain[positive]
+        if bool(positive.all()):
+            seg = b.judged_segment
+            offsets = b.judged_offsets
+        else:
+            gain = gain[positive]
+            if long_segments(b.judged_offsets):  # many judgments a query, few positive: no index of them all
+                offsets = _offsets_of(offsets_count(positive, b.judged_offsets))
+                seg = segment_ids(offsets)
+            else:
+                seg = b.judged_segment[positive]
+                offsets = _offsets_of(np.bincount(seg, minlength=b.n_queries))
         del positive
         if not bool(np.all((seg[1:] != seg[:-1]) | (gain[1:] <= gain[:-1]))):  # else each query's are in order
             order = np.lexsort((-gain, seg))
             seg, gain = seg[order], gain[order]
-        offsets = _offsets_of(np.bincount(seg, minlength=b.n_queries))
         position = np.arange(1, len(seg) + 1, dtype=np.int64)  # in place below: 10 M entries in a log
         position -= offsets.take(seg)
         return IdealList(gain, offsets, position, seg)
