@@ -16,6 +16,7 @@ import numpy as np
 
 from ._ids import Duplicates
 from ._segments import segment_count
+from ._threads import in_order as in_order_on_threads
 from .measures import (
     AP,
     CUTOFF,
@@ -1041,20 +1042,26 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         """
         batch = self._batch
         blocks = batch.query_blocks()
-        kept: dict[Measure, FloatArray] = {}
-        for start, stop in blocks:
+
+        def evaluated(start: int, stop: int) -> tuple[RankedBatch, dict[Measure, FloatArray]]:
             part = batch if len(blocks) == 1 else batch.block(start, stop)
             values: dict[Measure, FloatArray] = {}
             for measure in measures:
-                if measure in values:
-                    continue
-                known = self._values.get(measure)
-                values[measure] = known[start:stop] if known is not None else compute(part, measure)
-                if keep and known is None:
+                if measure not in values:
+                    known = self._values.get(measure)
+                    values[measure] = known[start:stop] if known is not None else compute(part, measure)
+            return part, values
+
+        kept: dict[Measure, FloatArray] = {}
+        for (start, stop), (part, values) in zip(blocks, in_order_on_threads(evaluated, blocks)):
+            if keep:
+                for measure, array in values.items():
+                    if measure in self._values:
+                        continue
                     if len(blocks) == 1:
-                        kept[measure] = values[measure]
+                        kept[measure] = array
                     else:
-                        kept.setdefault(measure, np.empty(batch.n_queries))[start:stop] = values[measure]
+                        kept.setdefault(measure, np.empty(batch.n_queries))[start:stop] = array
             yield part, values
         self._values.update(kept)
 

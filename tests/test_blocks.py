@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import retrieval_eval._threads as threads_module
 import retrieval_eval.ranking as ranking_module
 from retrieval_eval import SetEvaluator
 from retrieval_eval.cli import main
@@ -103,11 +104,15 @@ def test_blocks_cover_the_queries_in_order(monkeypatch: pytest.MonkeyPatch) -> N
 
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("keep", [False, True])
-def test_summaries_in_blocks_equal_the_whole_batch_s(seed: int, keep: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("threads", [1, 3])
+def test_summaries_in_blocks_equal_the_whole_batch_s(
+    seed: int, keep: bool, threads: int, monkeypatch: pytest.MonkeyPatch,
+) -> None:
     numeric = [measure for measure in _measures() if not measure.definition.text]
     whole = _evaluator(seed)
     expected = [whole.aggregate(measure) for measure in numeric]
     monkeypatch.setattr(ranking_module, "QUERIES_PER_BLOCK", TINY_BLOCK)
+    monkeypatch.setattr(threads_module, "usable_cpus", lambda: threads)  # blocks on the calling thread, or on 3
     blocked = _evaluator(seed)
     assert len(blocked._batch.query_blocks()) > 5
     assert blocked._summaries(numeric, keep=keep) == expected  # exact: the same additions in the same order

@@ -1,0 +1,55 @@
+"""Independent pieces of work spread over threads, their results taken in order.
+
+NumPy releases the GIL inside its array loops, so pieces made of large array operations (a block of
+queries' measures) run side by side on several CPUs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+_R = TypeVar("_R")
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity, which ``taskset`` and containers narrow)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def in_order(function: Callable[..., _R], items: Sequence[tuple[Any, ...]], threads: int | None = None) -> Iterator[_R]:
+    """``function(*item)`` for each of ``items``, in their order.
+
+    With several CPUs (``threads``, default :func:`usable_cpus`) and several items, the calls run on
+    that many threads, at most that many results ahead of the one taken, so memory stays bounded;
+    otherwise, and on one CPU, they run one after the other on the calling thread. An exception is
+    raised where its item's result would have been taken; the calls not started then never start.
+    """
+    threads = usable_cpus() if threads is None else threads
+    if threads < 2 or len(items) < 2:
+        for item in items:
+            yield function(*item)
+        return
+    # Imported here: only work of several pieces needs it, and it costs start-up time.
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(threads, thread_name_prefix="retrieval_eval") as pool:
+        pending: deque[Future[_R]] = deque()
+        try:
+            for item in items:
+                pending.append(pool.submit(function, *item))
+                if len(pending) > threads:  # every thread busy, and one more queued
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:  # stopped early (an error, or the caller stopped taking results)
+            for future in pending:
+                future.cancel()
