@@ -647,14 +647,20 @@ def _scan_repeats(offsets: IntArray, doc_ids: np.ndarray) -> bool | None:
     count = np.diff(offsets)
     if int((count * (count - 1) // 2).sum()) > _SCAN_COMPARISONS * len(doc_ids):
         return None
-    position = np.arange(len(doc_ids), dtype=np.int64) - np.repeat(offsets[:-1], count)
-    rows = np.flatnonzero(position >= 1)
+    # The rows that follow another of their query (the others have nothing to compare with), and how
+    # many of its rows come before each: arrays as long as those rows, not as the judgments.
+    first = np.zeros(len(doc_ids), dtype=bool)
+    first[offsets[:-1][count > 0]] = True
+    rows = np.flatnonzero(~first)
+    del first
+    position = rows - offsets[np.searchsorted(offsets, rows, side="right") - 1]
     distance = 1
     while len(rows):  # as many steps as the most judgments of a query, less one
         if bool(_same_ids(doc_ids, rows, doc_ids, rows - distance).any()):
             return True
         distance += 1
-        rows = rows[position[rows] >= distance]
+        further = position >= distance
+        rows, position = rows[further], position[further]
     return False
 
 
