@@ -32,7 +32,6 @@ from attrs import asdict, fields, frozen
 
 from .evaluator import SetEvaluator
 from .measures import Measure, parse, parse_list
-from .measures.base import summary_weights
 from .model import FloatArray, MissingExtraError, RetrievalEvalError
 
 __all__ = ["DEFAULT_MEASURES", "Comparison", "PairComparison", "compare"]
@@ -367,7 +366,7 @@ def _score_runs(qrels: Any, runs: Mapping[str, Any], measures: list[Measure], **
             evaluator = SetEvaluator.from_columns(judged, RunHandoff(read_run_columns(run)), rel=rel, **options)
         out[name] = _Scored(
             evaluator.query_ids, {str(m): evaluator.array(m) for m in measures},
-            {str(m): summary_weights(evaluator._batch, m) for m in measures},
+            {str(m): evaluator.summary_weights(m) for m in measures},
         )
         del evaluator
     return out

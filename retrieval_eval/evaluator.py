@@ -1075,11 +1075,22 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         >>> runs.per_query("GAUC"), runs.aggregate("GAUC"), runs.left_out("GAUC")
         ({'q1': 1.0, 'q2': 0.0}, 1.0, ['q2'])
         """
-        parsed = parse(measure, rel=self.rel)
-        weights = summary_weights(self._batch, parsed)
+        weights = self.summary_weights(measure)
         if weights is None:
             return []
         return [self._batch.query_ids[i] for i in np.flatnonzero(weights == 0)]
+
+    def summary_weights(self, measure: MeasureLike) -> FloatArray | None:
+        """Each query's weight in the summary of a weighted measure (GAUC: 1, its scored documents or
+        its positives, 0 for a single-class query), in :attr:`query_ids` order; None for a measure
+        whose summary counts every query alike.
+
+        >>> runs = SetEvaluator.from_dict({"q1": {"a": 1, "b": 0, "c": 0}, "q2": {"d": 1}},
+        ...                               {"q1": {"a": 0.9, "b": 0.2, "c": 0.1}, "q2": {"d": 0.5}})
+        >>> runs.summary_weights("GAUC(weight='impressions')").tolist(), runs.summary_weights("AP") is None
+        ([3.0, 0.0], True)
+        """
+        return summary_weights(self._batch, parse(measure, rel=self.rel))
 
     @property
     def num_queries(self) -> int:

@@ -26,7 +26,7 @@ import numpy as np
 from attrs import evolve
 
 from .measures import Measure, MeasureError, parse, parse_all
-from .measures.base import print_order, summary_weights
+from .measures.base import print_order
 from .model import (
     InputFormatError,
     InputTypeError,
@@ -136,7 +136,7 @@ def _long_rows(evaluator: Any, measures: list[str]) -> Iterator[Any]:
     repeat = pa.array(np.zeros(n, dtype=np.int64))
     for name in measures:
         measure = parse(name, rel=evaluator.rel)
-        weights = summary_weights(evaluator._batch, measure)
+        weights = evaluator.summary_weights(measure)
         yield pa.RecordBatch.from_arrays(
             [query_ids, pa.array([name], pa.string()).take(repeat), pa.array(evaluator.array(measure), pa.float64()),
              pa.nulls(n, pa.float64()) if weights is None else pa.array(weights, pa.float64())],
