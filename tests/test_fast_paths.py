@@ -114,9 +114,12 @@ def test_every_layout_reads_the_same(layout: str) -> None:
     assert columns.lines.tolist() == [n + (2 if extra else 1) for n in range(len(lines))]
 
 
-def test_earlier_malformed_line_is_reported_before_a_truncated_stream(tmp_path, monkeypatch) -> None:  # noqa: ANN001
-    """Blocks are parsed ahead on threads, yet the first problem in the file is the one reported."""
+@pytest.mark.parametrize("pool_from", [0, 10**9], ids=["pool", "calling-thread"])
+def test_earlier_malformed_line_is_reported_before_a_truncated_stream(tmp_path, monkeypatch, pool_from: int) -> None:  # noqa: ANN001
+    """Blocks parsed ahead on threads or one at a time: the first problem in the file is the one reported."""
     monkeypatch.setattr(tokenize, "_BLOCK", 64)
+    monkeypatch.setattr(tokenize, "_threads", lambda: 3)
+    monkeypatch.setattr(tokenize, "_POOL_FROM", pool_from)
     good = "".join(f"q1 Q0 d{i} 1 {i} r\n" for i in range(200))
     data = gzip.compress(("q1 Q0 bad 1 notanumber r\n" + good).encode())
     path = tmp_path / "run.gz"

@@ -204,22 +204,42 @@ def test_qrels_read_once_are_prepared_once(tmp_path) -> None:
 
 
 def test_small_files_and_one_cpu_are_read_on_the_calling_thread(tmp_path, monkeypatch) -> None:
-    """A file of one block, or any file on one CPU, never starts the thread pool, and reads the same."""
+    """Below _POOL_FROM bytes (a file's size, or the bytes of a stream read so far), or on one CPU, the
+    thread pool is never started; a file or stream beyond it is parsed on the pool (a stream only from
+    there on); both ways read the same columns."""
     qrels_path, run_path = _long_id_files(tmp_path, long=False)
     big = tmp_path / "big.run"
     big.write_text(Path(run_path).read_text() * 40)  # several blocks
-    on_threads = read_run_columns(str(big), with_ranks=True)
+    size = big.stat().st_size
+    monkeypatch.setattr(tokenize_module, "_BLOCK", 4096)
+    monkeypatch.setattr(tokenize_module, "_threads", lambda: 3)
+    pool = tokenize_module._parsed_on_threads
+    pooled: list[int] = []  # lines numbered before the pool took over, for each read that used it
 
-    def no_pool(*args: object) -> None:
-        raise AssertionError("the thread pool was used")
+    def spy(blocks: object, parse: object, numbered: tokenize_module._Numbering, threads: int) -> object:
+        pooled.append(numbered.lines_before)
+        return pool(blocks, parse, numbered, threads)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(tokenize_module, "_parsed_on_threads", no_pool)
-    read_run_columns(run_path)
+    monkeypatch.setattr(tokenize_module, "_parsed_on_threads", spy)
+    monkeypatch.setattr(tokenize_module, "_POOL_FROM", size + 1)
+    on_caller = read_run_columns(str(big), with_ranks=True)
     read_qrels_columns(qrels_path)
+    with big.open("rb") as stream:  # a stream of unknown size: decided by the bytes read
+        from_stream = read_run_columns(stream, with_ranks=True)
+    assert pooled == []
+    monkeypatch.setattr(tokenize_module, "_POOL_FROM", size)
+    on_threads = read_run_columns(str(big), with_ranks=True)
+    assert pooled == [0]  # a file's known size starts the pool at its first block
+    monkeypatch.setattr(tokenize_module, "_POOL_FROM", size // 2)
+    with big.open("rb") as stream:
+        from_stream_on_threads = read_run_columns(stream, with_ranks=True)
+    assert len(pooled) == 2 and 0 < pooled[1] < len(on_caller.doc_ids)  # the rest of the stream went to the pool
     monkeypatch.setattr(tokenize_module, "_threads", lambda: 1)
     single = read_run_columns(str(big), with_ranks=True)
+    assert len(pooled) == 2
     for name in ("query_ids", "doc_ids", "scores", "lines", "ranks"):
-        assert np.array_equal(getattr(single, name), getattr(on_threads, name)), name
+        for other in (on_threads, from_stream, from_stream_on_threads, single):
+            assert np.array_equal(getattr(other, name), getattr(on_caller, name)), name
 
 
 def test_judgments_are_listed_by_doc_id() -> None:
@@ -414,6 +434,7 @@ def test_long_ids_read_in_small_blocks_on_threads_evaluate_as_fixed_width(tmp_pa
     monkeypatch.setattr(tokenize_module, "_BLOCK", 4096)
     monkeypatch.setattr(tokenize_module, "_FIRST_BLOCK", 1024)
     monkeypatch.setattr(tokenize_module, "_threads", lambda: 3)
+    monkeypatch.setattr(tokenize_module, "_POOL_FROM", 0)
     monkeypatch.setattr(ids_module, "_OBJECT_CHUNK", 50)
     monkeypatch.setattr(ids_module, "_FIND_CHUNK", 64)
     assert read_run_columns(run).doc_ids.dtype == object and read_qrels_columns(qrels).doc_ids.dtype == object
