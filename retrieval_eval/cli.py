@@ -50,8 +50,45 @@ prints each run's block in turn (the runid line tells them apart), the table for
 markdown, latex) one row per run, or per run and query with -q."""
 
 
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns`` without importing shutil: ``COLUMNS`` when it is a positive
+    number, else the width of the terminal on stdout, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):  # no stdout, or not a terminal
+            columns = 0
+    return columns or 80
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help formatter, as wide as the terminal, found without importing shutil.
+
+    argparse makes a formatter for every option it adds (to check the option's metavar); left to
+    itself, the first of them imports shutil (and with it bz2, lzma and fnmatch) for the width: 2 ms
+    of every command, which only --help and usage errors need.
+    """
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position,
+                         _terminal_columns() - 2 if width is None else width)  # argparse's own margin of 2
+
+
+class _RawDescriptionFormatter(_HelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """argparse's RawDescriptionHelpFormatter (descriptions printed as written), sized as :class:`_HelpFormatter`."""
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse with a one-line usage error, in the same form as the commands' own usage errors."""
+    """argparse with a one-line usage error, in the same form as the commands' own usage errors, and
+    :class:`_HelpFormatter` unless another formatter is given."""
+
+    def __init__(self, *, formatter_class: type[argparse.HelpFormatter] | None = None, **kwargs: Any) -> None:
+        super().__init__(formatter_class=formatter_class or _HelpFormatter, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_BAD_INPUT, terminal_safe(f"{self.prog}: error: {message}; see {self.prog} --help") + "\n")
@@ -147,7 +184,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     commands.required = True
 
     evaluate = commands.add_parser("evaluate", help="score a run against qrels (trec_eval compatible)",
-                                   description=_EVALUATE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                   description=_EVALUATE_HELP, formatter_class=_RawDescriptionFormatter)
     if wanted("evaluate"):
         _add_evaluate_arguments(evaluate)
 
@@ -157,7 +194,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         _add_evaluation_options(demo)
 
     compare = commands.add_parser("compare", help="compare runs: means, paired significance tests, a regression gate",
-                                  description=_COMPARE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                  description=_COMPARE_HELP, formatter_class=_RawDescriptionFormatter)
     if wanted("compare"):
         _add_compare_arguments(compare)
     _add_inspect(commands, full=wanted("inspect"))
@@ -252,7 +289,7 @@ INSPECT_MEASURES = ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref"
 
 def _add_inspect(commands: argparse._SubParsersAction[_Parser], *, full: bool) -> None:
     inspect = commands.add_parser("inspect", help="one query's ranking, judgments and misses; or the worst queries",
-                                  description=_INSPECT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                  description=_INSPECT_HELP, formatter_class=_RawDescriptionFormatter)
     if not full:
         return
     inspect.add_argument("qrels", metavar="QRELS", help="TREC qrels file (gzip ok; - for stdin)")
@@ -281,7 +318,7 @@ top k (--depth) with their judgments."""
 
 def _add_diff(commands: argparse._SubParsersAction[_Parser], *, full: bool) -> None:
     diff = commands.add_parser("diff", help="per-query differences between two runs; one query's two rankings",
-                               description=_DIFF_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+                               description=_DIFF_HELP, formatter_class=_RawDescriptionFormatter)
     if not full:
         return
     diff.add_argument("qrels", metavar="QRELS", help="TREC qrels file (gzip ok; - for stdin), read once")
@@ -312,7 +349,7 @@ sorted bars; ranks: histogram of the rank of each query's first relevant documen
 
 def _add_plot(commands: argparse._SubParsersAction[_Parser], *, full: bool) -> None:
     plot = commands.add_parser("plot", help="precision-recall curves, per-query differences, first relevant ranks",
-                               description=_PLOT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+                               description=_PLOT_HELP, formatter_class=_RawDescriptionFormatter)
     if not full:
         return
     kinds = plot.add_subparsers(dest="kind", metavar="KIND")
