@@ -518,12 +518,14 @@ class _Tokens:
         low_point, high_point = _bytes_equal(low, ord(".")), _bytes_equal(high, ord("."))
         low = low + (low_point >> np.uint64(6))
         high = high + (high_point >> np.uint64(6))
-        has_point = (low_point | high_point) != 0
-        ok = (length <= 16) & (digits - has_point > 0) & _all_digits(low) & _at_most_one(low_point)
-        if two_words:
-            ok &= _all_digits(high) & _at_most_one(high_point) & ((low_point == 0) | (high_point == 0))
+        has_point = (low_point | high_point) != 0 if two_words else low_point != 0
+        ok = (digits - has_point > 0) & _all_digits(low) & _at_most_one(low_point)
+        if two_words:  # (one word: every field is 8 bytes or shorter)
+            ok &= (length <= 16) & _all_digits(high) & _at_most_one(high_point) & ((low_point == 0) | (high_point == 0))
         # Point position from the right (= number of decimals); 16 when there is none.
-        point = np.where(low_point != 0, _byte_index(low_point), np.where(high_point != 0, 8 + _byte_index(high_point), 16))
+        not_in_low = (np.where(high_point != 0, 8 + _byte_index(cast("npt.NDArray[np.uint64]", high_point)), 16)
+                      if two_words else 16)  # (two words: high_point is an array, one per line)
+        point = np.where(low_point != 0, _byte_index(low_point), not_in_low)
         keep = _KEEP_LOW[np.minimum(point, 8)]  # the bytes of the low word right of the point
         low = (low & keep) | (((low >> np.uint64(8)) | (high << np.uint64(56))) & ~keep)
         value = _eight_digits(low - _ZEROS)
@@ -588,14 +590,18 @@ def _bytes_equal(words: _Words, byte: int) -> _Words:
     return ~(((x & _LOW_7) + _LOW_7) | x) & _HIGH_BITS
 
 
-@overload
-def _byte_index(marks: npt.NDArray[np.uint64]) -> IntArray: ...
-@overload
-def _byte_index(marks: np.uint64) -> np.int64: ...
-def _byte_index(marks: _Words) -> IntArray | np.int64:
-    """Index from the right (0 = last byte) of the single marked byte of each word (0x80 bits)."""
-    exponent = np.frexp(marks.astype(np.float64))[1]  # marks == 2**(exponent - 1), exactly
-    return ((exponent - 8) // 8).astype(np.int64)
+def _byte_index(marks: npt.NDArray[np.uint64]) -> IntArray:
+    """Index from the right (0 = last byte) of the single marked byte of each word (0x80 bits).
+
+    Byte k marked is ``1 << 8k`` once shifted down: multiplying it by _BYTE_NUMBERS shifts that
+    constant's byte 7 - k, which holds k, into the top byte. (A word with several marks gives
+    some index up to 255: its field is not a plain decimal anyway.)
+    """
+    return ((marks >> np.uint64(7)) * _BYTE_NUMBERS >> np.uint64(56)).astype(np.int64)
+
+
+#: Bytes 7, 6, ..., 0 (from the right) hold 0, 1, ..., 7: see :func:`_byte_index`.
+_BYTE_NUMBERS = np.uint64(0x0001020304050607)
 
 
 @overload
