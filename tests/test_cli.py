@@ -573,12 +573,14 @@ class TestOutputErrors:
             err = process.stderr.read()
             assert process.wait(timeout=60) == 0 and err == b""
 
-    def test_ctrl_c_during_a_read(self, files) -> None:
-        """SIGINT while the run is read from a pipe that stays open: exit 130, one line, nothing hangs."""
+    @pytest.mark.parametrize("copies", [20_000, 400_000], ids=["calling-thread", "thread-pool"])
+    def test_ctrl_c_during_a_read(self, files, copies: int) -> None:
+        """SIGINT while the run is read from a pipe that stays open: exit 130, one line, nothing hangs;
+        also once more than 32 MiB (_POOL_FROM) were read, when the rest is parsed on the thread pool."""
         with subprocess.Popen([sys.executable, "-m", "retrieval_eval", "evaluate", files[0], "-"],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
             assert process.stdin is not None
-            process.stdin.write(RUN.encode() * 20_000)
+            process.stdin.write(RUN.encode() * copies)
             process.stdin.flush()
             time.sleep(2)  # imports done; the reader waits for more of stdin
             process.send_signal(signal.SIGINT)
