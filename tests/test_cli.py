@@ -169,7 +169,7 @@ def test_help_and_usage_errors_are_argparses_own(monkeypatch: pytest.MonkeyPatch
     """Every --help and usage error is what argparse's own formatters print, at any terminal width."""
     import argparse
 
-    import retrieval_eval.cli as cli
+    from retrieval_eval import cli
 
     monkeypatch.setenv("COLUMNS", columns)
     commands = [["--help"], ["evaluate", "a", "b", "--digits", "99"], ["plot"], ["nosuch"]]
