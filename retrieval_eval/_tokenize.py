@@ -49,10 +49,12 @@ _R = TypeVar("_R")
 
 #: Ids up to this width (bytes) always stay fixed-width; see :meth:`_Tokens.ids`.
 _WIDE_ID = 64
-#: Bytes parsed at a time: bounds the temporary arrays of the tokenizer whatever the file size.
-#: 512 KiB rather than 1 or 4 MiB: a block's temporaries stay in the caches, and fewer fresh pages are
-#: touched (reading robust04's files took 5 ms less, msmarco's run 5% less; 4 MiB took a third more
-#: peak memory on a run of long ids).
+#: Bytes parsed at a time on the calling thread: bounds the temporary arrays of the tokenizer whatever
+#: the file size. 512 KiB rather than 1 or 4 MiB: a block's temporaries stay in the caches, and fewer
+#: fresh pages are touched (reading robust04's files took 5 ms less, msmarco's run 2-5% less; 4 MiB took
+#: a third more peak memory on a run of long ids). A read that may go to the thread pool uses blocks
+#: twice as large: each block costs the pool hand-overs between threads (msmarco's run took 0.75 s
+#: on the pool with 1 MiB blocks, 1.0 s with 512 KiB ones).
 _BLOCK = 1 << 19
 #: Bytes of the first block (a small file should not cost a whole block's buffer).
 _FIRST_BLOCK = 1 << 16
@@ -253,22 +255,24 @@ class _Block:
         return cls(name, bytearray(_FRONT) + data + bytearray(_PAD), _FRONT + len(data), unterminated)
 
 
-def _blocks(source: Source) -> Generator[_Block, None, None]:
-    """The source's data in blocks of whole lines, each read straight into its own padded buffer.
+def _blocks(source: Source, largest: int | None = None) -> Generator[_Block, None, None]:
+    """The source's data in blocks of whole lines, each read straight into its own padded buffer;
+    blocks grow from _FIRST_BLOCK bytes to ``largest`` (default _BLOCK).
 
     Raises :class:`_Unreadable` when compressed data is corrupt (the caller knows how many lines
     were complete before it).
     """
     limit = max_line_bytes()
+    largest = _BLOCK if largest is None else largest
     with _open_binary(source) as (fill, name):
         carry, first = b"", True  # carry: the start of a line the previous block cut off
-        size = min(_FIRST_BLOCK, _BLOCK)  # small files get small buffers; blocks double up to _BLOCK
+        size = min(_FIRST_BLOCK, largest)  # small files get small buffers; blocks double up to ``largest``
         while True:
             # A line longer than a block is read in steps that double, so it is copied O(1) times per byte.
             padded = bytearray(_FRONT + len(carry) + max(size, len(carry)) + _PAD)
             start = _FRONT + len(carry)
             padded[_FRONT:start] = carry
-            size = min(2 * size, _BLOCK)
+            size = min(2 * size, largest)
             try:
                 got = fill(memoryview(padded)[start : len(padded) - _PAD])
             except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
@@ -751,9 +755,10 @@ def _parsed_blocks(source: Source, parse: Callable[[_Block], _Parsed]) -> Iterat
     further on in the file.
     """
     numbered = _Numbering()
-    blocks = _blocks(source)
     threads = _threads()
     known_size = (_plain_file_size(source) or 0) if threads > 1 else 0  # 0 for a stream or gzip data
+    may_pool = threads > 1 and (known_size == 0 or known_size >= _POOL_FROM)
+    blocks = _blocks(source, 2 * _BLOCK if may_pool else _BLOCK)
     read = 0
     try:
         for block in blocks:
