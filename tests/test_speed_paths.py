@@ -242,6 +242,31 @@ def test_small_files_and_one_cpu_are_read_on_the_calling_thread(tmp_path, monkey
             assert np.array_equal(getattr(other, name), getattr(on_caller, name)), name
 
 
+def test_reads_that_may_go_to_the_pool_use_larger_blocks(tmp_path, monkeypatch) -> None:
+    """Blocks of _BLOCK bytes on the calling thread; twice that where the pool may parse them (a file of
+    _POOL_FROM bytes or more, or a stream on several CPUs), and the columns read are the same."""
+    _, run_path = _long_id_files(tmp_path, long=False)
+    size = Path(run_path).stat().st_size
+    monkeypatch.setattr(tokenize_module, "_BLOCK", 1024)
+    blocks = tokenize_module._blocks
+    largest: list[int | None] = []
+
+    def spy(source: object, biggest: int | None = None) -> object:
+        largest.append(biggest)
+        return blocks(source, biggest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tokenize_module, "_blocks", spy)
+    reads = []
+    for threads, pool_from, stream in [(3, size + 1, False), (1, 0, True), (3, size, False), (3, size + 1, True)]:
+        monkeypatch.setattr(tokenize_module, "_threads", lambda threads=threads: threads)
+        monkeypatch.setattr(tokenize_module, "_POOL_FROM", pool_from)
+        with Path(run_path).open("rb") as handle:
+            reads.append(read_run_columns(handle if stream else run_path))
+    assert largest == [1024, 1024, 2048, 2048]
+    for other in reads[1:]:
+        assert np.array_equal(other.doc_ids, reads[0].doc_ids) and np.array_equal(other.lines, reads[0].lines)
+
+
 def test_judgments_are_listed_by_doc_id() -> None:
     """Judged rows keep their input order inside the batch; the per-query lists sort them by id."""
     qrels = "q 0 c 1\nq 0 a 0\nq 0 b 2\n"
