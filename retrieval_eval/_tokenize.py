@@ -238,7 +238,7 @@ def _filler(read: Callable[[int], bytes]) -> Callable[[memoryview], int]:
     return fill
 
 
-@define
+@define(eq=False)  # compared by identity: == on their buffers and arrays means nothing (and costs import time)
 class _Block:
     """Whole lines of a file in a buffer of their own."""
 
@@ -391,7 +391,7 @@ class _BadLine(Exception):
         return TrecFormatError(f"{self.name}:{lines_before + self.line_in_block + 1}: {self.message}")
 
 
-@define
+@define(eq=False)  # (as _Block)
 class _Tokens:
     """The data lines of one block: fields located by byte offsets in the block's buffer, nothing copied yet.
 
