@@ -50,8 +50,45 @@ prints each run's block in turn (the runid line tells them apart), the table for
 markdown, latex) one row per run, or per run and query with -q."""
 
 
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns`` without importing shutil: ``COLUMNS`` when it is a positive
+    number, else the width of the terminal on stdout, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):  # no stdout, or not a terminal
+            columns = 0
+    return columns or 80
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help formatter, as wide as the terminal, found without importing shutil.
+
+    argparse makes a formatter for every option it adds (to check the option's metavar); left to
+    itself, the first of them imports shutil (and with it bz2, lzma and fnmatch) for the width: 2 ms
+    of every command, which only --help and usage errors need.
+    """
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position,
+                         _terminal_columns() - 2 if width is None else width)  # argparse's own margin of 2
+
+
+class _RawDescriptionFormatter(_HelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """argparse's RawDescriptionHelpFormatter (descriptions printed as written), sized as :class:`_HelpFormatter`."""
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse with a one-line usage error, in the same form as the commands' own usage errors."""
+    """argparse with a one-line usage error, in the same form as the commands' own usage errors, and
+    :class:`_HelpFormatter` unless another formatter is given."""
+
+    def __init__(self, *, formatter_class: type[argparse.HelpFormatter] | None = None, **kwargs: Any) -> None:
+        super().__init__(formatter_class=formatter_class or _HelpFormatter, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_BAD_INPUT, terminal_safe(f"{self.prog}: error: {message}; see {self.prog} --help") + "\n")
@@ -128,8 +165,8 @@ COMMANDS = ("evaluate", "demo", "compare", "inspect", "diff", "plot", "measures"
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The command line's parser. With ``command``, only that command's options are added (every command
-    is still listed): a plain evaluation then does not pay for building the other commands' options."""
+    """The command line's parser. With ``command``, only that command is added: a plain evaluation then
+    does not pay for building the other commands (some 1 ms, each parser looking up its translations)."""
     from . import __version__
 
     def wanted(name: str) -> bool:
@@ -146,29 +183,30 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
 
-    evaluate = commands.add_parser("evaluate", help="score a run against qrels (trec_eval compatible)",
-                                   description=_EVALUATE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     if wanted("evaluate"):
+        evaluate = commands.add_parser("evaluate", help="score a run against qrels (trec_eval compatible)",
+                                       description=_EVALUATE_HELP, formatter_class=_RawDescriptionFormatter)
         _add_evaluate_arguments(evaluate)
-
-    demo = commands.add_parser("demo", help="evaluate the sample run bundled with the package",
-                               description="Evaluate the bundled sample qrels and run (see retrieval_eval/data).")
     if wanted("demo"):
+        demo = commands.add_parser("demo", help="evaluate the sample run bundled with the package",
+                                   description="Evaluate the bundled sample qrels and run (see retrieval_eval/data).")
         _add_evaluation_options(demo)
-
-    compare = commands.add_parser("compare", help="compare runs: means, paired significance tests, a regression gate",
-                                  description=_COMPARE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     if wanted("compare"):
+        compare = commands.add_parser("compare",
+                                      help="compare runs: means, paired significance tests, a regression gate",
+                                      description=_COMPARE_HELP, formatter_class=_RawDescriptionFormatter)
         _add_compare_arguments(compare)
-    _add_inspect(commands, full=wanted("inspect"))
-    _add_diff(commands, full=wanted("diff"))
-    _add_plot(commands, full=wanted("plot"))
-
-    measures = commands.add_parser(
-        "measures", help="list every measure with its parameters and trec_eval name",
-        description="List the measure catalogue: name, aliases, one-line definition, parameters with defaults, "
-                    "trec_eval name and how the summary aggregates it.")
+    if wanted("inspect"):
+        _add_inspect(commands)
+    if wanted("diff"):
+        _add_diff(commands)
+    if wanted("plot"):
+        _add_plot(commands)
     if wanted("measures"):
+        measures = commands.add_parser(
+            "measures", help="list every measure with its parameters and trec_eval name",
+            description="List the measure catalogue: name, aliases, one-line definition, parameters with defaults, "
+                        "trec_eval name and how the summary aggregates it.")
         measures.add_argument("search", metavar="TEXT", nargs="?",
                               help="list only the measures whose name, alias or trec_eval name contains TEXT "
                                    "(ignoring case): 'ndcg' lists nDCG, nDCGRel, RnDCG, alpha_nDCG ...")
@@ -250,11 +288,9 @@ run missed."""
 INSPECT_MEASURES = ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P.5,10,20")
 
 
-def _add_inspect(commands: argparse._SubParsersAction[_Parser], *, full: bool) -> None:
+def _add_inspect(commands: argparse._SubParsersAction[_Parser]) -> None:
     inspect = commands.add_parser("inspect", help="one query's ranking, judgments and misses; or the worst queries",
-                                  description=_INSPECT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    if not full:
-        return
+                                  description=_INSPECT_HELP, formatter_class=_RawDescriptionFormatter)
     inspect.add_argument("qrels", metavar="QRELS", help="TREC qrels file (gzip ok; - for stdin)")
     inspect.add_argument("run", metavar="RUN", help="TREC run file (gzip ok; - for stdin)")
     inspect.add_argument("--query", metavar="Q", help="the query to show (without it: the worst queries)")
@@ -279,11 +315,9 @@ With --query Q: the two rankings of Q side by side, and the documents that enter
 top k (--depth) with their judgments."""
 
 
-def _add_diff(commands: argparse._SubParsersAction[_Parser], *, full: bool) -> None:
+def _add_diff(commands: argparse._SubParsersAction[_Parser]) -> None:
     diff = commands.add_parser("diff", help="per-query differences between two runs; one query's two rankings",
-                               description=_DIFF_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    if not full:
-        return
+                               description=_DIFF_HELP, formatter_class=_RawDescriptionFormatter)
     diff.add_argument("qrels", metavar="QRELS", help="TREC qrels file (gzip ok; - for stdin), read once")
     diff.add_argument("run_a", metavar="RUN_A", help="the baseline run (gzip ok)")
     diff.add_argument("run_b", metavar="RUN_B", help="the run compared with it (gzip ok)")
@@ -310,11 +344,9 @@ one line per run, MAP in the legend; diff: per-query differences RUN_B - RUN_A o
 sorted bars; ranks: histogram of the rank of each query's first relevant document."""
 
 
-def _add_plot(commands: argparse._SubParsersAction[_Parser], *, full: bool) -> None:
+def _add_plot(commands: argparse._SubParsersAction[_Parser]) -> None:
     plot = commands.add_parser("plot", help="precision-recall curves, per-query differences, first relevant ranks",
-                               description=_PLOT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    if not full:
-        return
+                               description=_PLOT_HELP, formatter_class=_RawDescriptionFormatter)
     kinds = plot.add_subparsers(dest="kind", metavar="KIND")
     kinds.required = True
     helps = {"pr": "interpolated precision-recall curves, one per run",
@@ -950,14 +982,12 @@ def _with_command(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]
 
     A first word that is no file but close to a command name is taken for a misspelt command.
     """
-    commands = [name for action in parser._actions if isinstance(action, argparse._SubParsersAction)
-                for name in action.choices]
-    if not argv or argv[0] in commands or argv[0] in ("-h", "--help", "--version"):
+    if not argv or argv[0] in COMMANDS or argv[0] in ("-h", "--help", "--version"):
         return argv
     if not argv[0].startswith("-") and not os.path.exists(argv[0]):
         import difflib  # here: only a misspelt command needs it
 
-        close = difflib.get_close_matches(argv[0], commands, n=1)
+        close = difflib.get_close_matches(argv[0], COMMANDS, n=1)
         if close:
             parser.error(f"unknown command {argv[0]!r} (did you mean {close[0]!r}?)")
     return [DEFAULT_COMMAND, *argv]

@@ -142,6 +142,62 @@ def test_help_explains_every_flag(capsys) -> None:
         assert flag in text
 
 
+@pytest.mark.parametrize("columns", [None, "", "abc", "0", "-3", "57", "200"])
+@pytest.mark.parametrize("terminal", [None, 0, 71], ids=["no-terminal", "zero-wide", "terminal"])
+def test_terminal_width_is_shutils(monkeypatch: pytest.MonkeyPatch, columns: str | None, terminal: int | None) -> None:
+    """The help formatter's width, found without importing shutil, is shutil.get_terminal_size's."""
+    import shutil
+
+    from retrieval_eval.cli import _terminal_columns
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    if terminal is None:
+        def no_terminal(fd: int) -> os.terminal_size:
+            raise OSError(errno.ENOTTY, "not a terminal")
+        monkeypatch.setattr(os, "get_terminal_size", no_terminal)
+    else:
+        monkeypatch.setattr(os, "get_terminal_size", lambda fd: os.terminal_size((terminal, 24)))
+    assert _terminal_columns() == shutil.get_terminal_size().columns
+
+
+@pytest.mark.parametrize("columns", ["30", "80", "150"])
+def test_help_and_usage_errors_are_argparses_own(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                                                 columns: str) -> None:
+    """Every --help and usage error is what argparse's own formatters print, at any terminal width."""
+    import argparse
+
+    from retrieval_eval import cli
+
+    monkeypatch.setenv("COLUMNS", columns)
+    commands = [["--help"], ["evaluate", "a", "b", "--digits", "99"], ["plot"], ["nosuch"]]
+    commands += [[*command.split(), "--help"] for command in (*cli.COMMANDS, "plot pr", "plot diff", "plot ranks")]
+
+    def printed() -> list[tuple[object, str, str]]:
+        out = []
+        for argv in commands:
+            with pytest.raises(SystemExit) as exit_:
+                main(argv)
+            out.append((exit_.value.code, *capsys.readouterr()))
+        return out
+
+    ours = printed()
+    monkeypatch.setattr(cli, "_HelpFormatter", argparse.HelpFormatter)
+    monkeypatch.setattr(cli, "_RawDescriptionFormatter", argparse.RawDescriptionHelpFormatter)
+    assert ours == printed()
+
+
+def test_evaluate_does_not_import_shutil() -> None:
+    """argparse would import shutil (2 ms, with bz2 and lzma) for the width of help it does not print."""
+    code = ("import sys; from retrieval_eval.cli import build_parser, _with_command; parser = build_parser('evaluate'); "
+            "parser.parse_args(_with_command(parser, ['-m', 'map', 'q', 'r'])); print('shutil' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
+    assert done.stdout.strip() == "False"
+
+
 def test_demo_evaluates_the_bundled_sample(capsys) -> None:
     code, out, err = _run(capsys, "demo")
     assert code == 0
@@ -517,12 +573,14 @@ class TestOutputErrors:
             err = process.stderr.read()
             assert process.wait(timeout=60) == 0 and err == b""
 
-    def test_ctrl_c_during_a_read(self, files) -> None:
-        """SIGINT while the run is read from a pipe that stays open: exit 130, one line, nothing hangs."""
+    @pytest.mark.parametrize("copies", [20_000, 400_000], ids=["calling-thread", "thread-pool"])
+    def test_ctrl_c_during_a_read(self, files, copies: int) -> None:
+        """SIGINT while the run is read from a pipe that stays open: exit 130, one line, nothing hangs;
+        also once more than 32 MiB (_POOL_FROM) were read, when the rest is parsed on the thread pool."""
         with subprocess.Popen([sys.executable, "-m", "retrieval_eval", "evaluate", files[0], "-"],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
             assert process.stdin is not None
-            process.stdin.write(RUN.encode() * 20_000)
+            process.stdin.write(RUN.encode() * copies)
             process.stdin.flush()
             time.sleep(2)  # imports done; the reader waits for more of stdin
             process.send_signal(signal.SIGINT)

@@ -65,6 +65,30 @@ def test_short_decimal_scores_are_exactly_floats(texts: list[str]) -> None:
     _check_decimals(texts)
 
 
+plain_decimal_text = st.builds(
+    lambda sign, whole, fraction: sign + whole + fraction,
+    st.sampled_from(["", "-", "+"]), st.text("0123456789", min_size=1, max_size=7),
+    st.sampled_from(["", "."]) | st.text("0123456789", max_size=7).map(lambda digits: "." + digits),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(plain_decimal_text, min_size=1, max_size=30))
+def test_plain_decimals_are_read_by_the_decimal_path(texts: list[str]) -> None:
+    """Every plain decimal of at most 15 digits is read by the vectorised path (NumPy's parser is only
+    the fallback), one word or two, as float() reads it."""
+    block = "".join(f"q Q0 d{i} 1 {text} r\n" for i, text in enumerate(texts)).encode()
+    values, plain = tokenize._tokenize(tokenize._Block.of(block)).decimals(4)
+    assert plain.all()
+    assert values.tolist() == [float(text) for text in texts]
+
+
+def test_byte_index_of_every_byte() -> None:
+    """_byte_index finds the one marked byte of a word, counted from the right, at each of the 8 places."""
+    marks = np.array([0x80 << (8 * k) for k in range(8)], dtype=np.uint64)
+    assert tokenize._byte_index(marks).tolist() == list(range(8))
+
+
 def _check_decimals(texts: list[str]) -> None:
     block = "".join(f"q Q0 d{i} 1 {text} r\n" for i, text in enumerate(texts)).encode()
     values, plain = tokenize._tokenize(tokenize._Block.of(block)).decimals(4)
@@ -114,9 +138,12 @@ def test_every_layout_reads_the_same(layout: str) -> None:
     assert columns.lines.tolist() == [n + (2 if extra else 1) for n in range(len(lines))]
 
 
-def test_earlier_malformed_line_is_reported_before_a_truncated_stream(tmp_path, monkeypatch) -> None:  # noqa: ANN001
-    """Blocks are parsed ahead on threads, yet the first problem in the file is the one reported."""
+@pytest.mark.parametrize("pool_from", [0, 10**9], ids=["pool", "calling-thread"])
+def test_earlier_malformed_line_is_reported_before_a_truncated_stream(tmp_path, monkeypatch, pool_from: int) -> None:  # noqa: ANN001
+    """Blocks parsed ahead on threads or one at a time: the first problem in the file is the one reported."""
     monkeypatch.setattr(tokenize, "_BLOCK", 64)
+    monkeypatch.setattr(tokenize, "_threads", lambda: 3)
+    monkeypatch.setattr(tokenize, "_POOL_FROM", pool_from)
     good = "".join(f"q1 Q0 d{i} 1 {i} r\n" for i in range(200))
     data = gzip.compress(("q1 Q0 bad 1 notanumber r\n" + good).encode())
     path = tmp_path / "run.gz"

@@ -440,8 +440,12 @@ def test_gzip_bomb_one_line(tmp_path: Path) -> None:
     assert peak < 64 << 20, peak  # a few blocks of 1 MiB, not the line
 
 
-def test_gzip_bomb_short_lines() -> None:
-    """A gzip bomb of many short (comment) lines is read in bounded memory: 4x the data, same peak."""
+@pytest.mark.parametrize("pool_from", [0, 1 << 40], ids=["pool", "calling-thread"])
+def test_gzip_bomb_short_lines(monkeypatch: pytest.MonkeyPatch, pool_from: int) -> None:
+    """A gzip bomb of many short (comment) lines is read in bounded memory: 4x the data, same peak,
+    on the thread pool and on the calling thread."""
+    monkeypatch.setattr(_tokenize, "_threads", lambda: 3)
+    monkeypatch.setattr(_tokenize, "_POOL_FROM", pool_from)
     member = gzip.compress(b"# c\n" * (4 << 20), mtime=0)  # 16 MiB of comment lines
     last = gzip.compress(RUN.encode(), mtime=0)
     peaks = []

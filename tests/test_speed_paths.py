@@ -205,22 +205,67 @@ def test_qrels_read_once_are_prepared_once(tmp_path) -> None:
 
 
 def test_small_files_and_one_cpu_are_read_on_the_calling_thread(tmp_path, monkeypatch) -> None:
-    """A file of one block, or any file on one CPU, never starts the thread pool, and reads the same."""
+    """Below _POOL_FROM bytes (a file's size, or the bytes of a stream read so far), or on one CPU, the
+    thread pool is never started; a file or stream beyond it is parsed on the pool (a stream only from
+    there on); both ways read the same columns."""
     qrels_path, run_path = _long_id_files(tmp_path, long=False)
     big = tmp_path / "big.run"
     big.write_text(Path(run_path).read_text() * 40)  # several blocks
-    on_threads = read_run_columns(str(big), with_ranks=True)
+    size = big.stat().st_size
+    monkeypatch.setattr(tokenize_module, "_BLOCK", 4096)
+    monkeypatch.setattr(tokenize_module, "_threads", lambda: 3)
+    pool = tokenize_module._parsed_on_threads
+    pooled: list[int] = []  # lines numbered before the pool took over, for each read that used it
 
-    def no_pool(*args: object) -> None:
-        raise AssertionError("the thread pool was used")
+    def spy(blocks: object, parse: object, numbered: tokenize_module._Numbering, threads: int) -> object:
+        pooled.append(numbered.lines_before)
+        return pool(blocks, parse, numbered, threads)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(tokenize_module, "_parsed_on_threads", no_pool)
-    read_run_columns(run_path)
+    monkeypatch.setattr(tokenize_module, "_parsed_on_threads", spy)
+    monkeypatch.setattr(tokenize_module, "_POOL_FROM", size + 1)
+    on_caller = read_run_columns(str(big), with_ranks=True)
     read_qrels_columns(qrels_path)
+    with big.open("rb") as stream:  # a stream of unknown size: decided by the bytes read
+        from_stream = read_run_columns(stream, with_ranks=True)
+    assert pooled == []
+    monkeypatch.setattr(tokenize_module, "_POOL_FROM", size)
+    on_threads = read_run_columns(str(big), with_ranks=True)
+    assert pooled == [0]  # a file's known size starts the pool at its first block
+    monkeypatch.setattr(tokenize_module, "_POOL_FROM", size // 2)
+    with big.open("rb") as stream:
+        from_stream_on_threads = read_run_columns(stream, with_ranks=True)
+    assert len(pooled) == 2 and 0 < pooled[1] < len(on_caller.doc_ids)  # the rest of the stream went to the pool
     monkeypatch.setattr(tokenize_module, "_threads", lambda: 1)
     single = read_run_columns(str(big), with_ranks=True)
+    assert len(pooled) == 2
     for name in ("query_ids", "doc_ids", "scores", "lines", "ranks"):
-        assert np.array_equal(getattr(single, name), getattr(on_threads, name)), name
+        for other in (on_threads, from_stream, from_stream_on_threads, single):
+            assert np.array_equal(getattr(other, name), getattr(on_caller, name)), name
+
+
+def test_reads_that_may_go_to_the_pool_use_larger_blocks(tmp_path, monkeypatch) -> None:
+    """Blocks of _BLOCK bytes on the calling thread; twice that where the pool may parse them (a file of
+    _POOL_FROM bytes or more, or a stream on several CPUs), and the columns read are the same."""
+    _, run_path = _long_id_files(tmp_path, long=False)
+    size = Path(run_path).stat().st_size
+    monkeypatch.setattr(tokenize_module, "_BLOCK", 1024)
+    blocks = tokenize_module._blocks
+    largest: list[int | None] = []
+
+    def spy(source: object, biggest: int | None = None) -> object:
+        largest.append(biggest)
+        return blocks(source, biggest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tokenize_module, "_blocks", spy)
+    reads = []
+    for threads, pool_from, stream in [(3, size + 1, False), (1, 0, True), (3, size, False), (3, size + 1, True)]:
+        monkeypatch.setattr(tokenize_module, "_threads", lambda threads=threads: threads)
+        monkeypatch.setattr(tokenize_module, "_POOL_FROM", pool_from)
+        with Path(run_path).open("rb") as handle:
+            reads.append(read_run_columns(handle if stream else run_path))
+    assert largest == [1024, 1024, 2048, 2048]
+    for other in reads[1:]:
+        assert np.array_equal(other.doc_ids, reads[0].doc_ids) and np.array_equal(other.lines, reads[0].lines)
 
 
 def test_judgments_are_listed_by_doc_id() -> None:
@@ -288,17 +333,14 @@ def _options(parser: object) -> dict[str, list[tuple[object, ...]]]:
 
 
 def test_a_command_built_alone_has_the_options_of_the_full_parser() -> None:
-    """build_parser(command) leaves the other commands empty, and builds its own exactly as the full parser."""
+    """build_parser(command) builds that command alone, exactly as the full parser builds it."""
     from retrieval_eval.cli import COMMANDS, build_parser
 
     full = _options(build_parser())
     assert sorted({name.split()[0] for name in full if name}) == sorted(COMMANDS)
     for command in COMMANDS:
         alone = _options(build_parser(command))
-        mine = {name: opts for name, opts in alone.items() if name.split()[:1] == [command]}
-        assert mine == {name: opts for name, opts in full.items() if name.split()[:1] == [command]}
-        others = [opts for name, opts in alone.items() if name and name.split()[0] != command]
-        assert all(len(opts) == 1 for opts in others)  # only the -h every parser has
+        assert alone == {name: opts for name, opts in full.items() if name.split()[:1] in ([], [command])}
 
 
 def test_the_summary_alone_keeps_no_per_query_arrays(
@@ -416,6 +458,7 @@ def test_long_ids_read_in_small_blocks_on_threads_evaluate_as_fixed_width(tmp_pa
     monkeypatch.setattr(tokenize_module, "_BLOCK", 4096)
     monkeypatch.setattr(tokenize_module, "_FIRST_BLOCK", 1024)
     monkeypatch.setattr(tokenize_module, "_threads", lambda: 3)
+    monkeypatch.setattr(tokenize_module, "_POOL_FROM", 0)
     monkeypatch.setattr(ids_module, "_OBJECT_CHUNK", 50)
     monkeypatch.setattr(ids_module, "_FIND_CHUNK", 64)
     assert read_run_columns(run).doc_ids.dtype == object and read_qrels_columns(qrels).doc_ids.dtype == object

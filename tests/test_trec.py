@@ -115,15 +115,20 @@ class TestDuplicates:
         assert [d.doc_id for d in runs["q1"].retrieved_documents()] == ["b", "a"]
 
 
+@pytest.mark.parametrize("pool_from", [0, 1000, 10**9], ids=["pool", "pool-later", "calling-thread"])
 @pytest.mark.parametrize("block", [1, 7, 64], ids=["1-byte", "7-bytes", "64-bytes"])
-def test_files_larger_than_one_block(monkeypatch, write, block: int) -> None:  # noqa: ANN001
-    """Files are parsed block by block; lines that straddle blocks and line numbers survive."""
+def test_files_larger_than_one_block(monkeypatch, write, block: int, pool_from: int) -> None:  # noqa: ANN001
+    """Files are parsed block by block, on the calling thread or (from _POOL_FROM bytes on) on the
+    thread pool; lines that straddle blocks and line numbers survive."""
     import retrieval_eval._tokenize as tokenize
 
     text = "".join(f"q{i % 7} Q0 doc{i} {i} {i / 3!r} run{i}\n" for i in range(300)) + "# end\nq1 Q0 last 1 0.5 final"
     path = write("run", text)
     whole = read_run_columns(path)
     monkeypatch.setattr(tokenize, "_BLOCK", block)
+    monkeypatch.setattr(tokenize, "_threads", lambda: 3)
+    monkeypatch.setattr(tokenize, "_plain_file_size", lambda source: None)  # read as a stream of unknown size
+    monkeypatch.setattr(tokenize, "_POOL_FROM", pool_from)
     pieces = read_run_columns(path)
     assert pieces.doc_ids.tolist() == whole.doc_ids.tolist() == [f"doc{i}".encode() for i in range(300)] + [b"last"]
     assert pieces.scores.tolist() == whole.scores.tolist()
