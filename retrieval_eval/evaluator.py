@@ -846,7 +846,10 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         """Queries whose judgments are all negative ("pooled but not judged"): nothing about them
         was judged at all. (trec_eval fails or reads stale data on these; every measure is 0 here.)"""
         batch = self._batch
-        judged = segment_count(batch.judged_relevance >= 0, batch.judged_segment, batch.n_queries)
+        judged_rows = batch.judged_relevance >= 0
+        if bool(judged_rows.all()):  # the usual qrels: no negative value, so no such query (no count per query)
+            return []
+        judged = segment_count(judged_rows, batch.judged_segment, batch.n_queries)
         present = np.diff(batch.judged_offsets) > 0
         return [batch.query_ids[i] for i in np.flatnonzero(present & (judged == 0))]
 
