@@ -244,22 +244,29 @@ class PairIndex:
     two. A matching key is only a candidate, confirmed on the id's bytes (see :func:`pair_keys`).
     """
 
-    def __init__(self, query_code: IntArray, ids: BytesArray) -> None:
+    def __init__(self, query_code: IntArray, ids: BytesArray, counts: IntArray | None = None) -> None:
+        """``counts``, if given, is the number of pairs of each query code (``np.bincount(query_code)``)."""
         self.query_code, self.ids = query_code, ids
+        #: the ids' words (see :func:`_words`), one array per word, for confirming matches; None for
+        #: ``bytes`` objects
+        self.words = _word_columns(ids) if ids.dtype.kind == "S" else None
         self.keys = pair_keys(query_code, ids)
         n = len(ids)
         # Region sizes: 2**bit_length(4 * count) slots (frexp's exponent is the bit length), and one
         # slot, empty, for a query without pairs.
-        self.region_bits = np.frexp(4.0 * np.bincount(query_code))[1].astype(np.int64)
-        self.region_start = _offsets_of(np.left_shift(1, self.region_bits))
+        region_bits = np.frexp(4.0 * (np.bincount(query_code) if counts is None else counts))[1].astype(np.int64)
+        self.n_regions = len(region_bits)
+        self.region_start = _offsets_of(np.left_shift(1, region_bits))
+        #: per region, the shift that keeps a region's bits of a key (after a first shift by one:
+        #: a shift by 64 is undefined)
+        self.region_shift = (63 - region_bits).astype(np.uint64)
         # Linear probing puts each key at the first free slot from its own: the larger of its slot
         # and the place of the key before it in slot order, plus one. That is a running maximum over
         # the keys sorted by slot, with no step per probe. A key placed past the last slot goes to a
         # tail rather than back to the start, and the table ends with an empty slot, which ends
         # every probe.
         slot = self._slots(self.keys, query_code)
-        order = np.argsort(slot)
-        slot = slot[order]
+        order, slot = _sort_rows(slot, int(self.region_start[-1]))
         #: rows whose key equals that of another row: maybe the same pair twice
         self.same_key: list[IntArray] = [_repeated_keys(self.keys, order, slot)]
         step = np.arange(n, dtype=np.int64)
@@ -275,10 +282,10 @@ class PairIndex:
         """Each key's slot: the top bits of ``key * _MIX`` within its query's region (every query code
         must have one)."""
         slot = keys * np.uint64(_MIX)
-        slot >>= np.uint64(1)  # then a shift by 63 - bits, at most 63 (a shift by 64 is undefined)
-        slot >>= (63 - self.region_bits[query_code]).astype(np.uint64)
+        slot >>= np.uint64(1)
+        slot >>= self.region_shift.take(query_code)
         out = slot.view(np.int64)
-        out += self.region_start[query_code]
+        out += self.region_start.take(query_code)
         return out
 
     def maybe_repeated(self) -> bool:
@@ -293,32 +300,135 @@ class PairIndex:
                      for start in starts]
             return (np.concatenate([rows + start for (rows, _), start in zip(parts, starts)]),
                     np.concatenate([at for _, at in parts]))
-        known = (query_code >= 0) & (query_code < len(self.region_bits))
-        if not bool(known.all()):  # a query with no pair in the table has no region either
-            rows = np.flatnonzero(known)
+        none = np.zeros(0, dtype=np.int64)
+        if not len(ids) or not len(self.keys):
+            return none, none
+        if int(query_code.min()) < 0 or int(query_code.max()) >= self.n_regions:
+            # a query with no pair in the table has no region either
+            rows = np.flatnonzero((query_code >= 0) & (query_code < self.n_regions))
             found_rows, found_at = self.find(query_code[rows], ids[rows])
             return rows[found_rows], found_at
+        words = _word_columns(ids) if self.words is not None and ids.dtype.kind == "S" else None
         keys = pair_keys(query_code, ids)
         slot = self._slots(keys, query_code)
         found = np.full(len(keys), -1, dtype=np.int64)  # each row's row in the table, -1 until found
-        pending: IntArray | None = None  # the rows still probing; None for all of them (the first step)
-        while pending is None or len(pending):
-            held = self.table[slot if pending is None else slot[pending]]
-            occupied = np.flatnonzero(held >= 0)  # a row that meets an empty slot is not in the table
-            pending, at = (occupied if pending is None else pending[occupied]), held[occupied].astype(np.int64)
-            same = self.keys[at] == keys[pending]
+        # The rows still probing (None for all of them, at the first step), with their keys and slots.
+        rows: IntArray | None = None
+        while len(slot):
+            held = self.table.take(slot)
+            probing = held >= 0  # a row that meets an empty slot is not in the table
+            # An empty slot holds -1, which takes the last key: compared for nothing, then ignored.
+            same = self.keys.take(held) == keys
+            same &= probing
             if same.any():
-                rows, at = pending[same], at[same]
+                match = np.flatnonzero(same)
+                match_rows, at = (match if rows is None else rows[match]), held[match].astype(np.int64)
                 # Equal keys of equal ids have equal query codes (a key is the id's hash, mixed, with
                 # the query code XORed in): the ids alone confirm a match.
-                exact = _same_ids(self.ids, at, ids, rows)
-                found[rows[exact]] = at[exact]
-                pending = np.concatenate((pending[~same], rows[~exact]))  # a false match probes on
-            else:
-                pending = pending[~same]
-            slot[pending] += 1  # never past the table's end, whose last slot is empty
+                exact = self._same_ids(at, ids, words, match_rows)
+                found[match_rows[exact]] = at[exact]
+                probing[match[exact]] = False  # a false match probes on
+            going = np.flatnonzero(probing)
+            rows = going if rows is None else rows[going]
+            keys, slot = keys[going], slot[going]
+            slot += 1  # never past the table's end, whose last slot is empty
         rows = np.flatnonzero(found >= 0)
         return rows, found[rows]
+
+    def _same_ids(self, at: IntArray, ids: BytesArray, words: list[npt.NDArray[np.uint64]] | None,
+                  rows: IntArray) -> BoolArray:
+        """Whether the table's id at row ``at[i]`` equals ``ids[rows[i]]`` (``words``: the ids' word
+        columns, when both are fixed-width bytes)."""
+        if words is None or self.words is None:
+            return _same_ids(self.ids, at, ids, rows)
+        mine, theirs = self.words, words
+        same: BoolArray = mine[0].take(at) == theirs[0].take(rows)
+        for j in range(1, max(len(mine), len(theirs))):  # a loop over words; narrower ids end in NUL words
+            same &= (mine[j].take(at) if j < len(mine) else 0) == (theirs[j].take(rows) if j < len(theirs) else 0)
+        return same
+
+
+def _word_columns(ids: BytesArray) -> list[npt.NDArray[np.uint64]]:
+    """:func:`_words` in memory order, one contiguous array per word (``take`` copies a strided
+    array whole before gathering from it)."""
+    words = _words(ids, np.uint64)
+    return [np.ascontiguousarray(words[:, j]) for j in range(words.shape[1])]
+
+
+def _sort_rows(keys: IntArray, bound: int) -> tuple[IntArray, IntArray]:
+    """The rows in order of ``keys`` (integers in ``[0, bound)``; equal keys in no particular order)
+    and the keys in that order: ``argsort`` and the sorted keys.
+
+    Where key and row fit together in 63 bits, one sort of ``key << bits | row`` does it: sorting
+    numbers is several times faster than an ``argsort``, which moves indices along with the keys.
+    """
+    bits = max(len(keys) - 1, 0).bit_length()
+    if bound > 2**63 >> bits:
+        order = np.argsort(keys)
+        return order, keys[order]
+    packed = np.left_shift(keys, bits, dtype=np.int64)
+    packed |= np.arange(len(keys), dtype=np.int64)
+    packed.sort()
+    order = packed & ((1 << bits) - 1)
+    packed >>= bits
+    return order, packed
+
+
+def _repeated_keys(keys: npt.NDArray[np.uint64], order: IntArray, slot: IntArray) -> IntArray:
+    """Rows whose key equals that of another row (of each set of equal keys, all rows but one), given
+    the rows in ``order`` of their ``slot`` (sorted): equal keys have equal slots, so only rows that
+    share a slot are compared. Few share one, and by twos or threes: each row is compared with the
+    row 1, 2, ... places on in slot order while that one shares its slot."""
+    shared = slot[1:] == slot[:-1]
+    at = np.flatnonzero(shared)  # places in slot order of rows whose slot the next row shares
+    repeated = [np.zeros(0, dtype=np.int64)]
+    distance = 1
+    while len(at):  # as many steps as the most rows sharing a slot, less one
+        later = order.take(at + distance)
+        repeated.append(later[keys.take(order.take(at)) == keys.take(later)])
+        at = at[at + distance < len(shared)]
+        at = at[shared.take(at + distance)]
+        distance += 1
+    return np.unique(np.concatenate(repeated))
+
+
+def _same_ids(self, at: IntArray, ids: BytesArray, words: list[npt.NDArray[np.uint64]] | None,
+                  rows: IntArray) -> BoolArray:
+        """Whether the table's id at row ``at[i]`` equals ``ids[rows[i]]`` (``words``: the ids' word
+        columns, when both are fixed-width bytes)."""
+        if words is None or self.words is None:
+            return _same_ids(self.ids, at, ids, rows)
+        mine, theirs = self.words, words
+        same: BoolArray = mine[0].take(at) == theirs[0].take(rows)
+        for j in range(1, max(len(mine), len(theirs))):  # a loop over words; narrower ids end in NUL words
+            same &= (mine[j].take(at) if j < len(mine) else 0) == (theirs[j].take(rows) if j < len(theirs) else 0)
+        return same
+
+
+def _word_columns(ids: BytesArray) -> list[npt.NDArray[np.uint64]]:
+    """:func:`_words` in memory order, one contiguous array per word (``take`` copies a strided
+    array whole before gathering from it)."""
+    words = _words(ids, np.uint64)
+    return [np.ascontiguousarray(words[:, j]) for j in range(words.shape[1])]
+
+
+def _sort_rows(keys: IntArray, bound: int) -> tuple[IntArray, IntArray]:
+    """The rows in order of ``keys`` (integers in ``[0, bound)``; equal keys in no particular order)
+    and the keys in that order: ``argsort`` and the sorted keys.
+
+    Where key and row fit together in 63 bits, one sort of ``key << bits | row`` does it: sorting
+    numbers is several times faster than an ``argsort``, which moves indices along with the keys.
+    """
+    bits = max(len(keys) - 1, 0).bit_length()
+    if bound > 2**63 >> bits:
+        order = np.argsort(keys)
+        return order, keys[order]
+    packed = np.left_shift(keys, bits, dtype=np.int64)
+    packed |= np.arange(len(keys), dtype=np.int64)
+    packed.sort()
+    order = packed & ((1 << bits) - 1)
+    packed >>= bits
+    return order, packed
 
 
 def _repeated_keys(keys: npt.NDArray[np.uint64], order: IntArray, slot: IntArray) -> IntArray:

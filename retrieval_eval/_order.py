@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from attrs import evolve, frozen
 
-from ._ids import _run_heads, _run_lengths, _words, intern
+from ._ids import _run_heads, _run_lengths, _sort_rows, _words, intern
 from ._segments import _block_rows, _offsets_of
 from .model import BoolArray, FloatArray, IntArray
 
@@ -156,7 +156,7 @@ def _tie_order(group: IntArray, words: npt.NDArray[np.uint64]) -> IntArray:
     """
     rank, bound = _dense_ranks(words[:, 0])
     key = group * bound + (bound - 1 - rank)  # below 2**62: both factors are below 2**31
-    order = np.argsort(key)  # equal keys are put right below
+    order = _sort_rows(key, (int(group[-1]) + 1) * bound)[0]  # equal keys are put right below
     if words.shape[1] == 1:
         return order
     ordered = key[order]

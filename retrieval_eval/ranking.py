@@ -561,7 +561,7 @@ class PreparedQrels:
     def pairs(self) -> PairIndex:
         """The hash table of the judged pairs (made once; two threads may both make it, harmlessly)."""
         if not self._pairs:
-            self._pairs.append(PairIndex(segment_ids(self.offsets), self.doc_ids))
+            self._pairs.append(PairIndex(segment_ids(self.offsets), self.doc_ids, np.diff(self.offsets)))
         return self._pairs[0]
 
     def find(self, query_code: IntArray, doc_ids: np.ndarray) -> tuple[IntArray, IntArray]:
@@ -684,7 +684,7 @@ def _prepare_qrels(qrels: QrelsColumns, queries: npt.ArrayLike | None, duplicate
     pairs = []
     repeated = _scan_repeats(offsets, q_docs)
     if repeated is None:  # many judgments per query: the hash table tells, and serves the joins later
-        pairs = [PairIndex(query_code, q_docs)]
+        pairs = [PairIndex(query_code, q_docs, np.diff(offsets))]
         repeated = pairs[0].maybe_repeated()
     if repeated:  # some pair may be judged twice: find out exactly
         keep = _check_duplicates(query_code, q_docs, lines, qrels.origin, qrels.unit, "judgment", query_vocab,

@@ -192,3 +192,21 @@ def test_a_handed_over_run_builds_the_same_batch() -> None:
     for name in ("query_ids", "offsets", "labels", "doc_ids", "scores", "judged_offsets", "judged_relevance",
                  "judged_doc_ids", "in_run"):
         assert np.array_equal(np.asarray(getattr(kept, name)), np.asarray(getattr(consumed, name))), name
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 2**62), min_size=0, max_size=80), st.sampled_from(["small", "wide"]))
+def test_sort_rows_is_an_argsort_with_the_sorted_keys(values: list[int], bound_kind: str) -> None:
+    """Both ways of sorting rows by key: key and row packed in one number (the keys' bound leaves room
+    for the row), and an ``argsort`` where it does not."""
+    from retrieval_eval._ids import _sort_rows
+
+    keys = np.array(values, dtype=np.int64)
+    if bound_kind == "small":
+        keys %= 97  # many equal keys
+        bound = 97
+    else:
+        bound = 2**62 + 1  # no room for the row bits: the argsort
+    order, ordered = _sort_rows(keys, bound)
+    assert sorted(order.tolist()) == list(range(len(values)))
+    assert ordered.tolist() == sorted(keys.tolist()) == keys[order].tolist()
