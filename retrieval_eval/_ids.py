@@ -305,9 +305,9 @@ class PairIndex:
             return none, none
         if int(query_code.min()) < 0 or int(query_code.max()) >= self.n_regions:
             # a query with no pair in the table has no region either
-            rows = np.flatnonzero((query_code >= 0) & (query_code < self.n_regions))
-            found_rows, found_at = self.find(query_code[rows], ids[rows])
-            return rows[found_rows], found_at
+            known = np.flatnonzero((query_code >= 0) & (query_code < self.n_regions))
+            found_rows, found_at = self.find(query_code[known], ids[known])
+            return known[found_rows], found_at
         words = _word_columns(ids) if self.words is not None and ids.dtype.kind == "S" else None
         keys = pair_keys(query_code, ids)
         slot = self._slots(keys, query_code)
@@ -325,18 +325,18 @@ class PairIndex:
                 match_rows, at = (match if rows is None else rows[match]), held[match].astype(np.int64)
                 # Equal keys of equal ids have equal query codes (a key is the id's hash, mixed, with
                 # the query code XORed in): the ids alone confirm a match.
-                exact = self._same_ids(at, ids, words, match_rows)
+                exact = self._confirm(at, ids, words, match_rows)
                 found[match_rows[exact]] = at[exact]
                 probing[match[exact]] = False  # a false match probes on
             going = np.flatnonzero(probing)
             rows = going if rows is None else rows[going]
             keys, slot = keys[going], slot[going]
             slot += 1  # never past the table's end, whose last slot is empty
-        rows = np.flatnonzero(found >= 0)
-        return rows, found[rows]
+        hits = np.flatnonzero(found >= 0)
+        return hits, found[hits]
 
-    def _same_ids(self, at: IntArray, ids: BytesArray, words: list[npt.NDArray[np.uint64]] | None,
-                  rows: IntArray) -> BoolArray:
+    def _confirm(self, at: IntArray, ids: BytesArray, words: list[npt.NDArray[np.uint64]] | None,
+                 rows: IntArray) -> BoolArray:
         """Whether the table's id at row ``at[i]`` equals ``ids[rows[i]]`` (``words``: the ids' word
         columns, when both are fixed-width bytes)."""
         if words is None or self.words is None:
@@ -390,58 +390,6 @@ def _repeated_keys(keys: npt.NDArray[np.uint64], order: IntArray, slot: IntArray
         at = at[shared.take(at + distance)]
         distance += 1
     return np.unique(np.concatenate(repeated))
-
-
-def _same_ids(self, at: IntArray, ids: BytesArray, words: list[npt.NDArray[np.uint64]] | None,
-                  rows: IntArray) -> BoolArray:
-        """Whether the table's id at row ``at[i]`` equals ``ids[rows[i]]`` (``words``: the ids' word
-        columns, when both are fixed-width bytes)."""
-        if words is None or self.words is None:
-            return _same_ids(self.ids, at, ids, rows)
-        mine, theirs = self.words, words
-        same: BoolArray = mine[0].take(at) == theirs[0].take(rows)
-        for j in range(1, max(len(mine), len(theirs))):  # a loop over words; narrower ids end in NUL words
-            same &= (mine[j].take(at) if j < len(mine) else 0) == (theirs[j].take(rows) if j < len(theirs) else 0)
-        return same
-
-
-def _word_columns(ids: BytesArray) -> list[npt.NDArray[np.uint64]]:
-    """:func:`_words` in memory order, one contiguous array per word (``take`` copies a strided
-    array whole before gathering from it)."""
-    words = _words(ids, np.uint64)
-    return [np.ascontiguousarray(words[:, j]) for j in range(words.shape[1])]
-
-
-def _sort_rows(keys: IntArray, bound: int) -> tuple[IntArray, IntArray]:
-    """The rows in order of ``keys`` (integers in ``[0, bound)``; equal keys in no particular order)
-    and the keys in that order: ``argsort`` and the sorted keys.
-
-    Where key and row fit together in 63 bits, one sort of ``key << bits | row`` does it: sorting
-    numbers is several times faster than an ``argsort``, which moves indices along with the keys.
-    """
-    bits = max(len(keys) - 1, 0).bit_length()
-    if bound > 2**63 >> bits:
-        order = np.argsort(keys)
-        return order, keys[order]
-    packed = np.left_shift(keys, bits, dtype=np.int64)
-    packed |= np.arange(len(keys), dtype=np.int64)
-    packed.sort()
-    order = packed & ((1 << bits) - 1)
-    packed >>= bits
-    return order, packed
-
-
-def _repeated_keys(keys: npt.NDArray[np.uint64], order: IntArray, slot: IntArray) -> IntArray:
-    """Rows whose key equals that of another row, given the rows in ``order`` of their ``slot``
-    (sorted): equal keys have equal slots, so only rows sharing a slot are compared, sorted by key."""
-    shared = slot[1:] == slot[:-1]
-    if not bool(shared.any()):
-        return np.zeros(0, dtype=np.int64)
-    rows = order[np.flatnonzero(np.concatenate(([False], shared)) | np.concatenate((shared, [False])))]
-    rows = rows[np.argsort(keys[rows])]
-    candidate_keys = keys[rows]
-    repeated: IntArray = rows[1:][candidate_keys[1:] == candidate_keys[:-1]]
-    return repeated
 
 
 def _same_ids(a: BytesArray, a_rows: IntArray, b: BytesArray, b_rows: IntArray) -> BoolArray:
