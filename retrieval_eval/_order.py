@@ -72,6 +72,9 @@ def _new_positions(blocks: RowOrder | None, rows: IntArray) -> IntArray:
     by_start = np.argsort(blocks.block_starts)  # the blocks in their old order
     old_starts = blocks.block_starts[by_start]
     new_starts = _offsets_of(blocks.block_lengths)[:-1][by_start]
+    if 8 * len(rows) > blocks.n:  # many rows: each row's shift, written out along its block, is cheaper than a search
+        shift = np.repeat(new_starts - old_starts, blocks.block_lengths[by_start])
+        return rows + shift.take(rows)
     block = np.searchsorted(old_starts, rows, side="right") - 1
     return new_starts[block] + (rows - old_starts[block])
 
@@ -190,6 +193,14 @@ def _by_id_descending(group: IntArray, doc_ids: np.ndarray) -> IntArray:
     return np.lexsort((-intern(doc_ids)[1], group))
 
 
+def _descending_within(score: FloatArray, starts: IntArray) -> bool:
+    """Whether ``score`` never increases within the blocks of rows that begin at ``starts`` (NaN
+    counts as out of order)."""
+    descending = score[1:] <= score[:-1]
+    descending[starts[1:] - 1] = True  # the last row of a block and the first of the next
+    return bool(descending.all())
+
+
 def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray) -> RowOrder | None:
     """Row order: query, then score descending, then doc_id descending (trec_eval's tie rule).
 
@@ -200,13 +211,15 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
     if n < 2:
         return None
     starts = _query_blocks(query_code)
-    same_query = query_code[1:] == query_code[:-1]
-    if starts is not None and bool(np.all(~same_query | (score[1:] <= score[:-1]))):
+    if starts is not None and _descending_within(score, starts):
         # Run files usually hold each query in one block, by score already. Then the blocks move
         # whole and only the rows of tie groups are sorted, at a cost linear in the rows.
         blocks = _order_blocks(query_code, starts)
-        rows, group = _tie_groups(np.concatenate(([False], same_query & (score[1:] == score[:-1]))))
-        del same_query
+        tied_to_previous = np.empty(n, dtype=bool)
+        np.equal(score[1:], score[:-1], out=tied_to_previous[1:])
+        tied_to_previous[starts] = False  # a block's first row (and the first row)
+        rows, group = _tie_groups(tied_to_previous)
+        del tied_to_previous
         if len(rows):
             moved = rows[_by_id_descending(group, doc_ids[rows])]
             changed = moved != rows
@@ -224,8 +237,7 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
     if packed is not None and doc_ids.dtype.kind == "S" and n < 2**31:
         # Any other layout (a run not sorted by score): one sort of the packed groups, then the tie
         # groups sorted by id as above, rather than interning every id.
-        rows = np.argsort(packed)  # rows of equal groups are put in order below
-        ordered = packed[rows]
+        rows, ordered = _sort_rows(packed, n_groups)  # rows of equal groups are put in order below
         tied, tie_group = _tie_groups(np.concatenate(([False], ordered[1:] == ordered[:-1])))
         if len(tied):
             tied_rows = rows[tied]

@@ -587,6 +587,8 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray,
     if judged.dtype.kind != "S" or doc_ids.dtype.kind != "S":
         return None
     count = np.diff(offsets)
+    if len(count) and int(count.min()) > _SCAN_COMPARISONS:  # no query has few enough (no pass over the rows)
+        return None
     comparisons = int(np.bincount(query_code, minlength=len(count)) @ count)  # judged ids of each row's query, summed
     if comparisons > _SCAN_COMPARISONS * len(query_code):
         return None
