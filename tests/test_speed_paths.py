@@ -471,3 +471,20 @@ def test_only_a_large_run_read_hands_its_memory_back(tmp_path: Path, large_read:
     assert calls == ([1] if large_read == 0 else [])
     assert run.doc_ids.tolist() == [b"a", b"b"] and run.scores.tolist() == [2.5, 1.5]
 
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pair_index_with_counts_given_finds_the_same(seed: int) -> None:
+    """Counts passed in (as the prepared qrels do, with queries past the last judged one) give the
+    same table lookups as counts taken from the codes; an empty table finds nothing."""
+    rnd = random.Random(seed)
+    query, docs = _random_pairs(rnd, 300, 5)
+    keep = np.unique(np.char.add(query.astype("S2"), docs), return_index=True)[1]
+    query, docs = query[keep], docs[keep]
+    counted = PairIndex(query, docs)
+    given = PairIndex(query, docs, np.bincount(query, minlength=8))
+    needles_q, needles_d = _random_pairs(rnd, 400, 8)
+    whole, passed = counted.find(needles_q, needles_d), given.find(needles_q, needles_d)
+    assert whole[0].tolist() == passed[0].tolist() and whole[1].tolist() == passed[1].tolist() and len(whole[0])
+    empty = PairIndex(np.zeros(0, dtype=np.int64), docs[:0], np.zeros(3, dtype=np.int64))
+    assert [a.tolist() for a in empty.find(needles_q, needles_d)] == [[], []]
