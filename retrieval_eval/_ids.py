@@ -46,21 +46,22 @@ _CHUNK = 1 << 20
 _FIND_CHUNK = 1 << 18
 
 
-def _id_hash(ids: BytesArray) -> npt.NDArray[np.uint64]:
+def _id_hash(ids: BytesArray, words: list[npt.NDArray[np.uint64]] | None = None) -> npt.NDArray[np.uint64]:
     """A 64-bit hash of each byte-string id: equal ids hash equal whatever the array widths.
 
     An id of up to 8 bytes is its own hash (its bytes, exact). Longer ids may collide, so a hash
     match is only ever a candidate, confirmed by comparing bytes. Trailing zero words add nothing,
-    which is what makes the hash independent of the width of the array holding the id.
+    which is what makes the hash independent of the width of the array holding the id. ``words``:
+    the ids' :func:`_word_columns`, if the caller has them.
     """
     if ids.dtype.kind == "O":
         return _object_hash(ids)  # type: ignore[arg-type]  # BytesArray also stands for such columns
-    words = _words(ids, np.uint64)
-    hashed = words[:, 0].copy()
+    columns = _word_columns(ids) if words is None else words
+    hashed = columns[0].copy()
     power = 1
-    for j in range(1, words.shape[1]):  # loop over 8-byte words of the ids, not over ids
+    for column in columns[1:]:  # loop over 8-byte words of the ids, not over ids
         power = power * _MIX % 2**64
-        hashed += words[:, j] * np.uint64(power)  # wraps modulo 2**64
+        hashed += column * np.uint64(power)  # wraps modulo 2**64
     return hashed
 
 
@@ -220,14 +221,16 @@ def _check_duplicates(
     return keep
 
 
-def pair_keys(query_code: IntArray, ids: BytesArray) -> npt.NDArray[np.uint64]:
+def pair_keys(query_code: IntArray, ids: BytesArray,
+              words: list[npt.NDArray[np.uint64]] | None = None) -> npt.NDArray[np.uint64]:
     """A 64-bit key of each (query, id) pair: equal pairs have equal keys; unequal pairs rarely do.
 
     The id hash is multiplied before the query code goes into its low bits, so that "doc8" in query 1
     and "doc9" in query 0 do not collide. The query code is XORed in whole: two pairs with equal ids
-    and equal keys have equal query codes (which :meth:`PairIndex.find` relies on).
+    and equal keys have equal query codes (which :meth:`PairIndex.find` relies on). ``words``: the
+    ids' :func:`_word_columns`, if the caller has them.
     """
-    keys = np.ascontiguousarray(_id_hash(ids))
+    keys = np.ascontiguousarray(_id_hash(ids, words))
     keys *= np.uint64(_MIX)
     keys ^= np.ascontiguousarray(query_code, dtype=np.int64).view(np.uint64)
     return keys
@@ -250,7 +253,7 @@ class PairIndex:
         #: the ids' words (see :func:`_words`), one array per word, for confirming matches; None for
         #: ``bytes`` objects
         self.words = _word_columns(ids) if ids.dtype.kind == "S" else None
-        self.keys = pair_keys(query_code, ids)
+        self.keys = pair_keys(query_code, ids, self.words)
         n = len(ids)
         # Region sizes: 2**bit_length(4 * count) slots (frexp's exponent is the bit length), and one
         # slot, empty, for a query without pairs.
@@ -308,8 +311,8 @@ class PairIndex:
             known = np.flatnonzero((query_code >= 0) & (query_code < self.n_regions))
             found_rows, found_at = self.find(query_code[known], ids[known])
             return known[found_rows], found_at
-        words = _word_columns(ids) if self.words is not None and ids.dtype.kind == "S" else None
-        keys = pair_keys(query_code, ids)
+        words = _word_columns(ids) if ids.dtype.kind == "S" else None
+        keys = pair_keys(query_code, ids, words)
         slot = self._slots(keys, query_code)
         found = np.full(len(keys), -1, dtype=np.int64)  # each row's row in the table, -1 until found
         # The rows still probing (None for all of them, at the first step), with their keys and slots.
@@ -356,15 +359,16 @@ def _word_columns(ids: BytesArray) -> list[npt.NDArray[np.uint64]]:
 
 
 def _sort_rows(keys: IntArray, bound: int) -> tuple[IntArray, IntArray]:
-    """The rows in order of ``keys`` (integers in ``[0, bound)``; equal keys in no particular order)
-    and the keys in that order: ``argsort`` and the sorted keys.
+    """The rows in order of ``keys`` (integers in ``[0, bound)``), equal keys in row order, and the
+    keys in that order: a stable ``argsort`` and the sorted keys.
 
     Where key and row fit together in 63 bits, one sort of ``key << bits | row`` does it: sorting
-    numbers is several times faster than an ``argsort``, which moves indices along with the keys.
+    numbers is several times faster than an ``argsort`` (which moves indices along with the keys),
+    let alone a stable one.
     """
     bits = max(len(keys) - 1, 0).bit_length()
     if bound > 2**63 >> bits:
-        order = np.argsort(keys)
+        order = np.argsort(keys, kind="stable")
         return order, keys[order]
     packed = np.left_shift(keys, bits, dtype=np.int64)
     packed |= np.arange(len(keys), dtype=np.int64)

@@ -32,7 +32,7 @@ def test_pair_index_finds_exactly_the_judged_pairs(seed: int, colliding: bool, m
     """Every (query, id) looked up is found iff it is in the table, at a row holding that pair, also
     when every key collides (the probe must go on past a false match)."""
     if colliding:  # every id hashes alike: the keys of a query's pairs all collide
-        monkeypatch.setattr(ids_module, "_id_hash", lambda ids: np.zeros(len(ids), dtype=np.uint64))
+        monkeypatch.setattr(ids_module, "_id_hash", lambda ids, words=None: np.zeros(len(ids), dtype=np.uint64))
     rnd = random.Random(seed)
     query, docs = _random_pairs(rnd, 300, 7)
     first: dict[tuple[int, bytes], int] = {}
@@ -57,7 +57,7 @@ def test_pair_index_keys_past_the_last_slot_go_to_a_tail(seed: int, monkeypatch:
     """Keys that all want the last slot are placed after it (not back at the start), and each is found
     there by probing on from that slot; absent pairs stop at the empty slot that ends the table."""
     monkeypatch.setattr(ids_module, "pair_keys",
-                        lambda query, ids: np.full(len(ids), _LAST_SLOT_KEY, dtype=np.uint64))
+                        lambda query, ids, words=None: np.full(len(ids), _LAST_SLOT_KEY, dtype=np.uint64))
     rnd = random.Random(seed)
     query, docs = _random_pairs(rnd, 200, 1)  # one query: a key must stand for a query code and an id hash
     keep = np.unique(docs, return_index=True)[1]
@@ -79,7 +79,7 @@ def test_pair_index_regions_of_sparse_queries(seed: int, colliding: bool, monkey
     may fill when every key of a query collides), and looked-up query codes outside every region
     (negative, or past the last): each pair is found iff judged."""
     if colliding:
-        monkeypatch.setattr(ids_module, "_id_hash", lambda ids: np.zeros(len(ids), dtype=np.uint64))
+        monkeypatch.setattr(ids_module, "_id_hash", lambda ids, words=None: np.zeros(len(ids), dtype=np.uint64))
     rnd = random.Random(seed)
     query, docs = _random_pairs(rnd, 200, 4)
     query = query * 3  # codes 0, 3, 6, 9: codes 1, 2, 4, ... have no pairs
