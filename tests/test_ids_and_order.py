@@ -201,12 +201,8 @@ def test_sort_rows_is_a_stable_argsort_with_the_sorted_keys(values: list[int], b
     for the row), and an ``argsort`` where it does not."""
     from retrieval_eval._ids import _sort_rows
 
-    keys = np.array(values, dtype=np.int64)
-    if bound_kind == "small":
-        keys %= 97  # many equal keys
-        bound = 97
-    else:
-        bound = 2**62 + 1  # no room for the row bits: the argsort
+    keys = np.array(values, dtype=np.int64) % 97  # many equal keys
+    bound = 97 if bound_kind == "small" else 2**62 + 1  # with no room for the row bits: the argsort
     order, ordered = _sort_rows(keys, bound)
     assert order.tolist() == sorted(range(len(values)), key=lambda i: keys[i])  # stable: equal keys in row order
     assert ordered.tolist() == sorted(keys.tolist()) == keys[order].tolist()
