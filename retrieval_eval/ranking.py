@@ -668,43 +668,60 @@ def _read_only(qrels: QrelsColumns) -> bool:
 def _prepare_qrels(qrels: QrelsColumns, queries: npt.ArrayLike | None, duplicates: Duplicates) -> PreparedQrels:
     q_qids, q_docs, extra = map(_as_bytes, (qrels.query_ids, qrels.doc_ids, [] if queries is None else queries))
     # Query codes follow the byte order of the ids (trec_eval's strcmp order).
-    query_vocab, all_code = intern(np.concatenate((q_qids, extra)))
+    query_vocab, all_code = intern(np.concatenate((q_qids, extra)) if len(extra) else q_qids)
     query_code = all_code[: len(q_qids)]
     del all_code, q_qids
     relevance, lines = np.asarray(qrels.relevance), np.asarray(qrels.lines)
+    own_relevance = False  # whether ``relevance`` is a copy made here (else the caller's column)
     subtopics = None
     if qrels.subtopics is not None:  # diversity qrels: a document may be judged once per subtopic
         subtopics, rows, relevance = _diversity_judgments(query_code, q_docs, _as_bytes(qrels.subtopics), relevance,
                                                           lines, qrels, query_vocab, duplicates)
         query_code, q_docs, lines = query_code[rows], q_docs[rows], lines[rows]
+        own_relevance = True
+    n_q = len(query_vocab)
     # Judged rows grouped by query, each query's in input order (a qrels file is grouped already).
     grouping = grouped_order(query_code)
+    offsets = _offsets_of(_block_counts(grouping, query_code, n_q))
     if grouping is not None:
-        query_code, q_docs, relevance, lines = (grouping.apply(c) for c in (query_code, q_docs, relevance, lines))
-    n_q = len(query_vocab)
-    offsets = _offsets_of(np.bincount(query_code, minlength=n_q))
+        q_docs, relevance = grouping.apply(q_docs), grouping.apply(relevance)
+        query_code = segment_ids(offsets)  # grouped, the codes are each query's, repeated along its rows
+        own_relevance = True
     pairs = []
     repeated = _scan_repeats(offsets, q_docs)
     if repeated is None:  # many judgments per query: the hash table tells, and serves the joins later
         pairs = [PairIndex(query_code, q_docs, np.diff(offsets))]
         repeated = pairs[0].maybe_repeated()
     if repeated:  # some pair may be judged twice: find out exactly
+        if grouping is not None:  # the lines, needed only here, grouped as the rows were
+            lines = grouping.apply(lines)
         keep = _check_duplicates(query_code, q_docs, lines, qrels.origin, qrels.unit, "judgment", query_vocab,
                                  duplicates)
         if not keep.all():
             query_code, q_docs, relevance = query_code[keep], q_docs[keep], relevance[keep]
             offsets = _offsets_of(np.bincount(query_code, minlength=n_q))
             pairs = []
+            own_relevance = True
     return PreparedQrels(
         query_vocab=query_vocab,
         queries=None if query_vocab.dtype.kind == "S" and query_vocab.dtype.itemsize <= 8
         else PairIndex(np.zeros(n_q, dtype=np.int64), query_vocab),
         offsets=offsets,
-        relevance=relevance.astype(np.int64),
+        relevance=relevance.astype(np.int64, copy=not own_relevance),  # never the caller's array itself
         doc_ids=q_docs,
         subtopics=subtopics,
         pairs=pairs,
     )
+
+
+def _block_counts(grouping: RowOrder | None, query_code: IntArray, n_q: int) -> IntArray:
+    """Rows per query code (below ``n_q``): from the blocks that ``grouping`` moves whole when it does
+    (each query's rows form one block), else by counting the codes."""
+    if grouping is None or grouping.block_starts is None or grouping.block_lengths is None:
+        return np.bincount(query_code, minlength=n_q)
+    counts = np.zeros(n_q, dtype=np.int64)
+    counts[query_code[grouping.block_starts]] = grouping.block_lengths
+    return counts
 
 
 def _diversity_judgments(
