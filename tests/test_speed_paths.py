@@ -488,3 +488,38 @@ def test_pair_index_with_counts_given_finds_the_same(seed: int) -> None:
     assert whole[0].tolist() == passed[0].tolist() and whole[1].tolist() == passed[1].tolist() and len(whole[0])
     empty = PairIndex(np.zeros(0, dtype=np.int64), docs[:0], np.zeros(3, dtype=np.int64))
     assert [a.tolist() for a in empty.find(needles_q, needles_d)] == [[], []]
+
+
+@pytest.mark.parametrize("layout", ["grouped in byte order", "grouped, queries in another order", "interleaved"])
+@pytest.mark.parametrize("repeat", [False, True])
+def test_prepared_qrels_group_each_query_in_input_order(layout: str, repeat: bool) -> None:
+    """The prepared judgments, whatever the layout (no move, blocks moved whole, rows sorted): each
+    query's rows in input order, its counts, and values that are not the caller's array; a repeated
+    judgment is reported at its own line whichever way the rows moved."""
+    from retrieval_eval.model import InputFormatError, QrelsColumns
+    from retrieval_eval.ranking import _prepare_qrels
+
+    rnd = random.Random(len(layout))
+    rows = [(q, f"d{rnd.randrange(10 ** 6)}", rnd.randrange(-1, 3)) for q, n in (("q1", 30), ("q2", 40), ("q3", 50))
+            for _ in range(n)]
+    if layout == "grouped, queries in another order":
+        rows = rows[70:] + rows[:70]  # q3, q1, q2
+    elif layout == "interleaved":
+        rnd.shuffle(rows)
+    if repeat:
+        rows.append(rows[5])
+    relevance = np.array([r for _, _, r in rows], dtype=np.int64)
+    qrels = QrelsColumns(np.array([q for q, _, _ in rows], dtype="S2"), np.array([d for _, d, _ in rows]), relevance,
+                         np.arange(1, len(rows) + 1))
+    if repeat:
+        with pytest.raises(InputFormatError, match=rf":{len(rows)}: duplicate judgment .*first at line 6\)"):
+            _prepare_qrels(qrels, None, "error")
+        rows.pop()
+    prepared = _prepare_qrels(qrels, None, "first")
+    expected = [[(d, r) for q, d, r in rows if q == query] for query in ("q1", "q2", "q3")]
+    assert prepared.query_vocab.tolist() == [b"q1", b"q2", b"q3"]
+    assert np.diff(prepared.offsets).tolist() == [len(e) for e in expected]
+    got = list(zip(prepared.doc_ids.astype(str).tolist(), prepared.relevance.tolist()))
+    assert got == [pair for e in expected for pair in e]
+    relevance[:] = 7  # the caller's column changes: the prepared values do not
+    assert prepared.relevance.tolist() == [r for e in expected for _, r in e]
