@@ -46,22 +46,23 @@ _CHUNK = 1 << 20
 _FIND_CHUNK = 1 << 18
 
 
-def _id_hash(ids: BytesArray, words: list[npt.NDArray[np.uint64]] | None = None) -> npt.NDArray[np.uint64]:
+def _id_hash(ids: BytesArray, words: npt.NDArray[np.uint64] | None = None) -> npt.NDArray[np.uint64]:
     """A 64-bit hash of each byte-string id: equal ids hash equal whatever the array widths.
 
     An id of up to 8 bytes is its own hash (its bytes, exact). Longer ids may collide, so a hash
     match is only ever a candidate, confirmed by comparing bytes. Trailing zero words add nothing,
     which is what makes the hash independent of the width of the array holding the id. ``words``:
-    the ids' :func:`_word_columns`, if the caller has them.
+    the ids' ``_words(ids, np.uint64)``, if the caller has them.
     """
     if ids.dtype.kind == "O":
         return _object_hash(ids)  # type: ignore[arg-type]  # BytesArray also stands for such columns
-    columns = _word_columns(ids) if words is None else words
-    hashed = columns[0].copy()
+    if words is None:
+        words = _words(ids, np.uint64)
+    hashed = words[:, 0].copy()
     power = 1
-    for column in columns[1:]:  # loop over 8-byte words of the ids, not over ids
+    for j in range(1, words.shape[1]):  # loop over 8-byte words of the ids, not over ids
         power = power * _MIX % 2**64
-        hashed += column * np.uint64(power)  # wraps modulo 2**64
+        hashed += words[:, j] * np.uint64(power)  # wraps modulo 2**64
     return hashed
 
 
@@ -222,13 +223,13 @@ def _check_duplicates(
 
 
 def pair_keys(query_code: IntArray, ids: BytesArray,
-              words: list[npt.NDArray[np.uint64]] | None = None) -> npt.NDArray[np.uint64]:
+              words: npt.NDArray[np.uint64] | None = None) -> npt.NDArray[np.uint64]:
     """A 64-bit key of each (query, id) pair: equal pairs have equal keys; unequal pairs rarely do.
 
     The id hash is multiplied before the query code goes into its low bits, so that "doc8" in query 1
     and "doc9" in query 0 do not collide. The query code is XORed in whole: two pairs with equal ids
     and equal keys have equal query codes (which :meth:`PairIndex.find` relies on). ``words``: the
-    ids' :func:`_word_columns`, if the caller has them.
+    ids' ``_words(ids, np.uint64)``, if the caller has them.
     """
     keys = np.ascontiguousarray(_id_hash(ids, words))
     keys *= np.uint64(_MIX)
@@ -250,9 +251,9 @@ class PairIndex:
     def __init__(self, query_code: IntArray, ids: BytesArray, counts: IntArray | None = None) -> None:
         """``counts``, if given, is the number of pairs of each query code (``np.bincount(query_code)``)."""
         self.query_code, self.ids = query_code, ids
-        #: the ids' words (see :func:`_words`), one array per word, for confirming matches; None for
-        #: ``bytes`` objects
-        self.words = _word_columns(ids) if ids.dtype.kind == "S" else None
+        #: the ids as rows of words in memory order (see :func:`_words`: a view of the ids when their
+        #: width is a multiple of 8), for confirming matches; None for ``bytes`` objects
+        self.words = _words(ids, np.uint64) if ids.dtype.kind == "S" else None
         self.keys = pair_keys(query_code, ids, self.words)
         n = len(ids)
         # Region sizes: 2**bit_length(4 * count) slots (frexp's exponent is the bit length), and one
@@ -311,7 +312,7 @@ class PairIndex:
             known = np.flatnonzero((query_code >= 0) & (query_code < self.n_regions))
             found_rows, found_at = self.find(query_code[known], ids[known])
             return known[found_rows], found_at
-        words = _word_columns(ids) if ids.dtype.kind == "S" else None
+        words = _words(ids, np.uint64) if ids.dtype.kind == "S" else None
         keys = pair_keys(query_code, ids, words)
         slot = self._slots(keys, query_code)
         found = np.full(len(keys), -1, dtype=np.int64)  # each row's row in the table, -1 until found
@@ -338,24 +339,21 @@ class PairIndex:
         hits = np.flatnonzero(found >= 0)
         return hits, found[hits]
 
-    def _confirm(self, at: IntArray, ids: BytesArray, words: list[npt.NDArray[np.uint64]] | None,
+    def _confirm(self, at: IntArray, ids: BytesArray, words: npt.NDArray[np.uint64] | None,
                  rows: IntArray) -> BoolArray:
-        """Whether the table's id at row ``at[i]`` equals ``ids[rows[i]]`` (``words``: the ids' word
-        columns, when both are fixed-width bytes)."""
+        """Whether the table's id at row ``at[i]`` equals ``ids[rows[i]]`` (``words``: the ids' words,
+        when both are fixed-width bytes)."""
         if words is None or self.words is None:
             return _same_ids(self.ids, at, ids, rows)
-        mine, theirs = self.words, words
-        same: BoolArray = mine[0].take(at) == theirs[0].take(rows)
-        for j in range(1, max(len(mine), len(theirs))):  # a loop over words; narrower ids end in NUL words
-            same &= (mine[j].take(at) if j < len(mine) else 0) == (theirs[j].take(rows) if j < len(theirs) else 0)
+        # Whole rows of words gathered (not one word at a time: ``take`` would copy a strided column
+        # whole first).
+        mine, theirs = self.words.take(at, axis=0), words.take(rows, axis=0)
+        if mine.shape[1] < theirs.shape[1]:
+            mine, theirs = theirs, mine
+        same: BoolArray = mine[:, 0] == theirs[:, 0]
+        for j in range(1, mine.shape[1]):  # a loop over words; the narrower ids end in NUL words
+            same &= mine[:, j] == (theirs[:, j] if j < theirs.shape[1] else 0)
         return same
-
-
-def _word_columns(ids: BytesArray) -> list[npt.NDArray[np.uint64]]:
-    """:func:`_words` in memory order, one contiguous array per word (``take`` copies a strided
-    array whole before gathering from it)."""
-    words = _words(ids, np.uint64)
-    return [np.ascontiguousarray(words[:, j]) for j in range(words.shape[1])]
 
 
 def _sort_rows(keys: IntArray, bound: int) -> tuple[IntArray, IntArray]:

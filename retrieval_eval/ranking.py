@@ -467,9 +467,13 @@ def build_batch(
     in_run = np.zeros(n_q, dtype=bool)
     in_run[r_head_code[judged_head]] = True
     keep_r = _check_duplicates(rq, rd, r_lines, run_origin, run_unit, "document", judged.query_vocab, duplicates)
-    if not keep_r.all():
+    if keep_r.all():  # rows per query: those of the query's runs of rows (no pass over the rows)
+        counts = np.zeros(n_q, dtype=np.int64)
+        np.add.at(counts, r_head_code[judged_head], r_run_lengths[judged_head])
+    else:
         rq, rd, scores = rq[keep_r], rd[keep_r], scores[keep_r]
         ranks = None if ranks is None else ranks[keep_r]
+        counts = np.bincount(rq, minlength=n_q)
     del r_lines, run_lines, keep_r
 
     if order == "score":
@@ -479,15 +483,17 @@ def build_batch(
     else:
         assert ranks is not None  # checked on entry: order="rank" needs the rank column
         reorder = RowOrder(len(rq), rows=np.lexsort((ranks, rq)))
+    offsets = _offsets_of(counts)
     if reorder is not None:  # one column at a time, so that each old one is freed before the next copy
-        rq = reorder.apply_blocks(rq)  # tied rows share their query and score: only ids need the fix-up
+        rq = segment_ids(offsets)  # every order puts the rows by query: each query's code along its rows
         rd = reorder.apply(rd)
-        scores = reorder.apply_blocks(scores)
+        scores = reorder.apply_blocks(scores)  # tied rows share their score: only ids need the fix-up
     del reorder
     if max_depth is not None:
-        rank = np.arange(len(rq)) - _offsets_of(np.bincount(rq, minlength=n_q))[rq]
+        rank = np.arange(len(rq)) - offsets[rq]
         depth_ok = rank < max_depth
         rq, rd, scores = rq[depth_ok], rd[depth_ok], scores[depth_ok]
+        offsets = _offsets_of(np.bincount(rq, minlength=n_q))
 
     # The qrels join: each ranked (query, document) pair looked up among the judged pairs.
     labels = np.full(len(rq), NONPOOL, dtype=np.int64)
@@ -498,10 +504,11 @@ def build_batch(
     if judged_only:
         keep = labels >= 0
         rq, rd, scores, labels = rq[keep], rd[keep], scores[keep], labels[keep]
+        offsets = _offsets_of(np.bincount(rq, minlength=n_q))
 
     batch = RankedBatch(
         query_vocab=judged.query_vocab,
-        offsets=_offsets_of(np.bincount(rq, minlength=n_q)),  # rq is in query order now
+        offsets=offsets,
         labels=labels,
         doc_ids=rd,
         scores=scores,
