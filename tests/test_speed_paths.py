@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import retrieval_eval._ids as ids_module
 import retrieval_eval._tokenize as tokenize_module
@@ -523,3 +525,42 @@ def test_prepared_qrels_group_each_query_in_input_order(layout: str, repeat: boo
     assert got == [pair for e in expected for pair in e]
     relevance[:] = 7  # the caller's column changes: the prepared values do not
     assert prepared.relevance.tolist() == [r for e in expected for _, r in e]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 9), st.integers(-1, 2)), max_size=25),
+       st.lists(st.tuples(st.integers(0, 4), st.integers(0, 9), st.sampled_from([0.5, 1.0, 2.0])), max_size=40),
+       st.sampled_from([None, 2]), st.booleans())
+def test_build_is_the_plain_ranking_and_join(judgments, ranked, max_depth, judged_only) -> None:  # noqa: ANN001
+    """The batch against a plain Python build: queries split into several runs of rows, repeated
+    documents (the first line kept), ties by id, a depth cut and judged rows only."""
+    from retrieval_eval.model import QrelsColumns, RunColumns
+
+    qrels = {}
+    for q, d, r in judgments:
+        qrels.setdefault((f"q{q}", f"d{d}"), r)  # one judgment per pair
+    if not qrels:
+        return
+    pairs = list(qrels)
+    qrels_columns = QrelsColumns(np.array([q for q, _ in pairs], dtype="S2"), np.array([d for _, d in pairs], dtype="S2"),
+                                 np.array(list(qrels.values()), dtype=np.int64), np.arange(1, len(pairs) + 1))
+    run = RunColumns(np.array([f"q{q}" for q, _, _ in ranked], dtype="S2"),
+                     np.array([f"d{d}" for _, d, _ in ranked], dtype="S2") if ranked else np.zeros(0, dtype="S2"),
+                     np.array([s for _, _, s in ranked], dtype=np.float64), np.arange(1, len(ranked) + 1))
+    batch, _ = build_batch(qrels_columns, run, duplicates="first", max_depth=max_depth, judged_only=judged_only)
+    queries = sorted({q for q, _ in pairs})
+    first: dict[tuple[str, str], float] = {}
+    for q, d, s in ranked:
+        first.setdefault((f"q{q}", f"d{d}"), s)
+    expected_offsets, expected = [0], []
+    for query in queries:
+        rows = sorted(((d, s) for (q, d), s in first.items() if q == query), key=lambda r: (-r[1], [-ord(c) for c in r[0]]))
+        rows = rows[:max_depth] if max_depth is not None else rows
+        labelled = [(d, s, qrels[query, d] if qrels.get((query, d), -1) >= 0 else (-2 if (query, d) in qrels else -1))
+                    for d, s in rows]
+        labelled = [row for row in labelled if row[2] >= 0] if judged_only else labelled
+        expected += labelled
+        expected_offsets.append(len(expected))
+    assert batch.query_vocab.astype(str).tolist() == queries
+    assert batch.offsets.tolist() == expected_offsets
+    assert list(zip(batch.doc_ids.astype(str).tolist(), batch.scores.tolist(), batch.labels.tolist())) == expected
