@@ -246,6 +246,10 @@ class PairIndex:
     and of the judged ids, which stay in the caches, rather than the whole of them. The table is
     probed with whole-array steps, each for every row still looking, and few rows need more than
     two. A matching key is only a candidate, confirmed on the id's bytes (see :func:`pair_keys`).
+
+    A slot holds its row in the low ``row_bits`` bits and the top bits of the row's key above them
+    (non-negative: -1 marks an empty slot). Most rows that meet another row's slot are told apart
+    by those bits, without gathering the other row's key.
     """
 
     def __init__(self, query_code: IntArray, ids: BytesArray, counts: IntArray | None = None) -> None:
@@ -278,9 +282,10 @@ class PairIndex:
         place = np.maximum.accumulate(slot) + step if n else step
         del slot, step
         size = max(int(self.region_start[-1]), int(place[-1]) + 2 if n else 1)
-        self.table: npt.NDArray[np.signedinteger[Any]] = np.full(
-            size, -1, dtype=np.int32 if n < 2**31 - 1 else np.int64)
-        self.table[place] = order
+        # 7 bits of key over 24 of row in 31, or 31 over 32 in 63 (where rows need more than 24).
+        dtype, self.row_bits = (np.int32, 24) if n <= 2**24 else (np.int64, 32)
+        self.table: npt.NDArray[np.signedinteger[Any]] = np.full(size, -1, dtype=dtype)
+        self.table[place] = self._tags(self.keys[order]) | order
 
     def _slots(self, keys: npt.NDArray[np.uint64], query_code: IntArray) -> IntArray:
         """Each key's slot: the top bits of ``key * _MIX`` within its query's region (every query code
@@ -291,6 +296,17 @@ class PairIndex:
         out = slot.view(np.int64)
         out += self.region_start.take(query_code)
         return out
+
+    def _tags(self, keys: npt.NDArray[np.uint64]) -> npt.NDArray[np.signedinteger[Any]]:
+        """The top bits of each key, placed above a slot's row bits (see the class)."""
+        kept = 8 * self.table.dtype.itemsize - 1 - self.row_bits
+        tags = (keys >> np.uint64(64 - kept)).astype(self.table.dtype)
+        tags <<= self.row_bits
+        return tags
+
+    def rows(self) -> npt.NDArray[np.signedinteger[Any]]:
+        """Each slot's row, -1 for an empty slot."""
+        return np.where(self.table >= 0, self.table & ((1 << self.row_bits) - 1), -1)
 
     def maybe_repeated(self) -> bool:
         """Whether two rows share a key (every repeated pair does; distinct pairs almost never)."""
@@ -317,16 +333,18 @@ class PairIndex:
         slot = self._slots(keys, query_code)
         found = np.full(len(keys), -1, dtype=np.int64)  # each row's row in the table, -1 until found
         # The rows still probing (None for all of them, at the first step), with their keys and slots.
+        tags = self._tags(keys)
+        row_mask = (1 << self.row_bits) - 1
         rows: IntArray | None = None
         while len(slot):
             held = self.table.take(slot)
             probing = held >= 0  # a row that meets an empty slot is not in the table
-            # An empty slot holds -1, which takes the last key: compared for nothing, then ignored.
-            same = self.keys.take(held) == keys
-            same &= probing
+            tagged = np.flatnonzero((held & ~row_mask) == tags)  # never an empty slot: its -1 has every bit set
+            at = (held[tagged] & row_mask).astype(np.int64)
+            same = self.keys.take(at) == keys[tagged]
             if same.any():
-                match = np.flatnonzero(same)
-                match_rows, at = (match if rows is None else rows[match]), held[match].astype(np.int64)
+                match, at = tagged[same], at[same]
+                match_rows = match if rows is None else rows[match]
                 # Equal keys of equal ids have equal query codes (a key is the id's hash, mixed, with
                 # the query code XORed in): the ids alone confirm a match.
                 exact = self._confirm(at, ids, words, match_rows)
@@ -334,7 +352,7 @@ class PairIndex:
                 probing[match[exact]] = False  # a false match probes on
             going = np.flatnonzero(probing)
             rows = going if rows is None else rows[going]
-            keys, slot = keys[going], slot[going]
+            keys, tags, slot = keys[going], tags[going], slot[going]
             slot += 1  # never past the table's end, whose last slot is empty
         hits = np.flatnonzero(found >= 0)
         return hits, found[hits]

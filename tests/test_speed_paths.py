@@ -66,7 +66,8 @@ def test_pair_index_keys_past_the_last_slot_go_to_a_tail(seed: int, monkeypatch:
     index = PairIndex(query[keep], docs[keep])
     region = 1 << (4 * len(keep)).bit_length()  # the one query's
     assert len(index.table) == region + len(keep)  # one key at the last slot, the rest in the tail
-    assert index.table[-1] == -1 and sorted(index.table[index.table >= 0].tolist()) == list(range(len(keep)))
+    rows = index.rows()
+    assert rows[-1] == -1 and sorted(rows[rows >= 0].tolist()) == list(range(len(keep)))
     needles_q, needles_d = _random_pairs(rnd, 300, 1)
     rows, at = index.find(needles_q, needles_d)
     judged = {pair: row for row, pair in enumerate(zip(query[keep].tolist(), docs[keep].tolist()))}
@@ -564,3 +565,21 @@ def test_build_is_the_plain_ranking_and_join(judgments, ranked, max_depth, judge
     assert batch.query_vocab.astype(str).tolist() == queries
     assert batch.offsets.tolist() == expected_offsets
     assert list(zip(batch.doc_ids.astype(str).tolist(), batch.scores.tolist(), batch.labels.tolist())) == expected
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pair_index_tells_apart_keys_whose_tags_agree(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys whose top bits (the tag a slot keeps) all agree: the full keys, then the ids, decide."""
+    real = ids_module.pair_keys
+    monkeypatch.setattr(ids_module, "pair_keys",
+                        lambda query, ids, words=None: real(query, ids, words) & np.uint64(2**56 - 1))
+    rnd = random.Random(seed)
+    query, docs = _random_pairs(rnd, 300, 3)
+    keep = np.unique(np.char.add(query.astype("S2"), docs), return_index=True)[1]
+    index = PairIndex(query[keep], docs[keep])
+    assert len(set((index.table[index.table >= 0] >> index.row_bits).tolist())) == 1  # one tag for all
+    needles_q, needles_d = _random_pairs(rnd, 400, 4)
+    rows, at = index.find(needles_q, needles_d)
+    judged = {pair: row for row, pair in enumerate(zip(query[keep].tolist(), docs[keep].tolist()))}
+    expected = [(i, judged[pair]) for i, pair in enumerate(zip(needles_q.tolist(), needles_d.tolist())) if pair in judged]
+    assert list(zip(rows.tolist(), at.tolist())) == expected and expected
