@@ -187,15 +187,15 @@ def _as_bytes(values: npt.ArrayLike) -> BytesArray:
 
 def _check_duplicates(
     query_code: IntArray, ids: BytesArray, lines: IntArray, origin: str, unit: str, what: str,
-    query_ids: npt.NDArray[Any], policy: Duplicates,
+    query_ids: npt.NDArray[Any], policy: Duplicates, keys: npt.NDArray[np.uint64] | None = None,
 ) -> BoolArray:
-    """Mask of rows to keep; raises on a repeated (query, id) unless ``policy == 'first'``."""
+    """Mask of rows to keep; raises on a repeated (query, id) unless ``policy == 'first'``.
+    ``keys``: the rows' :func:`pair_keys`, if the caller has them."""
     keep = np.ones(len(query_code), dtype=bool)
     if len(query_code) < 2:
         return keep
     # Fast certificate: when no two rows share a key of (query, id), no row repeats.
-    hashed = pair_keys(query_code, ids)
-    hashed.sort()
+    hashed = np.sort(pair_keys(query_code, ids) if keys is None else keys)
     if not bool(np.any(hashed[1:] == hashed[:-1])):
         return keep
     del hashed
@@ -204,7 +204,7 @@ def _check_duplicates(
     n_docs = len(vocab)
     # Rows arrive in line order, so a stable sort on (query, doc) puts the first occurrence first.
     if (int(query_code.max()) + 1) * n_docs < 2**62:
-        order = np.argsort(query_code * n_docs + doc_code, kind="stable")
+        order = _sort_rows(query_code * n_docs + doc_code, (int(query_code.max()) + 1) * n_docs)[0]
     else:
         order = np.lexsort((lines, doc_code, query_code))
     q, d = query_code[order], doc_code[order]
@@ -312,11 +312,14 @@ class PairIndex:
         """Whether two rows share a key (every repeated pair does; distinct pairs almost never)."""
         return any(len(rows) for rows in self.same_key)
 
-    def find(self, query_code: IntArray, ids: BytesArray) -> tuple[IntArray, IntArray]:
-        """The rows of (``query_code``, ``ids``) that are in the table (ascending) and their rows in it."""
+    def find(self, query_code: IntArray, ids: BytesArray,
+             keys: npt.NDArray[np.uint64] | None = None) -> tuple[IntArray, IntArray]:
+        """The rows of (``query_code``, ``ids``) that are in the table (ascending) and their rows in it
+        (``keys``: their :func:`pair_keys`, if the caller has them)."""
         if len(ids) > _FIND_CHUNK:  # chunks bound the temporary arrays (a run has millions of rows)
             starts = range(0, len(ids), _FIND_CHUNK)
-            parts = [self.find(query_code[start : start + _FIND_CHUNK], ids[start : start + _FIND_CHUNK])
+            parts = [self.find(query_code[start : start + _FIND_CHUNK], ids[start : start + _FIND_CHUNK],
+                               None if keys is None else keys[start : start + _FIND_CHUNK])
                      for start in starts]
             return (np.concatenate([rows + start for (rows, _), start in zip(parts, starts)]),
                     np.concatenate([at for _, at in parts]))
@@ -326,10 +329,11 @@ class PairIndex:
         if int(query_code.min()) < 0 or int(query_code.max()) >= self.n_regions:
             # a query with no pair in the table has no region either
             known = np.flatnonzero((query_code >= 0) & (query_code < self.n_regions))
-            found_rows, found_at = self.find(query_code[known], ids[known])
+            found_rows, found_at = self.find(query_code[known], ids[known], None if keys is None else keys[known])
             return known[found_rows], found_at
         words = _words(ids, np.uint64) if ids.dtype.kind == "S" else None
-        keys = pair_keys(query_code, ids, words)
+        if keys is None:
+            keys = pair_keys(query_code, ids, words)
         slot = self._slots(keys, query_code)
         found = np.full(len(keys), -1, dtype=np.int64)  # each row's row in the table, -1 until found
         # The rows still probing (None for all of them, at the first step), with their keys and slots.

@@ -32,6 +32,7 @@ from ._ids import (
     _run_heads,
     _same_ids,
     _run_lengths,
+    pair_keys,
     _words,
     intern,
 )
@@ -466,15 +467,21 @@ def build_batch(
     n_q = len(judged.query_vocab)
     in_run = np.zeros(n_q, dtype=bool)
     in_run[r_head_code[judged_head]] = True
-    keep_r = _check_duplicates(rq, rd, r_lines, run_origin, run_unit, "document", judged.query_vocab, duplicates)
+    # Each row's key of (query, document): the duplicate check's, then the join's (found in the same order).
+    all_keys = pair_keys(rq, rd)
+    keep_r = _check_duplicates(rq, rd, r_lines, run_origin, run_unit, "document", judged.query_vocab, duplicates,
+                               all_keys)
     if keep_r.all():  # rows per query: those of the query's runs of rows (no pass over the rows)
         counts = np.zeros(n_q, dtype=np.int64)
         np.add.at(counts, r_head_code[judged_head], r_run_lengths[judged_head])
     else:
-        rq, rd, scores = rq[keep_r], rd[keep_r], scores[keep_r]
+        rq, rd, scores, all_keys = rq[keep_r], rd[keep_r], scores[keep_r], all_keys[keep_r]
         ranks = None if ranks is None else ranks[keep_r]
         counts = np.bincount(rq, minlength=n_q)
     del r_lines, run_lines, keep_r
+    # The join will compare ids when queries have few judgments: no keys to keep then (find makes them if not).
+    keys = None if _scans(judged.offsets, counts) else all_keys
+    del all_keys
 
     if order == "score":
         reorder = canonical_order(rq, scores, rd)
@@ -486,18 +493,20 @@ def build_batch(
     offsets = _offsets_of(counts)
     if reorder is not None:  # one column at a time, so that each old one is freed before the next copy
         rq = segment_ids(offsets)  # every order puts the rows by query: each query's code along its rows
-        rd = reorder.apply(rd)
-        scores = reorder.apply_blocks(scores)  # tied rows share their score: only ids need the fix-up
+        rd, keys = reorder.apply(rd), None if keys is None else reorder.apply(keys)
+        scores = reorder.apply_blocks(scores)  # tied rows share their score: only ids and keys need the fix-up
     del reorder
     if max_depth is not None:
         rank = np.arange(len(rq)) - offsets[rq]
         depth_ok = rank < max_depth
         rq, rd, scores = rq[depth_ok], rd[depth_ok], scores[depth_ok]
+        keys = None if keys is None else keys[depth_ok]
         offsets = _offsets_of(np.bincount(rq, minlength=n_q))
 
     # The qrels join: each ranked (query, document) pair looked up among the judged pairs.
     labels = np.full(len(rq), NONPOOL, dtype=np.int64)
-    rows, at = judged.find(rq, rd)
+    rows, at = judged.find(rq, rd, keys)
+    del keys
     value = judged.relevance[at]
     labels[rows] = np.where(value < 0, UNJUDGED, value)
     del rows, at, value
@@ -571,12 +580,14 @@ class PreparedQrels:
             self._pairs.append(PairIndex(segment_ids(self.offsets), self.doc_ids, np.diff(self.offsets)))
         return self._pairs[0]
 
-    def find(self, query_code: IntArray, doc_ids: np.ndarray) -> tuple[IntArray, IntArray]:
+    def find(self, query_code: IntArray, doc_ids: np.ndarray,
+             keys: npt.NDArray[np.uint64] | None = None) -> tuple[IntArray, IntArray]:
         """The rows of (``query_code``, ``doc_ids``) that are judged, and their judged rows (the
         pairs in any order): by comparing ids within each query when queries have few judgments,
-        otherwise through the hash table."""
+        otherwise through the hash table (``keys``: the rows' :func:`~retrieval_eval._ids.pair_keys`,
+        if the caller has them)."""
         found = _scan_join(self.offsets, self.doc_ids, query_code, doc_ids)
-        return found if found is not None else self.pairs().find(query_code, doc_ids)
+        return found if found is not None else self.pairs().find(query_code, doc_ids, keys)
 
 
 #: Where queries have a handful of judgments (MS MARCO, click logs), a run row is compared with each
@@ -596,8 +607,7 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray,
     count = np.diff(offsets)
     if len(count) and int(count.min()) > _SCAN_COMPARISONS:  # no query has few enough (no pass over the rows)
         return None
-    comparisons = int(np.bincount(query_code, minlength=len(count)) @ count)  # judged ids of each row's query, summed
-    if comparisons > _SCAN_COMPARISONS * len(query_code):
+    if not _scans(offsets, np.bincount(query_code, minlength=len(count))):
         return None
     none = np.zeros(0, dtype=np.int64)
     rows, at = [none], [none]
@@ -614,6 +624,15 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray,
             step += 1
             pending = pending[~same & (n_judged[pending] > step)]
     return np.concatenate(rows), np.concatenate(at)
+
+
+def _scans(offsets: IntArray, rows_per_query: IntArray) -> bool:
+    """Whether :func:`_scan_join` compares ids, for rows of these numbers per query, rather than
+    declining: at most ``_SCAN_COMPARISONS`` comparisons per row."""
+    count = np.diff(offsets)
+    if len(count) and int(count.min()) > _SCAN_COMPARISONS:  # no query has few enough judgments
+        return False
+    return int(rows_per_query @ count) <= _SCAN_COMPARISONS * int(rows_per_query.sum())
 
 
 def _scan_repeats(offsets: IntArray, doc_ids: np.ndarray) -> bool | None:

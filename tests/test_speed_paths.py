@@ -548,7 +548,15 @@ def test_build_is_the_plain_ranking_and_join(judgments, ranked, max_depth, judge
     run = RunColumns(np.array([f"q{q}" for q, _, _ in ranked], dtype="S2"),
                      np.array([f"d{d}" for _, d, _ in ranked], dtype="S2") if ranked else np.zeros(0, dtype="S2"),
                      np.array([s for _, _, s in ranked], dtype=np.float64), np.arange(1, len(ranked) + 1))
-    batch, _ = build_batch(qrels_columns, run, duplicates="first", max_depth=max_depth, judged_only=judged_only)
+    from unittest import mock
+
+    import retrieval_eval.ranking as ranking_module
+
+    batches = []
+    for comparisons in (4, 0):  # the join by comparing ids, then by the hash table (with the build's keys)
+        with mock.patch.object(ranking_module, "_SCAN_COMPARISONS", comparisons):
+            batches.append(build_batch(qrels_columns, run, duplicates="first", max_depth=max_depth,
+                                       judged_only=judged_only)[0])
     queries = sorted({q for q, _ in pairs})
     first: dict[tuple[str, str], float] = {}
     for q, d, s in ranked:
@@ -562,9 +570,10 @@ def test_build_is_the_plain_ranking_and_join(judgments, ranked, max_depth, judge
         labelled = [row for row in labelled if row[2] >= 0] if judged_only else labelled
         expected += labelled
         expected_offsets.append(len(expected))
-    assert batch.query_vocab.astype(str).tolist() == queries
-    assert batch.offsets.tolist() == expected_offsets
-    assert list(zip(batch.doc_ids.astype(str).tolist(), batch.scores.tolist(), batch.labels.tolist())) == expected
+    for batch in batches:
+        assert batch.query_vocab.astype(str).tolist() == queries
+        assert batch.offsets.tolist() == expected_offsets
+        assert list(zip(batch.doc_ids.astype(str).tolist(), batch.scores.tolist(), batch.labels.tolist())) == expected
 
 
 @pytest.mark.parametrize("seed", range(3))
