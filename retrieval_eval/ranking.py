@@ -30,11 +30,11 @@ from ._ids import (
     _as_bytes,
     _check_duplicates,
     _run_heads,
-    _same_ids,
     _run_lengths,
-    pair_keys,
+    _same_ids,
     _words,
     intern,
+    pair_keys,
 )
 from ._memory import release_freed_memory
 from ._order import RowOrder, canonical_order, grouped_order

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval._ids import PairIndex, _check_duplicates, _id_hash, intern
 from retrieval_eval import _order
-from retrieval_eval._ids import _words
+from retrieval_eval._ids import PairIndex, _check_duplicates, _id_hash, _words, intern
 from retrieval_eval._order import _byte_ranks, _tie_order, canonical_order
 
 ids = st.lists(st.binary(min_size=1, max_size=20).filter(lambda b: b"\0" not in b), min_size=0, max_size=60)
@@ -210,7 +211,7 @@ def test_sort_rows_is_a_stable_argsort_with_the_sorted_keys(values: list[int], b
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(1, 6), min_size=1, max_size=12), st.randoms(), st.integers(0, 40))
-def test_new_positions_follow_the_moved_blocks(lengths: list[int], rnd, n_rows: int) -> None:  # noqa: ANN001
+def test_new_positions_follow_the_moved_blocks(lengths: list[int], rnd, n_rows: int) -> None:
     """Where rows land once the blocks move, against the order's own permutation: for a few rows
     (searched among the block starts) and for many (each row's shift written out along its block)."""
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
@@ -224,10 +225,10 @@ def test_new_positions_follow_the_moved_blocks(lengths: list[int], rnd, n_rows: 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from([0.0, 1.0, 2.0, float("nan"), float("inf")]), min_size=1, max_size=12), st.randoms())
-def test_descending_within_blocks_ignores_the_block_boundaries(scores: list[float], rnd) -> None:  # noqa: ANN001
+def test_descending_within_blocks_ignores_the_block_boundaries(scores: list[float], rnd) -> None:
     starts = sorted({0} | set(rnd.sample(range(len(scores)), rnd.randrange(len(scores) + 1))))
     bounds = [*starts, len(scores)]
-    expected = all(scores[i] >= scores[i + 1] for a, b in zip(bounds, bounds[1:]) for i in range(a, b - 1))
+    expected = all(scores[i] >= scores[i + 1] for a, b in itertools.pairwise(bounds) for i in range(a, b - 1))
     assert _order._descending_within(np.array(scores), np.array(starts, dtype=np.int64)) == expected
 
 

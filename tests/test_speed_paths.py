@@ -532,7 +532,7 @@ def test_prepared_qrels_group_each_query_in_input_order(layout: str, repeat: boo
 @given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 9), st.integers(-1, 2)), max_size=25),
        st.lists(st.tuples(st.integers(0, 4), st.integers(0, 9), st.sampled_from([0.5, 1.0, 2.0])), max_size=40),
        st.sampled_from([None, 2]), st.booleans())
-def test_build_is_the_plain_ranking_and_join(judgments, ranked, max_depth, judged_only) -> None:  # noqa: ANN001
+def test_build_is_the_plain_ranking_and_join(judgments, ranked, max_depth, judged_only) -> None:
     """The batch against a plain Python build: queries split into several runs of rows, repeated
     documents (the first line kept), ties by id, a depth cut and judged rows only."""
     from retrieval_eval.model import QrelsColumns, RunColumns
