@@ -336,9 +336,9 @@ class PairIndex:
             keys = pair_keys(query_code, ids, words)
         slot = self._slots(keys, query_code)
         found = np.full(len(keys), -1, dtype=np.int64)  # each row's row in the table, -1 until found
-        # The rows still probing (None for all of them, at the first step), with their keys and slots.
         tags = self._tags(keys)
         row_mask = (1 << self.row_bits) - 1
+        # The rows still probing (None for all of them, at the first step), with their keys, tags and slots.
         rows: IntArray | None = None
         while len(slot):
             held = self.table.take(slot)

@@ -158,6 +158,8 @@ def _tie_order(group: IntArray, words: npt.NDArray[np.uint64]) -> IntArray:
     lexsort on the words. Only the rows that this leaves tied with another (ids that share their
     first 8 bytes within a group, usually few) are sorted again on their other words.
     """
+    if not len(group):
+        return np.zeros(0, dtype=np.int64)
     first = np.ascontiguousarray(words[:, 0])
     by_first = np.argsort(first)[::-1]  # by first word descending; equal ones in any order: sorted below
     place, ordered_group = _sort_rows(group.take(by_first), int(group[-1]) + 1)
