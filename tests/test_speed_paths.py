@@ -543,7 +543,8 @@ def test_build_is_the_plain_ranking_and_join(judgments, ranked, max_depth, judge
     if not qrels:
         return
     pairs = list(qrels)
-    qrels_columns = QrelsColumns(np.array([q for q, _ in pairs], dtype="S2"), np.array([d for _, d in pairs], dtype="S2"),
+    qrels_columns = QrelsColumns(np.array([q for q, _ in pairs], dtype="S2"),
+                                 np.array([d for _, d in pairs], dtype="S2"),
                                  np.array(list(qrels.values()), dtype=np.int64), np.arange(1, len(pairs) + 1))
     run = RunColumns(np.array([f"q{q}" for q, _, _ in ranked], dtype="S2"),
                      np.array([f"d{d}" for _, d, _ in ranked], dtype="S2") if ranked else np.zeros(0, dtype="S2"),
@@ -563,7 +564,8 @@ def test_build_is_the_plain_ranking_and_join(judgments, ranked, max_depth, judge
         first.setdefault((f"q{q}", f"d{d}"), s)
     expected_offsets, expected = [0], []
     for query in queries:
-        rows = sorted(((d, s) for (q, d), s in first.items() if q == query), key=lambda r: (-r[1], [-ord(c) for c in r[0]]))
+        rows = sorted(((d, s) for (q, d), s in first.items() if q == query),
+                      key=lambda r: (-r[1], [-ord(c) for c in r[0]]))
         rows = rows[:max_depth] if max_depth is not None else rows
         labelled = [(d, s, qrels[query, d] if qrels.get((query, d), -1) >= 0 else (-2 if (query, d) in qrels else -1))
                     for d, s in rows]
@@ -590,5 +592,6 @@ def test_pair_index_tells_apart_keys_whose_tags_agree(seed: int, monkeypatch: py
     needles_q, needles_d = _random_pairs(rnd, 400, 4)
     rows, at = index.find(needles_q, needles_d)
     judged = {pair: row for row, pair in enumerate(zip(query[keep].tolist(), docs[keep].tolist()))}
-    expected = [(i, judged[pair]) for i, pair in enumerate(zip(needles_q.tolist(), needles_d.tolist())) if pair in judged]
+    expected = [(i, judged[pair]) for i, pair in enumerate(zip(needles_q.tolist(), needles_d.tolist()))
+                if pair in judged]
     assert list(zip(rows.tolist(), at.tolist())) == expected and expected
