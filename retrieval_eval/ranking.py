@@ -467,21 +467,21 @@ def build_batch(
     n_q = len(judged.query_vocab)
     in_run = np.zeros(n_q, dtype=bool)
     in_run[r_head_code[judged_head]] = True
-    # Each row's key of (query, document): the duplicate check's, then the join's (found in the same order).
-    all_keys = pair_keys(rq, rd)
+    # Rows per query: those of the query's runs of rows (no pass over the rows).
+    counts = np.zeros(n_q, dtype=np.int64)
+    np.add.at(counts, r_head_code[judged_head], r_run_lengths[judged_head])
+    # Each row's key of (query, document), for the duplicate check and then (in the rows' new order) for
+    # the join, when that looks pairs up in the table: when it compares ids instead (queries of few
+    # judgments), the check makes its own keys and sorts them in place, which takes less memory.
+    keys = None if _scans(judged.offsets, counts) else pair_keys(rq, rd)
     keep_r = _check_duplicates(rq, rd, r_lines, run_origin, run_unit, "document", judged.query_vocab, duplicates,
-                               all_keys)
-    if keep_r.all():  # rows per query: those of the query's runs of rows (no pass over the rows)
-        counts = np.zeros(n_q, dtype=np.int64)
-        np.add.at(counts, r_head_code[judged_head], r_run_lengths[judged_head])
-    else:
-        rq, rd, scores, all_keys = rq[keep_r], rd[keep_r], scores[keep_r], all_keys[keep_r]
+                               keys)
+    if not keep_r.all():
+        rq, rd, scores = rq[keep_r], rd[keep_r], scores[keep_r]
+        keys = None if keys is None else keys[keep_r]
         ranks = None if ranks is None else ranks[keep_r]
         counts = np.bincount(rq, minlength=n_q)
     del r_lines, run_lines, keep_r
-    # The join will compare ids when queries have few judgments: no keys to keep then (find makes them if not).
-    keys = None if _scans(judged.offsets, counts) else all_keys
-    del all_keys
 
     if order == "score":
         reorder = canonical_order(rq, scores, rd)
