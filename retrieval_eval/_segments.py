@@ -41,21 +41,8 @@ def segment_sum(values: npt.ArrayLike, segment: IntArray, n: int) -> FloatArray:
 
 
 def segment_count(mask: BoolArray, segment: IntArray, n: int) -> IntArray:
-    """Number of true rows per segment (``segment``: each row's, below ``n``)."""
-    if len(segment) >= _SORTED_COUNT and 0 <= int(segment[0]) and int(segment[-1]) < n \
-            and bool(np.all(segment[1:] >= segment[:-1])):
-        # Rows by segment (a batch's are): a sum over each segment's range of the mask, whatever its
-        # density, rather than a copy of the true rows' segments to count.
-        offsets = np.searchsorted(segment, np.arange(n + 1))
-        nonempty = offsets[:-1] < offsets[1:]  # reduceat needs increasing starts below the length
-        counts = np.zeros(n, dtype=np.int64)
-        counts[nonempty] = np.add.reduceat(mask, offsets[:-1][nonempty], dtype=np.int64)
-        return counts
+    """Number of true rows per segment."""
     return np.bincount(segment[mask], minlength=n).astype(np.int64, copy=False)  # intp is int64 on 64-bit
-
-
-#: Rows from which :func:`segment_count` checks whether they are by segment (a pass) to sum ranges.
-_SORTED_COUNT = 1024
 
 
 def segment_heads(offsets: IntArray, k: int) -> IntArray:

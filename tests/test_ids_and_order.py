@@ -246,23 +246,3 @@ def test_repeated_keys_are_all_rows_but_one_of_each_key(values: list[int], n_slo
     for key in set(values):  # of each key's rows, all but one
         rows = [i for i, v in enumerate(values) if v == key]
         assert len(set(rows) - set(repeated)) == 1
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 6), st.booleans()), max_size=60), st.booleans(), st.integers(7, 9))
-def test_segment_count_is_a_count_of_the_true_rows(rows: list[tuple[int, bool]], by_segment: bool, n: int) -> None:
-    """Both ways of counting: sums over the ranges of rows sorted by segment (empty segments first,
-    between and last), and a count of the true rows' segments."""
-    from retrieval_eval import _segments
-
-    if by_segment:
-        rows = sorted(rows, key=lambda row: row[0])
-    segment = np.array([s for s, _ in rows], dtype=np.int64)
-    mask = np.array([m for _, m in rows], dtype=bool)
-    expected = [sum(1 for s, m in rows if m and s == k) for k in range(n)]
-    saved, _segments._SORTED_COUNT = _segments._SORTED_COUNT, 1  # ranges summed whenever rows are by segment
-    try:
-        assert _segments.segment_count(mask, segment, n).tolist() == expected
-    finally:
-        _segments._SORTED_COUNT = saved
-    assert _segments.segment_count(mask, segment, n).tolist() == expected  # few rows: counted
