@@ -733,7 +733,9 @@ def _prepare_qrels(qrels: QrelsColumns, queries: npt.ArrayLike | None, duplicate
         queries=None if query_vocab.dtype.kind == "S" and query_vocab.dtype.itemsize <= 8
         else PairIndex(np.zeros(n_q, dtype=np.int64), query_vocab),
         offsets=offsets,
-        relevance=relevance.astype(np.int64, copy=not own_relevance),  # never the caller's array itself
+        # Never a column the caller may still change: a copy made here, or a read-only column (the readers').
+        relevance=relevance if relevance.dtype == np.int64 and (own_relevance or not relevance.flags.writeable)
+        else relevance.astype(np.int64),
         doc_ids=q_docs,
         subtopics=subtopics,
         pairs=pairs,

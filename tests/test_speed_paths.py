@@ -526,6 +526,9 @@ def test_prepared_qrels_group_each_query_in_input_order(layout: str, repeat: boo
     assert got == [pair for e in expected for pair in e]
     relevance[:] = 7  # the caller's column changes: the prepared values do not
     assert prepared.relevance.tolist() == [r for e in expected for _, r in e]
+    relevance.flags.writeable = False  # a read-only column cannot change: shared when it needs no moving
+    shared = np.shares_memory(_prepare_qrels(qrels, None, "first").relevance, relevance)
+    assert shared == (layout == "grouped in byte order" and not repeat)
 
 
 @settings(max_examples=150, deadline=None)
