@@ -46,16 +46,18 @@ _CHUNK = 1 << 20
 _FIND_CHUNK = 1 << 18
 
 
-def _id_hash(ids: BytesArray) -> npt.NDArray[np.uint64]:
+def _id_hash(ids: BytesArray, words: npt.NDArray[np.uint64] | None = None) -> npt.NDArray[np.uint64]:
     """A 64-bit hash of each byte-string id: equal ids hash equal whatever the array widths.
 
     An id of up to 8 bytes is its own hash (its bytes, exact). Longer ids may collide, so a hash
     match is only ever a candidate, confirmed by comparing bytes. Trailing zero words add nothing,
-    which is what makes the hash independent of the width of the array holding the id.
+    which is what makes the hash independent of the width of the array holding the id. ``words``:
+    the ids' ``_words(ids, np.uint64)``, if the caller has them.
     """
     if ids.dtype.kind == "O":
         return _object_hash(ids)  # type: ignore[arg-type]  # BytesArray also stands for such columns
-    words = _words(ids, np.uint64)
+    if words is None:
+        words = _words(ids, np.uint64)
     hashed = words[:, 0].copy()
     power = 1
     for j in range(1, words.shape[1]):  # loop over 8-byte words of the ids, not over ids
@@ -185,15 +187,15 @@ def _as_bytes(values: npt.ArrayLike) -> BytesArray:
 
 def _check_duplicates(
     query_code: IntArray, ids: BytesArray, lines: IntArray, origin: str, unit: str, what: str,
-    query_ids: npt.NDArray[Any], policy: Duplicates,
+    query_ids: npt.NDArray[Any], policy: Duplicates, keys: npt.NDArray[np.uint64] | None = None,
 ) -> BoolArray:
-    """Mask of rows to keep; raises on a repeated (query, id) unless ``policy == 'first'``."""
+    """Mask of rows to keep; raises on a repeated (query, id) unless ``policy == 'first'``.
+    ``keys``: the rows' :func:`pair_keys`, if the caller has them."""
     keep = np.ones(len(query_code), dtype=bool)
     if len(query_code) < 2:
         return keep
     # Fast certificate: when no two rows share a key of (query, id), no row repeats.
-    hashed = pair_keys(query_code, ids)
-    hashed.sort()
+    hashed = np.sort(pair_keys(query_code, ids) if keys is None else keys)
     if not bool(np.any(hashed[1:] == hashed[:-1])):
         return keep
     del hashed
@@ -202,7 +204,7 @@ def _check_duplicates(
     n_docs = len(vocab)
     # Rows arrive in line order, so a stable sort on (query, doc) puts the first occurrence first.
     if (int(query_code.max()) + 1) * n_docs < 2**62:
-        order = np.argsort(query_code * n_docs + doc_code, kind="stable")
+        order = _sort_rows(query_code * n_docs + doc_code, (int(query_code.max()) + 1) * n_docs)[0]
     else:
         order = np.lexsort((lines, doc_code, query_code))
     q, d = query_code[order], doc_code[order]
@@ -220,14 +222,16 @@ def _check_duplicates(
     return keep
 
 
-def pair_keys(query_code: IntArray, ids: BytesArray) -> npt.NDArray[np.uint64]:
+def pair_keys(query_code: IntArray, ids: BytesArray,
+              words: npt.NDArray[np.uint64] | None = None) -> npt.NDArray[np.uint64]:
     """A 64-bit key of each (query, id) pair: equal pairs have equal keys; unequal pairs rarely do.
 
     The id hash is multiplied before the query code goes into its low bits, so that "doc8" in query 1
     and "doc9" in query 0 do not collide. The query code is XORed in whole: two pairs with equal ids
-    and equal keys have equal query codes (which :meth:`PairIndex.find` relies on).
+    and equal keys have equal query codes (which :meth:`PairIndex.find` relies on). ``words``: the
+    ids' ``_words(ids, np.uint64)``, if the caller has them.
     """
-    keys = np.ascontiguousarray(_id_hash(ids))
+    keys = np.ascontiguousarray(_id_hash(ids, words))
     keys *= np.uint64(_MIX)
     keys ^= np.ascontiguousarray(query_code, dtype=np.int64).view(np.uint64)
     return keys
@@ -242,24 +246,35 @@ class PairIndex:
     and of the judged ids, which stay in the caches, rather than the whole of them. The table is
     probed with whole-array steps, each for every row still looking, and few rows need more than
     two. A matching key is only a candidate, confirmed on the id's bytes (see :func:`pair_keys`).
+
+    A slot holds its row in the low ``row_bits`` bits and the top bits of the row's key above them
+    (non-negative: -1 marks an empty slot). Most rows that meet another row's slot are told apart
+    by those bits, without gathering the other row's key.
     """
 
-    def __init__(self, query_code: IntArray, ids: BytesArray) -> None:
+    def __init__(self, query_code: IntArray, ids: BytesArray, counts: IntArray | None = None) -> None:
+        """``counts``, if given, is the number of pairs of each query code (``np.bincount(query_code)``)."""
         self.query_code, self.ids = query_code, ids
-        self.keys = pair_keys(query_code, ids)
+        #: the ids as rows of words in memory order (see :func:`_words`: a view of the ids when their
+        #: width is a multiple of 8), for confirming matches; None for ``bytes`` objects
+        self.words = _words(ids, np.uint64) if ids.dtype.kind == "S" else None
+        self.keys = pair_keys(query_code, ids, self.words)
         n = len(ids)
         # Region sizes: 2**bit_length(4 * count) slots (frexp's exponent is the bit length), and one
         # slot, empty, for a query without pairs.
-        self.region_bits = np.frexp(4.0 * np.bincount(query_code))[1].astype(np.int64)
-        self.region_start = _offsets_of(np.left_shift(1, self.region_bits))
+        region_bits = np.frexp(4.0 * (np.bincount(query_code) if counts is None else counts))[1].astype(np.int64)
+        self.n_regions = len(region_bits)
+        self.region_start = _offsets_of(np.left_shift(1, region_bits))
+        #: per region, the shift that keeps a region's bits of a key (after a first shift by one:
+        #: a shift by 64 is undefined)
+        self.region_shift = (63 - region_bits).astype(np.uint64)
         # Linear probing puts each key at the first free slot from its own: the larger of its slot
         # and the place of the key before it in slot order, plus one. That is a running maximum over
         # the keys sorted by slot, with no step per probe. A key placed past the last slot goes to a
         # tail rather than back to the start, and the table ends with an empty slot, which ends
         # every probe.
         slot = self._slots(self.keys, query_code)
-        order = np.argsort(slot)
-        slot = slot[order]
+        order, slot = _sort_rows(slot, int(self.region_start[-1]))
         #: rows whose key equals that of another row: maybe the same pair twice
         self.same_key: list[IntArray] = [_repeated_keys(self.keys, order, slot)]
         step = np.arange(n, dtype=np.int64)
@@ -267,71 +282,138 @@ class PairIndex:
         place = np.maximum.accumulate(slot) + step if n else step
         del slot, step
         size = max(int(self.region_start[-1]), int(place[-1]) + 2 if n else 1)
-        self.table: npt.NDArray[np.signedinteger[Any]] = np.full(
-            size, -1, dtype=np.int32 if n < 2**31 - 1 else np.int64)
-        self.table[place] = order
+        # 7 bits of key over 24 of row in 31, or 31 over 32 in 63 (where rows need more than 24).
+        dtype, self.row_bits = (np.int32, 24) if n <= 2**24 else (np.int64, 32)
+        self.table: npt.NDArray[np.signedinteger[Any]] = np.full(size, -1, dtype=dtype)
+        self.table[place] = self._tags(self.keys[order]) | order
 
     def _slots(self, keys: npt.NDArray[np.uint64], query_code: IntArray) -> IntArray:
         """Each key's slot: the top bits of ``key * _MIX`` within its query's region (every query code
         must have one)."""
         slot = keys * np.uint64(_MIX)
-        slot >>= np.uint64(1)  # then a shift by 63 - bits, at most 63 (a shift by 64 is undefined)
-        slot >>= (63 - self.region_bits[query_code]).astype(np.uint64)
+        slot >>= np.uint64(1)
+        slot >>= self.region_shift.take(query_code)
         out = slot.view(np.int64)
-        out += self.region_start[query_code]
+        out += self.region_start.take(query_code)
         return out
+
+    def _tags(self, keys: npt.NDArray[np.uint64]) -> npt.NDArray[np.signedinteger[Any]]:
+        """The top bits of each key, placed above a slot's row bits (see the class)."""
+        kept = 8 * self.table.dtype.itemsize - 1 - self.row_bits
+        tags = (keys >> np.uint64(64 - kept)).astype(self.table.dtype)
+        tags <<= self.row_bits
+        return tags
+
+    def rows(self) -> npt.NDArray[np.signedinteger[Any]]:
+        """Each slot's row, -1 for an empty slot."""
+        return np.where(self.table >= 0, self.table & ((1 << self.row_bits) - 1), -1)
 
     def maybe_repeated(self) -> bool:
         """Whether two rows share a key (every repeated pair does; distinct pairs almost never)."""
         return any(len(rows) for rows in self.same_key)
 
-    def find(self, query_code: IntArray, ids: BytesArray) -> tuple[IntArray, IntArray]:
-        """The rows of (``query_code``, ``ids``) that are in the table (ascending) and their rows in it."""
+    def find(self, query_code: IntArray, ids: BytesArray,
+             keys: npt.NDArray[np.uint64] | None = None) -> tuple[IntArray, IntArray]:
+        """The rows of (``query_code``, ``ids``) that are in the table (ascending) and their rows in it
+        (``keys``: their :func:`pair_keys`, if the caller has them)."""
         if len(ids) > _FIND_CHUNK:  # chunks bound the temporary arrays (a run has millions of rows)
             starts = range(0, len(ids), _FIND_CHUNK)
-            parts = [self.find(query_code[start : start + _FIND_CHUNK], ids[start : start + _FIND_CHUNK])
+            parts = [self.find(query_code[start : start + _FIND_CHUNK], ids[start : start + _FIND_CHUNK],
+                               None if keys is None else keys[start : start + _FIND_CHUNK])
                      for start in starts]
             return (np.concatenate([rows + start for (rows, _), start in zip(parts, starts)]),
                     np.concatenate([at for _, at in parts]))
-        known = (query_code >= 0) & (query_code < len(self.region_bits))
-        if not bool(known.all()):  # a query with no pair in the table has no region either
-            rows = np.flatnonzero(known)
-            found_rows, found_at = self.find(query_code[rows], ids[rows])
-            return rows[found_rows], found_at
-        keys = pair_keys(query_code, ids)
+        none = np.zeros(0, dtype=np.int64)
+        if not len(ids) or not len(self.keys):
+            return none, none
+        if int(query_code.min()) < 0 or int(query_code.max()) >= self.n_regions:
+            # a query with no pair in the table has no region either
+            known = np.flatnonzero((query_code >= 0) & (query_code < self.n_regions))
+            found_rows, found_at = self.find(query_code[known], ids[known], None if keys is None else keys[known])
+            return known[found_rows], found_at
+        words = _words(ids, np.uint64) if ids.dtype.kind == "S" else None
+        if keys is None:
+            keys = pair_keys(query_code, ids, words)
         slot = self._slots(keys, query_code)
         found = np.full(len(keys), -1, dtype=np.int64)  # each row's row in the table, -1 until found
-        pending: IntArray | None = None  # the rows still probing; None for all of them (the first step)
-        while pending is None or len(pending):
-            held = self.table[slot if pending is None else slot[pending]]
-            occupied = np.flatnonzero(held >= 0)  # a row that meets an empty slot is not in the table
-            pending, at = (occupied if pending is None else pending[occupied]), held[occupied].astype(np.int64)
-            same = self.keys[at] == keys[pending]
+        tags = self._tags(keys)
+        row_mask = (1 << self.row_bits) - 1
+        # The rows still probing (None for all of them, at the first step), with their keys, tags and slots.
+        rows: IntArray | None = None
+        while len(slot):
+            held = self.table.take(slot)
+            probing = held >= 0  # a row that meets an empty slot is not in the table
+            tagged = np.flatnonzero((held & ~row_mask) == tags)  # never an empty slot: its -1 has every bit set
+            at = (held[tagged] & row_mask).astype(np.int64)
+            same = self.keys.take(at) == keys[tagged]
             if same.any():
-                rows, at = pending[same], at[same]
+                match, at = tagged[same], at[same]
+                match_rows = match if rows is None else rows[match]
                 # Equal keys of equal ids have equal query codes (a key is the id's hash, mixed, with
                 # the query code XORed in): the ids alone confirm a match.
-                exact = _same_ids(self.ids, at, ids, rows)
-                found[rows[exact]] = at[exact]
-                pending = np.concatenate((pending[~same], rows[~exact]))  # a false match probes on
-            else:
-                pending = pending[~same]
-            slot[pending] += 1  # never past the table's end, whose last slot is empty
-        rows = np.flatnonzero(found >= 0)
-        return rows, found[rows]
+                exact = self._confirm(at, ids, words, match_rows)
+                found[match_rows[exact]] = at[exact]
+                probing[match[exact]] = False  # a false match probes on
+            going = np.flatnonzero(probing)
+            rows = going if rows is None else rows[going]
+            keys, tags, slot = keys[going], tags[going], slot[going]
+            slot += 1  # never past the table's end, whose last slot is empty
+        hits = np.flatnonzero(found >= 0)
+        return hits, found[hits]
+
+    def _confirm(self, at: IntArray, ids: BytesArray, words: npt.NDArray[np.uint64] | None,
+                 rows: IntArray) -> BoolArray:
+        """Whether the table's id at row ``at[i]`` equals ``ids[rows[i]]`` (``words``: the ids' words,
+        when both are fixed-width bytes)."""
+        if words is None or self.words is None:
+            return _same_ids(self.ids, at, ids, rows)
+        # Whole rows of words gathered (not one word at a time: ``take`` would copy a strided column
+        # whole first).
+        mine, theirs = self.words.take(at, axis=0), words.take(rows, axis=0)
+        if mine.shape[1] < theirs.shape[1]:
+            mine, theirs = theirs, mine
+        same: BoolArray = mine[:, 0] == theirs[:, 0]
+        for j in range(1, mine.shape[1]):  # a loop over words; the narrower ids end in NUL words
+            same &= mine[:, j] == (theirs[:, j] if j < theirs.shape[1] else 0)
+        return same
+
+
+def _sort_rows(keys: IntArray, bound: int) -> tuple[IntArray, IntArray]:
+    """The rows in order of ``keys`` (integers in ``[0, bound)``), equal keys in row order, and the
+    keys in that order: a stable ``argsort`` and the sorted keys.
+
+    Where key and row fit together in 63 bits, one sort of ``key << bits | row`` does it: sorting
+    numbers is several times faster than an ``argsort`` (which moves indices along with the keys),
+    let alone a stable one.
+    """
+    bits = max(len(keys) - 1, 0).bit_length()
+    if bound > 2**63 >> bits:
+        order = np.argsort(keys, kind="stable")
+        return order, keys[order]
+    packed = np.left_shift(keys, bits, dtype=np.int64)
+    packed |= np.arange(len(keys), dtype=np.int64)
+    packed.sort()
+    order = packed & ((1 << bits) - 1)
+    packed >>= bits
+    return order, packed
 
 
 def _repeated_keys(keys: npt.NDArray[np.uint64], order: IntArray, slot: IntArray) -> IntArray:
-    """Rows whose key equals that of another row, given the rows in ``order`` of their ``slot``
-    (sorted): equal keys have equal slots, so only rows sharing a slot are compared, sorted by key."""
+    """Rows whose key equals that of another row (of each set of equal keys, all rows but one), given
+    the rows in ``order`` of their ``slot`` (sorted): equal keys have equal slots, so only rows that
+    share a slot are compared. Few share one, and by twos or threes: each row is compared with the
+    row 1, 2, ... places on in slot order while that one shares its slot."""
     shared = slot[1:] == slot[:-1]
-    if not bool(shared.any()):
-        return np.zeros(0, dtype=np.int64)
-    rows = order[np.flatnonzero(np.concatenate(([False], shared)) | np.concatenate((shared, [False])))]
-    rows = rows[np.argsort(keys[rows])]
-    candidate_keys = keys[rows]
-    repeated: IntArray = rows[1:][candidate_keys[1:] == candidate_keys[:-1]]
-    return repeated
+    at = np.flatnonzero(shared)  # places in slot order of rows whose slot the next row shares
+    repeated = [np.zeros(0, dtype=np.int64)]
+    distance = 1
+    while len(at):  # as many steps as the most rows sharing a slot, less one
+        later = order.take(at + distance)
+        repeated.append(later[keys.take(order.take(at)) == keys.take(later)])
+        at = at[at + distance < len(shared)]
+        at = at[shared.take(at + distance)]
+        distance += 1
+    return np.unique(np.concatenate(repeated))
 
 
 def _same_ids(a: BytesArray, a_rows: IntArray, b: BytesArray, b_rows: IntArray) -> BoolArray:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from attrs import evolve, frozen
 
-from ._ids import _run_heads, _run_lengths, _words, intern
+from ._ids import _run_heads, _run_lengths, _sort_rows, _words, intern
 from ._segments import _block_rows, _offsets_of
 from .model import BoolArray, FloatArray, IntArray
 
@@ -72,6 +72,9 @@ def _new_positions(blocks: RowOrder | None, rows: IntArray) -> IntArray:
     by_start = np.argsort(blocks.block_starts)  # the blocks in their old order
     old_starts = blocks.block_starts[by_start]
     new_starts = _offsets_of(blocks.block_lengths)[:-1][by_start]
+    if 8 * len(rows) > blocks.n:  # many rows: each row's shift, written out along its block, is cheaper than a search
+        shift = np.repeat(new_starts - old_starts, blocks.block_lengths[by_start])
+        return rows + shift.take(rows)
     block = np.searchsorted(old_starts, rows, side="right") - 1
     return new_starts[block] + (rows - old_starts[block])
 
@@ -150,24 +153,31 @@ def _tie_order(group: IntArray, words: npt.NDArray[np.uint64]) -> IntArray:
     """The order of tied rows by tie group (ascending, fewer than 2**31), then id bytes descending
     (ids as rows of big-endian words, fewer than 2**31 of them).
 
-    Sorts on (group, rank of the first word descending) packed in one integer, far faster than a
-    lexsort on the words; then only the rows that this leaves tied with another (ids that share
-    their first 8 bytes within a group, usually few) are sorted again on their other words.
+    The rows by first word descending (an ``argsort`` of one number per row), then by group keeping
+    that order (group and place packed in one integer, sorted as numbers): far faster than a
+    lexsort on the words. Only the rows that this leaves tied with another (ids that share their
+    first 8 bytes within a group, usually few) are sorted again on their other words.
     """
-    rank, bound = _dense_ranks(words[:, 0])
-    key = group * bound + (bound - 1 - rank)  # below 2**62: both factors are below 2**31
-    order = np.argsort(key)  # equal keys are put right below
+    if not len(group):
+        return np.zeros(0, dtype=np.int64)
+    first = np.ascontiguousarray(words[:, 0])
+    by_first = np.argsort(first)[::-1]  # by first word descending; equal ones in any order: sorted below
+    place, ordered_group = _sort_rows(group.take(by_first), int(group[-1]) + 1)
+    order = by_first.take(place)
     if words.shape[1] == 1:
         return order
-    ordered = key[order]
-    same = ordered[1:] == ordered[:-1]
+    ordered_first = first.take(order)
+    same = ordered_group[1:] == ordered_group[:-1]
+    same &= ordered_first[1:] == ordered_first[:-1]
     if not bool(same.any()):
         return order
     at = np.flatnonzero(np.concatenate(([False], same)) | np.concatenate((same, [False])))
-    rows = order[at]  # runs of equal keys, each in a row
-    key_rank, key_bound = _dense_ranks(key[rows])
-    rank, bound = _byte_ranks(words[rows, 1:], limit=2**62 // key_bound)
-    order[at] = rows[np.argsort(key_rank * bound + (bound - 1 - rank))]  # distinct keys: any sort will do
+    rows = order[at]  # runs of rows of one group and first word, each in a row
+    run = np.cumsum(~np.concatenate(([False], same))[at])  # each one's run, numbered from 1
+    # Keys below the bound that leaves room for the row in one number (see _sort_rows).
+    room = (2**63 >> (len(rows) - 1).bit_length()) // (int(run[-1]) + 1)
+    rank, bound = _byte_ranks(words[rows, 1:], limit=room)
+    order[at] = rows[_sort_rows(run * bound + (bound - 1 - rank), (int(run[-1]) + 1) * bound)[0]]
     return order
 
 
@@ -190,6 +200,14 @@ def _by_id_descending(group: IntArray, doc_ids: np.ndarray) -> IntArray:
     return np.lexsort((-intern(doc_ids)[1], group))
 
 
+def _descending_within(score: FloatArray, starts: IntArray) -> bool:
+    """Whether ``score`` never increases within the blocks of rows that begin at ``starts`` (NaN
+    counts as out of order)."""
+    descending = score[1:] <= score[:-1]
+    descending[starts[1:] - 1] = True  # the last row of a block and the first of the next
+    return bool(descending.all())
+
+
 def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray) -> RowOrder | None:
     """Row order: query, then score descending, then doc_id descending (trec_eval's tie rule).
 
@@ -200,13 +218,15 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
     if n < 2:
         return None
     starts = _query_blocks(query_code)
-    same_query = query_code[1:] == query_code[:-1]
-    if starts is not None and bool(np.all(~same_query | (score[1:] <= score[:-1]))):
+    if starts is not None and _descending_within(score, starts):
         # Run files usually hold each query in one block, by score already. Then the blocks move
         # whole and only the rows of tie groups are sorted, at a cost linear in the rows.
         blocks = _order_blocks(query_code, starts)
-        rows, group = _tie_groups(np.concatenate(([False], same_query & (score[1:] == score[:-1]))))
-        del same_query
+        tied_to_previous = np.empty(n, dtype=bool)
+        np.equal(score[1:], score[:-1], out=tied_to_previous[1:])
+        tied_to_previous[starts] = False  # a block's first row (and the first row)
+        rows, group = _tie_groups(tied_to_previous)
+        del tied_to_previous
         if len(rows):
             moved = rows[_by_id_descending(group, doc_ids[rows])]
             changed = moved != rows
@@ -224,8 +244,7 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
     if packed is not None and doc_ids.dtype.kind == "S" and n < 2**31:
         # Any other layout (a run not sorted by score): one sort of the packed groups, then the tie
         # groups sorted by id as above, rather than interning every id.
-        rows = np.argsort(packed)  # rows of equal groups are put in order below
-        ordered = packed[rows]
+        rows, ordered = _sort_rows(packed, n_groups)  # rows of equal groups are put in order below
         tied, tie_group = _tie_groups(np.concatenate(([False], ordered[1:] == ordered[:-1])))
         if len(tied):
             tied_rows = rows[tied]

@@ -30,10 +30,11 @@ from ._ids import (
     _as_bytes,
     _check_duplicates,
     _run_heads,
-    _same_ids,
     _run_lengths,
+    _same_ids,
     _words,
     intern,
+    pair_keys,
 )
 from ._memory import release_freed_memory
 from ._order import RowOrder, canonical_order, grouped_order
@@ -497,10 +498,20 @@ def build_batch(
     n_q = len(judged.query_vocab)
     in_run = np.zeros(n_q, dtype=bool)
     in_run[r_head_code[judged_head]] = True
-    keep_r = _check_duplicates(rq, rd, r_lines, run_origin, run_unit, "document", judged.query_vocab, duplicates)
+    # Rows per query: those of the query's runs of rows (no pass over the rows).
+    counts = np.zeros(n_q, dtype=np.int64)
+    np.add.at(counts, r_head_code[judged_head], r_run_lengths[judged_head])
+    # Each row's key of (query, document), for the duplicate check and then (in the rows' new order) for
+    # the join, when that looks pairs up in the table: when it compares ids instead (queries of few
+    # judgments), the check makes its own keys and sorts them in place, which takes less memory.
+    keys = None if _scans(judged.offsets, counts) else pair_keys(rq, rd)
+    keep_r = _check_duplicates(rq, rd, r_lines, run_origin, run_unit, "document", judged.query_vocab, duplicates,
+                               keys)
     if not keep_r.all():
         rq, rd, scores = rq[keep_r], rd[keep_r], scores[keep_r]
+        keys = None if keys is None else keys[keep_r]
         ranks = None if ranks is None else ranks[keep_r]
+        counts = np.bincount(rq, minlength=n_q)
     del r_lines, run_lines, keep_r
 
     if order == "score":
@@ -510,29 +521,34 @@ def build_batch(
     else:
         assert ranks is not None  # checked on entry: order="rank" needs the rank column
         reorder = RowOrder(len(rq), rows=np.lexsort((ranks, rq)))
+    offsets = _offsets_of(counts)
     if reorder is not None:  # one column at a time, so that each old one is freed before the next copy
-        rq = reorder.apply_blocks(rq)  # tied rows share their query and score: only ids need the fix-up
-        rd = reorder.apply(rd)
-        scores = reorder.apply_blocks(scores)
+        rq = segment_ids(offsets)  # every order puts the rows by query: each query's code along its rows
+        rd, keys = reorder.apply(rd), None if keys is None else reorder.apply(keys)
+        scores = reorder.apply_blocks(scores)  # tied rows share their score: only ids and keys need the fix-up
     del reorder
     if max_depth is not None:
-        rank = np.arange(len(rq)) - _offsets_of(np.bincount(rq, minlength=n_q))[rq]
+        rank = np.arange(len(rq)) - offsets[rq]
         depth_ok = rank < max_depth
         rq, rd, scores = rq[depth_ok], rd[depth_ok], scores[depth_ok]
+        keys = None if keys is None else keys[depth_ok]
+        offsets = _offsets_of(np.bincount(rq, minlength=n_q))
 
     # The qrels join: each ranked (query, document) pair looked up among the judged pairs.
     labels = np.full(len(rq), NONPOOL, dtype=np.int64)
-    rows, at = judged.find(rq, rd)
+    rows, at = judged.find(rq, rd, keys)
+    del keys
     value = judged.relevance[at]
     labels[rows] = np.where(value < 0, UNJUDGED, value)
     del rows, at, value
     if judged_only:
         keep = labels >= 0
         rq, rd, scores, labels = rq[keep], rd[keep], scores[keep], labels[keep]
+        offsets = _offsets_of(np.bincount(rq, minlength=n_q))
 
     batch = RankedBatch(
         query_vocab=judged.query_vocab,
-        offsets=_offsets_of(np.bincount(rq, minlength=n_q)),  # rq is in query order now
+        offsets=offsets,
         labels=labels,
         doc_ids=rd,
         scores=scores,
@@ -592,15 +608,17 @@ class PreparedQrels:
     def pairs(self) -> PairIndex:
         """The hash table of the judged pairs (made once; two threads may both make it, harmlessly)."""
         if not self._pairs:
-            self._pairs.append(PairIndex(segment_ids(self.offsets), self.doc_ids))
+            self._pairs.append(PairIndex(segment_ids(self.offsets), self.doc_ids, np.diff(self.offsets)))
         return self._pairs[0]
 
-    def find(self, query_code: IntArray, doc_ids: np.ndarray) -> tuple[IntArray, IntArray]:
+    def find(self, query_code: IntArray, doc_ids: np.ndarray,
+             keys: npt.NDArray[np.uint64] | None = None) -> tuple[IntArray, IntArray]:
         """The rows of (``query_code``, ``doc_ids``) that are judged, and their judged rows (the
         pairs in any order): by comparing ids within each query when queries have few judgments,
-        otherwise through the hash table."""
+        otherwise through the hash table (``keys``: the rows' :func:`~retrieval_eval._ids.pair_keys`,
+        if the caller has them)."""
         found = _scan_join(self.offsets, self.doc_ids, query_code, doc_ids)
-        return found if found is not None else self.pairs().find(query_code, doc_ids)
+        return found if found is not None else self.pairs().find(query_code, doc_ids, keys)
 
 
 #: Where queries have a handful of judgments (MS MARCO, click logs), a run row is compared with each
@@ -618,8 +636,9 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray,
     if judged.dtype.kind != "S" or doc_ids.dtype.kind != "S":
         return None
     count = np.diff(offsets)
-    comparisons = int(np.bincount(query_code, minlength=len(count)) @ count)  # judged ids of each row's query, summed
-    if comparisons > _SCAN_COMPARISONS * len(query_code):
+    if len(count) and int(count.min()) > _SCAN_COMPARISONS:  # no query has few enough (no pass over the rows)
+        return None
+    if not _scans(offsets, np.bincount(query_code, minlength=len(count))):
         return None
     none = np.zeros(0, dtype=np.int64)
     rows, at = [none], [none]
@@ -636,6 +655,15 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray,
             step += 1
             pending = pending[~same & (n_judged[pending] > step)]
     return np.concatenate(rows), np.concatenate(at)
+
+
+def _scans(offsets: IntArray, rows_per_query: IntArray) -> bool:
+    """Whether :func:`_scan_join` compares ids, for rows of these numbers per query, rather than
+    declining: at most ``_SCAN_COMPARISONS`` comparisons per row."""
+    count = np.diff(offsets)
+    if len(count) and int(count.min()) > _SCAN_COMPARISONS:  # no query has few enough judgments
+        return False
+    return int(rows_per_query @ count) <= _SCAN_COMPARISONS * int(rows_per_query.sum())
 
 
 def _scan_repeats(offsets: IntArray, doc_ids: np.ndarray) -> bool | None:
@@ -707,41 +735,58 @@ def _prepare_qrels(qrels: QrelsColumns, queries: npt.ArrayLike | None, duplicate
     query_code = all_code[: len(q_qids)]
     del all_code, q_qids
     relevance, lines = np.asarray(qrels.relevance), np.asarray(qrels.lines)
+    own_relevance = False  # whether ``relevance`` is a copy made here (else the caller's column)
     subtopics = None
     if qrels.subtopics is not None:  # diversity qrels: a document may be judged once per subtopic
         subtopics, rows, relevance = _diversity_judgments(query_code, q_docs, _as_bytes(qrels.subtopics), relevance,
                                                           lines, qrels, query_vocab, duplicates)
         query_code, q_docs, lines = query_code[rows], q_docs[rows], lines[rows]
+        own_relevance = True
+    n_q = len(query_vocab)
     # Judged rows grouped by query, each query's in input order (a qrels file is grouped already).
     grouping = grouped_order(query_code)
+    offsets = _offsets_of(_block_counts(grouping, query_code, n_q))
     if grouping is not None:
-        query_code, q_docs, relevance, lines = (grouping.apply(c) for c in (query_code, q_docs, relevance, lines))
-    n_q = len(query_vocab)
-    offsets = _offsets_of(np.bincount(query_code, minlength=n_q))
+        q_docs, relevance = grouping.apply(q_docs), grouping.apply(relevance)
+        query_code = segment_ids(offsets)  # grouped, the codes are each query's, repeated along its rows
+        own_relevance = True
     pairs = []
     repeated = _scan_repeats(offsets, q_docs)
     if repeated is None:  # many judgments per query: the hash table tells, and serves the joins later
-        pairs = [PairIndex(query_code, q_docs)]
+        pairs = [PairIndex(query_code, q_docs, np.diff(offsets))]
         repeated = pairs[0].maybe_repeated()
     if repeated:  # some pair may be judged twice: find out exactly
+        if grouping is not None:  # the lines, needed only here, grouped as the rows were
+            lines = grouping.apply(lines)
         keep = _check_duplicates(query_code, q_docs, lines, qrels.origin, qrels.unit, "judgment", query_vocab,
                                  duplicates)
         if not keep.all():
             query_code, q_docs, relevance = query_code[keep], q_docs[keep], relevance[keep]
             offsets = _offsets_of(np.bincount(query_code, minlength=n_q))
             pairs = []
+            own_relevance = True
     return PreparedQrels(
         query_vocab=query_vocab,
         queries=None if query_vocab.dtype.kind == "S" and query_vocab.dtype.itemsize <= 8
         else PairIndex(np.zeros(n_q, dtype=np.int64), query_vocab),
         offsets=offsets,
-        # A read-only column (the readers') cannot change: shared, not copied (90 MB at 10 M judgments).
-        relevance=relevance if relevance.dtype == np.int64 and not relevance.flags.writeable
+        # Never a column the caller may still change: a copy made here, or a read-only column (the readers').
+        relevance=relevance if relevance.dtype == np.int64 and (own_relevance or not relevance.flags.writeable)
         else relevance.astype(np.int64),
         doc_ids=q_docs,
         subtopics=subtopics,
         pairs=pairs,
     )
+
+
+def _block_counts(grouping: RowOrder | None, query_code: IntArray, n_q: int) -> IntArray:
+    """Rows per query code (below ``n_q``): from the blocks that ``grouping`` moves whole when it does
+    (each query's rows form one block), else by counting the codes."""
+    if grouping is None or grouping.block_starts is None or grouping.block_lengths is None:
+        return np.bincount(query_code, minlength=n_q)
+    counts = np.zeros(n_q, dtype=np.int64)
+    counts[query_code[grouping.block_starts]] = grouping.block_lengths
+    return counts
 
 
 def _diversity_judgments(

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval._ids import PairIndex, _check_duplicates, _id_hash, intern
 from retrieval_eval import _order
-from retrieval_eval._ids import _words
+from retrieval_eval._ids import PairIndex, _check_duplicates, _id_hash, _words, intern
 from retrieval_eval._order import _byte_ranks, _tie_order, canonical_order
 
 ids = st.lists(st.binary(min_size=1, max_size=20).filter(lambda b: b"\0" not in b), min_size=0, max_size=60)
@@ -192,3 +193,56 @@ def test_a_handed_over_run_builds_the_same_batch() -> None:
     for name in ("query_ids", "offsets", "labels", "doc_ids", "scores", "judged_offsets", "judged_relevance",
                  "judged_doc_ids", "in_run"):
         assert np.array_equal(np.asarray(getattr(kept, name)), np.asarray(getattr(consumed, name))), name
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 2**62), min_size=0, max_size=80), st.sampled_from(["small", "wide"]))
+def test_sort_rows_is_a_stable_argsort_with_the_sorted_keys(values: list[int], bound_kind: str) -> None:
+    """Both ways of sorting rows by key: key and row packed in one number (the keys' bound leaves room
+    for the row), and an ``argsort`` where it does not."""
+    from retrieval_eval._ids import _sort_rows
+
+    keys = np.array(values, dtype=np.int64) % 97  # many equal keys
+    bound = 97 if bound_kind == "small" else 2**62 + 1  # with no room for the row bits: the argsort
+    order, ordered = _sort_rows(keys, bound)
+    assert order.tolist() == sorted(range(len(values)), key=lambda i: keys[i])  # stable: equal keys in row order
+    assert ordered.tolist() == sorted(keys.tolist()) == keys[order].tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=12), st.randoms(), st.integers(0, 40))
+def test_new_positions_follow_the_moved_blocks(lengths: list[int], rnd, n_rows: int) -> None:
+    """Where rows land once the blocks move, against the order's own permutation: for a few rows
+    (searched among the block starts) and for many (each row's shift written out along its block)."""
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    moved = list(range(len(lengths)))
+    rnd.shuffle(moved)
+    blocks = _order.RowOrder(sum(lengths), block_starts=starts[moved], block_lengths=np.array(lengths)[moved])
+    rows = np.array(sorted(rnd.sample(range(blocks.n), min(n_rows, blocks.n))), dtype=np.int64)
+    landing = np.argsort(blocks.permutation())  # where each old row is in the new order
+    assert _order._new_positions(blocks, rows).tolist() == landing[rows].tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 1.0, 2.0, float("nan"), float("inf")]), min_size=1, max_size=12), st.randoms())
+def test_descending_within_blocks_ignores_the_block_boundaries(scores: list[float], rnd) -> None:
+    starts = sorted({0} | set(rnd.sample(range(len(scores)), rnd.randrange(len(scores) + 1))))
+    bounds = [*starts, len(scores)]
+    expected = all(scores[i] >= scores[i + 1] for a, b in itertools.pairwise(bounds) for i in range(a, b - 1))
+    assert _order._descending_within(np.array(scores), np.array(starts, dtype=np.int64)) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 9), min_size=0, max_size=40), st.integers(1, 5))
+def test_repeated_keys_are_all_rows_but_one_of_each_key(values: list[int], n_slots: int) -> None:
+    """Equal keys share a slot; rows sharing a slot with other keys are told apart by the keys."""
+    from retrieval_eval._ids import _repeated_keys, _sort_rows
+
+    keys = np.array(values, dtype=np.uint64)
+    slot = (keys % np.uint64(n_slots)).astype(np.int64)  # a few slots: many rows share one
+    order, sorted_slot = _sort_rows(slot, n_slots)
+    repeated = _repeated_keys(keys, order, sorted_slot).tolist()
+    assert len(repeated) == len(set(repeated)) == len(values) - len(set(values))
+    for key in set(values):  # of each key's rows, all but one
+        rows = [i for i, v in enumerate(values) if v == key]
+        assert len(set(rows) - set(repeated)) == 1

@@ -305,3 +305,13 @@ def test_run_heads_and_lengths_against_python(values: list[bytes], as_codes: boo
     heads = [i for i in range(len(values)) if i == 0 or values[i] != values[i - 1]]
     assert _run_heads(ids).tolist() == heads
     assert _run_lengths(np.array(heads, dtype=np.int64), len(values)).tolist() == np.diff(heads, append=len(values)).tolist()
+
+
+def test_scan_join_counts_the_comparisons_of_the_rows_queries() -> None:
+    """With a query of few judgments and one of many, the scan is taken or declined by where the run's
+    rows are (not by the judgments alone)."""
+    offsets = np.array([0, 2, 102], dtype=np.int64)
+    judged = np.array([b"a", b"b"] + [str(i).encode() for i in range(100)])
+    few = _scan_join(offsets, judged, np.zeros(3, dtype=np.int64), np.array([b"b", b"x", b"a"]))
+    assert few is not None and sorted(zip(*(a.tolist() for a in few))) == [(0, 1), (2, 0)]
+    assert _scan_join(offsets, judged, np.ones(10, dtype=np.int64), judged[2:12]) is None

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import retrieval_eval._ids as ids_module
 import retrieval_eval._tokenize as tokenize_module
@@ -33,7 +35,7 @@ def test_pair_index_finds_exactly_the_judged_pairs(seed: int, colliding: bool, m
     """Every (query, id) looked up is found iff it is in the table, at a row holding that pair, also
     when every key collides (the probe must go on past a false match)."""
     if colliding:  # every id hashes alike: the keys of a query's pairs all collide
-        monkeypatch.setattr(ids_module, "_id_hash", lambda ids: np.zeros(len(ids), dtype=np.uint64))
+        monkeypatch.setattr(ids_module, "_id_hash", lambda ids, words=None: np.zeros(len(ids), dtype=np.uint64))
     rnd = random.Random(seed)
     query, docs = _random_pairs(rnd, 300, 7)
     first: dict[tuple[int, bytes], int] = {}
@@ -58,14 +60,15 @@ def test_pair_index_keys_past_the_last_slot_go_to_a_tail(seed: int, monkeypatch:
     """Keys that all want the last slot are placed after it (not back at the start), and each is found
     there by probing on from that slot; absent pairs stop at the empty slot that ends the table."""
     monkeypatch.setattr(ids_module, "pair_keys",
-                        lambda query, ids: np.full(len(ids), _LAST_SLOT_KEY, dtype=np.uint64))
+                        lambda query, ids, words=None: np.full(len(ids), _LAST_SLOT_KEY, dtype=np.uint64))
     rnd = random.Random(seed)
     query, docs = _random_pairs(rnd, 200, 1)  # one query: a key must stand for a query code and an id hash
     keep = np.unique(docs, return_index=True)[1]
     index = PairIndex(query[keep], docs[keep])
     region = 1 << (4 * len(keep)).bit_length()  # the one query's
     assert len(index.table) == region + len(keep)  # one key at the last slot, the rest in the tail
-    assert index.table[-1] == -1 and sorted(index.table[index.table >= 0].tolist()) == list(range(len(keep)))
+    rows = index.rows()
+    assert rows[-1] == -1 and sorted(rows[rows >= 0].tolist()) == list(range(len(keep)))
     needles_q, needles_d = _random_pairs(rnd, 300, 1)
     rows, at = index.find(needles_q, needles_d)
     judged = {pair: row for row, pair in enumerate(zip(query[keep].tolist(), docs[keep].tolist()))}
@@ -80,7 +83,7 @@ def test_pair_index_regions_of_sparse_queries(seed: int, colliding: bool, monkey
     may fill when every key of a query collides), and looked-up query codes outside every region
     (negative, or past the last): each pair is found iff judged."""
     if colliding:
-        monkeypatch.setattr(ids_module, "_id_hash", lambda ids: np.zeros(len(ids), dtype=np.uint64))
+        monkeypatch.setattr(ids_module, "_id_hash", lambda ids, words=None: np.zeros(len(ids), dtype=np.uint64))
     rnd = random.Random(seed)
     query, docs = _random_pairs(rnd, 200, 4)
     query = query * 3  # codes 0, 3, 6, 9: codes 1, 2, 4, ... have no pairs
@@ -593,3 +596,127 @@ def test_the_judgments_read_are_shared_and_a_caller_s_columns_copied(tmp_path: P
     mine.relevance[:] = 0
     assert not np.shares_memory(runs._batch.judged_relevance, mine.relevance)
     assert runs.aggregate("AP") == before == 1.0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pair_index_with_counts_given_finds_the_same(seed: int) -> None:
+    """Counts passed in (as the prepared qrels do, with queries past the last judged one) give the
+    same table lookups as counts taken from the codes; an empty table finds nothing."""
+    rnd = random.Random(seed)
+    query, docs = _random_pairs(rnd, 300, 5)
+    keep = np.unique(np.char.add(query.astype("S2"), docs), return_index=True)[1]
+    query, docs = query[keep], docs[keep]
+    counted = PairIndex(query, docs)
+    given = PairIndex(query, docs, np.bincount(query, minlength=8))
+    needles_q, needles_d = _random_pairs(rnd, 400, 8)
+    whole, passed = counted.find(needles_q, needles_d), given.find(needles_q, needles_d)
+    assert whole[0].tolist() == passed[0].tolist() and whole[1].tolist() == passed[1].tolist() and len(whole[0])
+    empty = PairIndex(np.zeros(0, dtype=np.int64), docs[:0], np.zeros(3, dtype=np.int64))
+    assert [a.tolist() for a in empty.find(needles_q, needles_d)] == [[], []]
+
+
+@pytest.mark.parametrize("layout", ["grouped in byte order", "grouped, queries in another order", "interleaved"])
+@pytest.mark.parametrize("repeat", [False, True])
+def test_prepared_qrels_group_each_query_in_input_order(layout: str, repeat: bool) -> None:
+    """The prepared judgments, whatever the layout (no move, blocks moved whole, rows sorted): each
+    query's rows in input order, its counts, and values that are not the caller's array; a repeated
+    judgment is reported at its own line whichever way the rows moved."""
+    from retrieval_eval.model import InputFormatError, QrelsColumns
+    from retrieval_eval.ranking import _prepare_qrels
+
+    rnd = random.Random(len(layout))
+    rows = [(q, f"d{rnd.randrange(10 ** 6)}", rnd.randrange(-1, 3)) for q, n in (("q1", 30), ("q2", 40), ("q3", 50))
+            for _ in range(n)]
+    if layout == "grouped, queries in another order":
+        rows = rows[70:] + rows[:70]  # q3, q1, q2
+    elif layout == "interleaved":
+        rnd.shuffle(rows)
+    if repeat:
+        rows.append(rows[5])
+    relevance = np.array([r for _, _, r in rows], dtype=np.int64)
+    qrels = QrelsColumns(np.array([q for q, _, _ in rows], dtype="S2"), np.array([d for _, d, _ in rows]), relevance,
+                         np.arange(1, len(rows) + 1))
+    if repeat:
+        with pytest.raises(InputFormatError, match=rf":{len(rows)}: duplicate judgment .*first at line 6\)"):
+            _prepare_qrels(qrels, None, "error")
+        rows.pop()
+    prepared = _prepare_qrels(qrels, None, "first")
+    expected = [[(d, r) for q, d, r in rows if q == query] for query in ("q1", "q2", "q3")]
+    assert prepared.query_vocab.tolist() == [b"q1", b"q2", b"q3"]
+    assert np.diff(prepared.offsets).tolist() == [len(e) for e in expected]
+    got = list(zip(prepared.doc_ids.astype(str).tolist(), prepared.relevance.tolist()))
+    assert got == [pair for e in expected for pair in e]
+    relevance[:] = 7  # the caller's column changes: the prepared values do not
+    assert prepared.relevance.tolist() == [r for e in expected for _, r in e]
+    relevance.flags.writeable = False  # a read-only column cannot change: shared when it needs no moving
+    shared = np.shares_memory(_prepare_qrels(qrels, None, "first").relevance, relevance)
+    assert shared == (layout == "grouped in byte order" and not repeat)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 9), st.integers(-1, 2)), max_size=25),
+       st.lists(st.tuples(st.integers(0, 4), st.integers(0, 9), st.sampled_from([0.5, 1.0, 2.0])), max_size=40),
+       st.sampled_from([None, 2]), st.booleans())
+def test_build_is_the_plain_ranking_and_join(judgments, ranked, max_depth, judged_only) -> None:
+    """The batch against a plain Python build: queries split into several runs of rows, repeated
+    documents (the first line kept), ties by id, a depth cut and judged rows only."""
+    from retrieval_eval.model import QrelsColumns, RunColumns
+
+    qrels = {}
+    for q, d, r in judgments:
+        qrels.setdefault((f"q{q}", f"d{d}"), r)  # one judgment per pair
+    if not qrels:
+        return
+    pairs = list(qrels)
+    qrels_columns = QrelsColumns(np.array([q for q, _ in pairs], dtype="S2"),
+                                 np.array([d for _, d in pairs], dtype="S2"),
+                                 np.array(list(qrels.values()), dtype=np.int64), np.arange(1, len(pairs) + 1))
+    run = RunColumns(np.array([f"q{q}" for q, _, _ in ranked], dtype="S2"),
+                     np.array([f"d{d}" for _, d, _ in ranked], dtype="S2") if ranked else np.zeros(0, dtype="S2"),
+                     np.array([s for _, _, s in ranked], dtype=np.float64), np.arange(1, len(ranked) + 1))
+    from unittest import mock
+
+    import retrieval_eval.ranking as ranking_module
+
+    batches = []
+    for comparisons in (4, 0):  # the join by comparing ids, then by the hash table (with the build's keys)
+        with mock.patch.object(ranking_module, "_SCAN_COMPARISONS", comparisons):
+            batches.append(build_batch(qrels_columns, run, duplicates="first", max_depth=max_depth,
+                                       judged_only=judged_only)[0])
+    queries = sorted({q for q, _ in pairs})
+    first: dict[tuple[str, str], float] = {}
+    for q, d, s in ranked:
+        first.setdefault((f"q{q}", f"d{d}"), s)
+    expected_offsets, expected = [0], []
+    for query in queries:
+        rows = sorted(((d, s) for (q, d), s in first.items() if q == query),
+                      key=lambda r: (-r[1], [-ord(c) for c in r[0]]))
+        rows = rows[:max_depth] if max_depth is not None else rows
+        labelled = [(d, s, qrels[query, d] if qrels.get((query, d), -1) >= 0 else (-2 if (query, d) in qrels else -1))
+                    for d, s in rows]
+        labelled = [row for row in labelled if row[2] >= 0] if judged_only else labelled
+        expected += labelled
+        expected_offsets.append(len(expected))
+    for batch in batches:
+        assert batch.query_vocab.astype(str).tolist() == queries
+        assert batch.offsets.tolist() == expected_offsets
+        assert list(zip(batch.doc_ids.astype(str).tolist(), batch.scores.tolist(), batch.labels.tolist())) == expected
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pair_index_tells_apart_keys_whose_tags_agree(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys whose top bits (the tag a slot keeps) all agree: the full keys, then the ids, decide."""
+    real = ids_module.pair_keys
+    monkeypatch.setattr(ids_module, "pair_keys",
+                        lambda query, ids, words=None: real(query, ids, words) & np.uint64(2**56 - 1))
+    rnd = random.Random(seed)
+    query, docs = _random_pairs(rnd, 300, 3)
+    keep = np.unique(np.char.add(query.astype("S2"), docs), return_index=True)[1]
+    index = PairIndex(query[keep], docs[keep])
+    assert len(set((index.table[index.table >= 0] >> index.row_bits).tolist())) == 1  # one tag for all
+    needles_q, needles_d = _random_pairs(rnd, 400, 4)
+    rows, at = index.find(needles_q, needles_d)
+    judged = {pair: row for row, pair in enumerate(zip(query[keep].tolist(), docs[keep].tolist()))}
+    expected = [(i, judged[pair]) for i, pair in enumerate(zip(needles_q.tolist(), needles_d.tolist()))
+                if pair in judged]
+    assert list(zip(rows.tolist(), at.tolist())) == expected and expected
