@@ -483,7 +483,7 @@ def build_batch(
     r_heads = _run_heads(r_qids)
     r_run_lengths = _run_lengths(r_heads, len(r_qids))
     head_ids = r_qids[r_heads]
-    del r_qids
+    del r_qids, r_heads
     r_head_code = _query_codes(judged, head_ids)
     judged_head = r_head_code >= 0
     not_judged = [] if judged_head.all() else [id_text(q) for q in intern(head_ids[~judged_head])[0]]
@@ -494,13 +494,16 @@ def build_batch(
     rq, rd, scores, r_lines = _take(r_rows, np.repeat(r_head_code, r_run_lengths), r_docs,
                                     np.asarray(run_scores, dtype=np.float64), np.asarray(run_lines))
     ranks = _take(r_rows, np.asarray(run_ranks))[0] if order == "rank" else None
-    del r_docs, run_scores, run_ranks
+    del r_docs, run_scores, run_ranks, r_rows
     n_q = len(judged.query_vocab)
     in_run = np.zeros(n_q, dtype=bool)
     in_run[r_head_code[judged_head]] = True
-    # Rows per query: those of the query's runs of rows (no pass over the rows).
-    counts = np.zeros(n_q, dtype=np.int64)
-    np.add.at(counts, r_head_code[judged_head], r_run_lengths[judged_head])
+    if len(r_head_code) * 8 < len(rq):  # rows per query: those of the query's runs of rows (no pass over the rows)
+        counts = np.zeros(n_q, dtype=np.int64)
+        np.add.at(counts, r_head_code[judged_head], r_run_lengths[judged_head])
+    else:  # runs of a few rows (sessions): add.at costs some 20 ns a run, counting the rows 4 ns a row
+        counts = np.bincount(rq, minlength=n_q)
+    del r_head_code, r_run_lengths, judged_head  # a million sessions make these arrays as long as the rows
     # Each row's key of (query, document), for the duplicate check and then (in the rows' new order) for
     # the join, when that looks pairs up in the table: when it compares ids instead (queries of few
     # judgments), the check makes its own keys and sorts them in place, which takes less memory.
@@ -522,6 +525,7 @@ def build_batch(
         assert ranks is not None  # checked on entry: order="rank" needs the rank column
         reorder = RowOrder(len(rq), rows=np.lexsort((ranks, rq)))
     offsets = _offsets_of(counts)
+    del counts
     if reorder is not None:  # one column at a time, so that each old one is freed before the next copy
         rq = segment_ids(offsets)  # every order puts the rows by query: each query's code along its rows
         rd, keys = reorder.apply(rd), None if keys is None else reorder.apply(keys)
@@ -635,16 +639,15 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray,
     would take more than ``_SCAN_COMPARISONS`` comparisons per row (or ids are ``bytes`` objects)."""
     if judged.dtype.kind != "S" or doc_ids.dtype.kind != "S":
         return None
-    count = np.diff(offsets)
-    if len(count) and int(count.min()) > _SCAN_COMPARISONS:  # no query has few enough (no pass over the rows)
-        return None
-    if not _scans(offsets, np.bincount(query_code, minlength=len(count))):
+    if len(offsets) > 1 and int(np.diff(offsets).min()) > _SCAN_COMPARISONS:  # no query has few enough
+        return None  # (known without a pass over the rows)
+    if not _scans(offsets, np.bincount(query_code, minlength=len(offsets) - 1)):
         return None
     none = np.zeros(0, dtype=np.int64)
     rows, at = [none], [none]
     for start in range(0, len(query_code), _FIND_CHUNK):  # chunks bound the temporary arrays
-        n_judged = count[query_code[start : start + _FIND_CHUNK]]
         first = offsets[:-1][query_code[start : start + _FIND_CHUNK]]
+        n_judged = offsets[1:][query_code[start : start + _FIND_CHUNK]] - first  # (no array per query kept)
         pending = np.flatnonzero(n_judged)
         step = 0
         while len(pending):  # as many steps as the most judgments of a query that the run has
