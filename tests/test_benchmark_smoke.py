@@ -12,9 +12,10 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_benchmark_runner_on_the_tiny_shape(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--shape", "tiny", "--repeat", "1",
-         "--workdir", str(tmp_path)],
+         "--workdir", str(tmp_path), "--many-runs", "2"],
         capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 0, done.stderr
     assert "retrieval-eval CLI" in done.stdout and "pytrec_eval" in done.stdout
     assert "Agreement: all tools give the same means" in done.stdout
+    assert "2 runs against qrels read once" in done.stdout and "`evaluate QRELS RUN x 2`" in done.stdout
