@@ -126,11 +126,26 @@ def intern(ids: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], IntArray]:
         return vocab, codes.ravel().astype(np.int64)
     heads = _run_heads(ids)
     if _increasing(ids[heads]):  # in byte order already (a sorted file, a log): no sort needed
-        return ids[heads], np.repeat(np.arange(len(heads), dtype=np.int64), _run_lengths(heads, len(ids)))
+        return ids[heads], along_runs(None, heads, len(ids))
     if len(heads) >= len(ids) // 2:
         return _intern_words(ids, _words(ids))
     vocab, head_codes = _intern_words(ids[heads], _words(ids[heads]))
-    return vocab, np.repeat(head_codes, _run_lengths(heads, len(ids)))
+    return vocab, along_runs(head_codes, heads, len(ids))
+
+
+def along_runs(values: npt.NDArray[Any] | None, heads: IntArray, n: int) -> npt.NDArray[Any]:
+    """``values[i]`` along the i-th run of ``n`` rows, the runs starting at ``heads`` (``values`` None:
+    the run numbers 0, 1, 2... themselves): ``np.repeat(values, run lengths)``, which costs a step
+    per run, for long runs; for short ones (sessions of a few rows, one row each) a running count of
+    the run starts, with nothing to do at all when every row is a run of its own."""
+    if len(heads) == n:
+        return np.arange(n, dtype=np.int64) if values is None else values
+    if len(heads) * 8 < n:
+        return np.repeat(np.arange(len(heads), dtype=np.int64) if values is None else values, _run_lengths(heads, n))
+    number = np.zeros(n, dtype=np.int64)
+    number[heads[1:]] = 1
+    np.cumsum(number, out=number)
+    return number if values is None else values[number]
 
 
 def _increasing(ids: BytesArray) -> bool:

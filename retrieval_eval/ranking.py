@@ -27,6 +27,7 @@ from ._ids import (
     _FIND_CHUNK,
     Duplicates,
     PairIndex,
+    along_runs,
     _as_bytes,
     _check_duplicates,
     _run_heads,
@@ -483,15 +484,15 @@ def build_batch(
     r_heads = _run_heads(r_qids)
     r_run_lengths = _run_lengths(r_heads, len(r_qids))
     head_ids = r_qids[r_heads]
-    del r_qids, r_heads
+    del r_qids
     r_head_code = _query_codes(judged, head_ids)
     judged_head = r_head_code >= 0
     not_judged = [] if judged_head.all() else [id_text(q) for q in intern(head_ids[~judged_head])[0]]
     del head_ids
 
     # Ranked rows of the evaluated queries (run rows of unjudged queries are reported and ignored).
-    r_rows = None if judged_head.all() else np.flatnonzero(np.repeat(judged_head, r_run_lengths))
-    rq, rd, scores, r_lines = _take(r_rows, np.repeat(r_head_code, r_run_lengths), r_docs,
+    r_rows = None if judged_head.all() else np.flatnonzero(along_runs(judged_head, r_heads, len(r_docs)))
+    rq, rd, scores, r_lines = _take(r_rows, along_runs(r_head_code, r_heads, len(r_docs)), r_docs,
                                     np.asarray(run_scores, dtype=np.float64), np.asarray(run_lines))
     ranks = _take(r_rows, np.asarray(run_ranks))[0] if order == "rank" else None
     del r_docs, run_scores, run_ranks, r_rows
@@ -503,7 +504,7 @@ def build_batch(
         np.add.at(counts, r_head_code[judged_head], r_run_lengths[judged_head])
     else:  # runs of a few rows (sessions): add.at costs some 20 ns a run, counting the rows 4 ns a row
         counts = np.bincount(rq, minlength=n_q)
-    del r_head_code, r_run_lengths, judged_head  # a million sessions make these arrays as long as the rows
+    del r_heads, r_head_code, r_run_lengths, judged_head  # arrays as long as the rows, at a million sessions
     # Each row's key of (query, document), for the duplicate check and then (in the rows' new order) for
     # the join, when that looks pairs up in the table: when it compares ids instead (queries of few
     # judgments), the check makes its own keys and sorts them in place, which takes less memory.

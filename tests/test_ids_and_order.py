@@ -246,3 +246,20 @@ def test_repeated_keys_are_all_rows_but_one_of_each_key(values: list[int], n_slo
     for key in set(values):  # of each key's rows, all but one
         rows = [i for i, v in enumerate(values) if v == key]
         assert len(set(rows) - set(repeated)) == 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_along_runs_is_repeat_of_the_values_by_run_length(seed: int) -> None:
+    """along_runs' three ways (every row its own run, long runs, short runs) against np.repeat."""
+    from retrieval_eval._ids import along_runs
+
+    rnd = np.random.default_rng(seed)
+    longest = [1, 1, 3, 3, 40, 40][seed]
+    lengths = rnd.integers(1, longest + 1, 50)
+    heads = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    n = int(lengths.sum())
+    values = rnd.integers(-5, 100, 50)
+    assert along_runs(values, heads, n).tolist() == np.repeat(values, lengths).tolist()
+    assert along_runs(None, heads, n).tolist() == np.repeat(np.arange(50), lengths).tolist()
+    flags = values > 40
+    assert along_runs(flags, heads, n).tolist() == np.repeat(flags, lengths).tolist()
