@@ -511,7 +511,7 @@ class _Tokens:
         length: IntArray = end - before - 1  # int64: the stubs lose the width of a difference
         at = self._words_at()
         longest = int(length.max()) if len(length) else 0
-        if 0 < longest <= 8 and not (self.contains(b"-") or self.contains(b"+")):
+        if 0 < longest <= 8:
             same_decimals = self._same_decimals(at, before, end, length)
             if same_decimals is not None:
                 return same_decimals, np.ones(len(length), dtype=bool)
@@ -561,7 +561,8 @@ class _Tokens:
     def _same_decimals(self, at: npt.NDArray[np.uint64], before: IntArray, end: IntArray,
                        length: IntArray) -> FloatArray | None:
         """:meth:`decimals` of unsigned fields of at most 8 bytes that all have as many decimals as the
-        first one (most runs: scores printed with one format), or None when some field does not.
+        first one (most runs: scores printed with one format), or None when some field does not (a
+        sign is not a digit: a signed field is left to the general case too).
 
         The point is then at the same place in every right-aligned word: no search for it, and about
         half the whole-array steps of the general case. The value is the same integer divided by the
@@ -855,7 +856,11 @@ class _Numbering:
         self.lines_before += tokens.n_lines
         # 32 bits are plenty (2**31 lines would be a file of tens of GB) and halve this column.
         dtype = np.int32 if self.lines_before < 2**31 else np.int64
-        columns["lines"] = (tokens.line_index + (tokens.lines_before + 1)).astype(dtype)
+        first = tokens.lines_before + 1
+        if len(tokens.line_index) == tokens.n_lines:  # every line holds data (the usual block): one pass
+            columns["lines"] = np.arange(first, first + tokens.n_lines, dtype=dtype)
+        else:
+            columns["lines"] = (tokens.line_index + first).astype(dtype)
         return tokens, columns
 
 

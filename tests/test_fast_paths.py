@@ -110,7 +110,8 @@ def test_scores_of_one_format_take_the_same_decimals_path(texts: list[str]) -> N
 
 @pytest.mark.parametrize("texts", [
     ["1.25", "3.5"], ["1.5", "25"], ["25", "1.5"], ["12.3.45", "1.25"], ["1.25", "1e-5"], ["5.", "6."],
-    ["1.25", "inf0"], ["0.25", "1.2.5"], [".", "1.5"],
+    ["1.25", "inf0"], ["0.25", "1.2.5"], [".", "1.5"], ["1.25", "-1.25"], ["-1.25", "1.25"], ["+1.5", "2.5"],
+    ["12", "-3"],
 ], ids=str)
 def test_scores_of_mixed_formats_are_left_to_the_general_path(texts: list[str]) -> None:
     """A score with other decimals (or no point, a second one, an exponent) turns the same-decimals
