@@ -108,6 +108,13 @@ def test_scores_of_one_format_take_the_same_decimals_path(texts: list[str]) -> N
     assert _same_decimals(texts) == [float(text) for text in texts]
 
 
+@pytest.mark.parametrize("texts", [["0.3160", "0.4545", "1.0000"], ["10.5720", "9.5606", "0.0001"], ["12", "7", "1000"],
+                                   ["1234.567", "0.001"], [".25", "1.50"]], ids=str)
+def test_scores_of_one_width_or_several_take_the_same_decimals_path(texts: list[str]) -> None:
+    """Fields of one width (masks as scalars) and of several (a mask per line) both take the path."""
+    assert _same_decimals(texts) == [float(text) for text in texts]
+
+
 @pytest.mark.parametrize("texts", [
     ["1.25", "3.5"], ["1.5", "25"], ["25", "1.5"], ["12.3.45", "1.25"], ["1.25", "1e-5"], ["5.", "6."],
     ["1.25", "inf0"], ["0.25", "1.2.5"], [".", "1.5"], ["1.25", "-1.25"], ["-1.25", "1.25"], ["+1.5", "2.5"],
