@@ -264,7 +264,7 @@ def test_fields_of_uniform_lines_are_views_of_the_same_values(lines: list[str], 
     "a b\nc d\ne f g h\n",  # the first line's count divides the total, but the lines differ
     "one\ntwo\n", "# c o m\nq1 0 d1 1\n", "a b\nc\nd\ne f\n",
 ])
-def test_lines_located_by_counting_fields_are_those_located_one_by_one(monkeypatch, text: str) -> None:  # noqa: ANN001
+def test_lines_located_by_counting_fields_are_those_located_one_by_one(monkeypatch, text: str) -> None:
     """Where every line has as many fields, lines are located from that number instead of from each
     newline; both give the same tokens (and a block of lines of different counts is not taken for one)."""
     counted = tokenize._tokenize(tokenize._Block.of(text.encode()))
