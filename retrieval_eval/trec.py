@@ -88,9 +88,9 @@ def _parse_qrels_block(block: _Block, with_subtopics: bool = False) -> _Parsed:
 def _single_digits(tokens: _Tokens, field: int) -> np.ndarray | None:
     """Field ``field`` as integers when every line has a single digit there (most qrels' relevance:
     one byte to read per line instead of a string to parse); None otherwise."""
-    index = tokens.first_token + field
-    start = tokens.before[index] + 1
-    if len(start) == 0 or not bool(np.all(tokens.ends[index] - start == 1)):
+    before, ends = tokens.bounds(field)
+    start = before + 1
+    if len(start) == 0 or not bool(np.all(ends - start == 1)):
         return None
     digit = tokens.buffer[start] - np.uint8(ord("0"))  # wraps below '0', so one test covers both ends
     if not bool(np.all(digit <= 9)):

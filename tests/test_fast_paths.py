@@ -83,6 +83,56 @@ def test_plain_decimals_are_read_by_the_decimal_path(texts: list[str]) -> None:
     assert values.tolist() == [float(text) for text in texts]
 
 
+def _same_decimals(texts: list[str]) -> list[float] | None:
+    """What the same-decimals path of :meth:`_Tokens.decimals` makes of a block of these scores."""
+    block = "".join(f"q Q0 d{i} 1 {text} r\n" for i, text in enumerate(texts)).encode()
+    tokens = tokenize._tokenize(tokenize._Block.of(block))
+    before, end = tokens.bounds(4)
+    values = tokens._same_decimals(tokens._words_at(), before, end, end - before - 1)
+    read = tokenize._floats(tokens, 4, "score must be a number", "a score")[0]  # whichever path reads them
+    assert read.tolist() == [float(text) for text in texts]
+    return None if values is None else values.tolist()
+
+
+one_format = st.integers(0, 6).flatmap(lambda decimals: st.lists(st.builds(
+    lambda whole, fraction: whole + ("." + fraction if decimals else ""),
+    st.text("0123456789", min_size=0 if decimals else 1, max_size=7 - decimals),
+    st.text("0123456789", min_size=decimals, max_size=decimals)), min_size=1, max_size=30))
+
+
+@settings(max_examples=200, deadline=None)
+@given(one_format)
+def test_scores_of_one_format_take_the_same_decimals_path(texts: list[str]) -> None:
+    """Unsigned scores of at most 8 bytes with as many decimals each (".5" included) are read by the
+    same-decimals path, exactly as float() reads them."""
+    assert _same_decimals(texts) == [float(text) for text in texts]
+
+
+@pytest.mark.parametrize("texts", [["0.3160", "0.4545", "1.0000"], ["10.5720", "9.5606", "0.0001"], ["12", "7", "1000"],
+                                   ["1234.567", "0.001"], [".25", "1.50"]], ids=str)
+def test_scores_of_one_width_or_several_take_the_same_decimals_path(texts: list[str]) -> None:
+    """Fields of one width (masks as scalars) and of several (a mask per line) both take the path."""
+    assert _same_decimals(texts) == [float(text) for text in texts]
+
+
+@pytest.mark.parametrize("texts", [
+    ["1.25", "3.5"], ["1.5", "25"], ["25", "1.5"], ["12.3.45", "1.25"], ["1.25", "1e-5"], ["5.", "6."],
+    ["1.25", "inf0"], ["0.25", "1.2.5"], [".", "1.5"], ["1.25", "-1.25"], ["-1.25", "1.25"], ["+1.5", "2.5"],
+    ["12", "-3"],
+], ids=str)
+def test_scores_of_mixed_formats_are_left_to_the_general_path(texts: list[str]) -> None:
+    """A score with other decimals (or no point, a second one, an exponent) turns the same-decimals
+    path down: what is plain is read by the general path, the rest by NumPy's parser or refused."""
+    if all(_python_float(text) is not None for text in texts):
+        assert _same_decimals(texts) is None
+    else:
+        block = "".join(f"q Q0 d{i} 1 {text} r\n" for i, text in enumerate(texts)).encode()
+        tokens = tokenize._tokenize(tokenize._Block.of(block))
+        before, end = tokens.bounds(4)
+        assert tokens._same_decimals(tokens._words_at(), before, end, end - before - 1) is None
+        _check_decimals(texts)
+
+
 def test_byte_index_of_every_byte() -> None:
     """_byte_index finds the one marked byte of a word, counted from the right, at each of the 8 places."""
     marks = np.array([0x80 << (8 * k) for k in range(8)], dtype=np.uint64)
@@ -179,3 +229,59 @@ def test_columns_grow_and_widen_across_blocks(tmp_path, monkeypatch, source: str
     assert columns.doc_ids.tolist() == [d.encode() for _, d, _ in lines]
     assert columns.scores.tolist() == [float(s) for _, _, s in lines]
     assert columns.lines.tolist() == list(range(1, 301))
+
+
+@pytest.mark.parametrize("lines, fields", [
+    (["q1 Q0 d1 1 0.5 r", "q10 Q0 doc-22 2 1.25 r"], 6),
+    (["q1\tQ0  d1 1 0.5 r", "q2 Q0 d2 2 1.5 r"], 6),  # the general tokenizer
+    (["q1 Q0 d1 1 0.5 r", "q2 Q0 d2 2 1.5 r extra"], 0),
+    (["# comment", "q1 Q0 d1 1 0.5 r"], 0),
+    (["q1 Q0 d1 1 0.5 r", "", "q2 Q0 d2 2 1.5 r"], 0),
+], ids=["single spaces", "runs of spaces", "more fields on a line", "comment", "blank line"])
+def test_fields_of_uniform_lines_are_views_of_the_same_values(lines: list[str], fields: int) -> None:
+    """Lines of one field count are read through strided views of the separators; the values are
+    those of the gathered fields every other block uses."""
+    import attrs
+
+    from retrieval_eval.trec import _single_digits
+
+    tokens = tokenize._tokenize(tokenize._Block.of("".join(line + "\n" for line in lines).encode()))
+    assert tokens.uniform == fields
+    gathered = attrs.evolve(tokens, uniform=0)
+    for field in range(6):
+        assert tokens.strings(field).tolist() == gathered.strings(field).tolist()
+        assert all(np.array_equal(a, b) for a, b in zip(tokens.bounds(field), gathered.bounds(field)))
+    assert tokens.decimals(4)[0].tolist() == gathered.decimals(4)[0].tolist()
+    ranks = [int(line.split()[3]) for line in lines if line and not line.startswith("#")]
+    assert _single_digits(tokens, 3).tolist() == _single_digits(gathered, 3).tolist() == ranks
+
+
+@pytest.mark.parametrize("text", [
+    "q1 Q0 d1 1 0.5 r\nq2 Q0 d2 2 1.5 r\n",
+    "q1 Q0 d1 1 0.5 r\nq2 Q0 d2 2 1.5 r x\n",
+    "q1 Q0 d1 1 0.5 r x\nq2 Q0 d2 2 1.5 r\n",
+    "q1 Q0 d1 1 0.5 r\nq2 Q0 d2\nq3 Q0 d3 3 1 r x y z\n",  # 9 fields in all, a multiple of 3
+    "a b\nc d\ne f g h\n",  # the first line's count divides the total, but the lines differ
+    "one\ntwo\n", "# c o m\nq1 0 d1 1\n", "a b\nc\nd\ne f\n",
+])
+def test_lines_located_by_counting_fields_are_those_located_one_by_one(monkeypatch, text: str) -> None:
+    """Where every line has as many fields, lines are located from that number instead of from each
+    newline; both give the same tokens (and a block of lines of different counts is not taken for one)."""
+    counted = tokenize._tokenize(tokenize._Block.of(text.encode()))
+    lines = text.splitlines()
+    same = len({len(line.split()) for line in lines}) == 1
+    monkeypatch.setattr(tokenize, "_fields_per_line", lambda newline: 0)
+    located = tokenize._tokenize(tokenize._Block.of(text.encode()))
+    for name in ["line_index", "first_token", "n_tokens", "before", "ends", "line_ends"]:
+        assert getattr(counted, name).tolist() == getattr(located, name).tolist(), name
+    assert counted.uniform == located.uniform == (len(lines[0].split()) if same and "#" not in text else 0)
+
+
+@pytest.mark.parametrize("counts, fields", [
+    ([6, 6, 6], 6), ([1], 1), ([6, 7], 0), ([7, 6], 0), ([2, 2, 4], 0), ([2, 1, 1, 2], 0), ([3, 3, 2, 1], 0),
+])
+def test_fields_per_line_only_when_every_line_has_as_many(counts: list[int], fields: int) -> None:
+    """The count is taken only when every line has it: the last field of every line at the places it
+    gives, and no other line end (2, 1, 1, 2 puts line ends at all the places 2, 2, 2 would)."""
+    newline = np.array([i == count - 1 for count in counts for i in range(count)])
+    assert tokenize._fields_per_line(newline) == fields
