@@ -57,13 +57,6 @@ if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
 
 T = TypeVar("T")
 
-#: Queries per block when a batch of very many queries is evaluated block by block (see
-#: :meth:`RankedBatch.query_blocks`). Measured on 10 M queries of one document: the 30 official
-#: measures took 4.8 s on the whole batch, 2.5 s in blocks of 32,768 or 65,536 queries, 3.1 s in
-#: blocks of a million (each block's arrays, a few hundred kB, stay in the CPU's caches). A batch of
-#: fewer queries (msmarco's 7,000) is one block: there, blocks would only add calls.
-QUERIES_PER_BLOCK = 1 << 15
-
 NONPOOL = -1  #: label of a retrieved document the query's qrels do not mention
 
 UNJUDGED = -2  #: label of a retrieved document whose qrels value is negative
@@ -347,11 +340,11 @@ class RankedBatch:
             in_run=self.in_run[start:stop], subtopics=None if self.subtopics is None else self.subtopics.block(start, stop),
         )
 
-    def query_blocks(self) -> list[tuple[int, int]]:
-        """The (start, stop) of consecutive blocks of queries that measures are computed on one at a
-        time: one block, unless the batch holds more than :data:`QUERIES_PER_BLOCK` queries."""
+    def query_blocks(self, size: int) -> list[tuple[int, int]]:
+        """The (start, stop) of consecutive blocks of ``size`` queries (the last one shorter): one
+        block, the whole batch, when it holds at most ``size`` queries."""
         n = self.n_queries
-        return [(start, min(start + QUERIES_PER_BLOCK, n)) for start in range(0, n, QUERIES_PER_BLOCK)] or [(0, 0)]
+        return [(start, min(start + size, n)) for start in range(0, n, size)] or [(0, 0)]
 
     def judged_only(self) -> RankedBatch:
         """This batch with only its judged ranked rows (value >= 0), ranked in the same order: what the

@@ -1,7 +1,7 @@
 """Evaluating a batch of very many queries a block of queries at a time (issue 16, sessions shapes).
 
-``SetEvaluator`` computes the measures of a batch with more than ``QUERIES_PER_BLOCK`` queries block
-by block, so that each block's arrays stay small. That is only right if every measure is computed
+``SetEvaluator`` computes the measures of a batch of more than ``QUERIES_PER_BLOCK`` queries
+(``QUERIES_PER_THREAD_BLOCK`` on several CPUs) block by block, so that each block's arrays stay small. That is only right if every measure is computed
 query by query: these tests compute every registered measure on blocks and on the whole batch, with
 the block size made tiny, and ask for the same bits. The summaries carried across blocks must equal
 the whole batch's to the last bit too, and the CLI's output must not change.
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import retrieval_eval._threads as threads_module
-import retrieval_eval.ranking as ranking_module
+import retrieval_eval.evaluator as evaluator_module
 from retrieval_eval import SetEvaluator
 from retrieval_eval.cli import main
 from retrieval_eval.measures import REGISTRY, Measure, compute, compute_text
@@ -51,6 +51,12 @@ def _data(seed: int) -> tuple[str, str]:
 def _evaluator(seed: int, **options: object) -> SetEvaluator:
     qrels, run = _data(seed)
     return SetEvaluator.from_trec(io.StringIO(qrels), io.StringIO(run), subtopics=True, **options)  # type: ignore[arg-type]
+
+
+def _tiny_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of TINY_BLOCK queries, on one thread and on several."""
+    monkeypatch.setattr(evaluator_module, "QUERIES_PER_BLOCK", TINY_BLOCK)
+    monkeypatch.setattr(evaluator_module, "QUERIES_PER_THREAD_BLOCK", TINY_BLOCK)
 
 
 def _measures() -> list[Measure]:
@@ -95,9 +101,8 @@ def test_a_block_holds_views_of_its_queries_rows() -> None:
 
 def test_blocks_cover_the_queries_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
     batch = _evaluator(1)._batch
-    assert batch.query_blocks() == [(0, batch.n_queries)]  # a small batch is one block
-    monkeypatch.setattr(ranking_module, "QUERIES_PER_BLOCK", TINY_BLOCK)
-    blocks = batch.query_blocks()
+    assert batch.query_blocks(batch.n_queries) == [(0, batch.n_queries)]  # a small batch is one block
+    blocks = batch.query_blocks(TINY_BLOCK)
     assert len(blocks) > 5 and blocks[0][0] == 0 and blocks[-1][1] == batch.n_queries
     assert all(stop == next_start for (_, stop), (next_start, _) in itertools.pairwise(blocks))
 
@@ -111,10 +116,10 @@ def test_summaries_in_blocks_equal_the_whole_batch_s(
     numeric = [measure for measure in _measures() if not measure.definition.text]
     whole = _evaluator(seed)
     expected = [whole.aggregate(measure) for measure in numeric]
-    monkeypatch.setattr(ranking_module, "QUERIES_PER_BLOCK", TINY_BLOCK)
+    _tiny_blocks(monkeypatch)
     monkeypatch.setattr(threads_module, "usable_cpus", lambda: threads)  # blocks on the calling thread, or on 3
     blocked = _evaluator(seed)
-    assert len(blocked._batch.query_blocks()) > 5
+    assert len(blocked._batch.query_blocks(TINY_BLOCK)) > 5
     assert blocked._summaries(numeric, keep=keep) == expected  # exact: the same additions in the same order
     assert len(blocked._values) == (len(set(numeric)) if keep else 0)
     for measure in numeric:  # kept by _summaries, or computed by array() block by block: the whole batch's
@@ -122,7 +127,7 @@ def test_summaries_in_blocks_equal_the_whole_batch_s(
 
 
 def test_summaries_reuse_arrays_already_computed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ranking_module, "QUERIES_PER_BLOCK", TINY_BLOCK)
+    _tiny_blocks(monkeypatch)
     runs = _evaluator(2)
     ap = runs.array("AP")
     assert runs._summaries(["AP", "P@5"], keep=True) == [runs.aggregate("AP"), runs.aggregate("P@5")]
@@ -140,7 +145,7 @@ def test_the_cli_prints_the_same_with_blocks(
                str(tmp_path / "qrels"), str(tmp_path / "run")]
     assert main(command) == 0
     whole = capsys.readouterr().out
-    monkeypatch.setattr(ranking_module, "QUERIES_PER_BLOCK", TINY_BLOCK)
+    _tiny_blocks(monkeypatch)
     assert main(command) == 0
     assert capsys.readouterr().out == whole and len(whole.splitlines()) > 40
 
