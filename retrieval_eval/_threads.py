@@ -25,28 +25,27 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def in_order(function: Callable[..., _R], items: Sequence[tuple[Any, ...]], threads: int | None = None) -> Iterator[_R]:
+def in_order(function: Callable[..., _R], items: Sequence[tuple[Any, ...]], workers: int) -> Iterator[_R]:
     """``function(*item)`` for each of ``items``, in their order.
 
-    With several CPUs (``threads``, default :func:`usable_cpus`) and several items, the calls run on
-    that many threads, at most that many results ahead of the one taken, so memory stays bounded;
-    otherwise, and on one CPU, they run one after the other on the calling thread. An exception is
-    raised where its item's result would have been taken; the calls not started then never start.
+    With ``workers`` threads (at least 1) and several items, the calls run on those threads, at most
+    ``workers`` results ahead of the one taken, so memory stays bounded; with 0 workers, or one item,
+    they run one after the other on the calling thread. An exception is raised where its item's
+    result would have been taken; the calls not started then never start.
     """
-    threads = usable_cpus() if threads is None else threads
-    if threads < 2 or len(items) < 2:
+    if workers < 1 or len(items) < 2:
         for item in items:
             yield function(*item)
         return
     # Imported here: only work of several pieces needs it, and it costs start-up time.
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(threads, thread_name_prefix="retrieval_eval") as pool:
+    with ThreadPoolExecutor(workers, thread_name_prefix="retrieval_eval") as pool:
         pending: deque[Future[_R]] = deque()
         try:
             for item in items:
                 pending.append(pool.submit(function, *item))
-                if len(pending) > threads:  # every thread busy, and one more queued
+                if len(pending) > workers:  # every thread busy, and one more queued
                     yield pending.popleft().result()
             while pending:
                 yield pending.popleft().result()

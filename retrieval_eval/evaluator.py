@@ -1055,8 +1055,8 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         (tests/test_blocks.py checks every measure).
         """
         batch = self._batch
-        threads = _threads.usable_cpus()
-        blocks = batch.query_blocks(QUERIES_PER_BLOCK if threads < 2 else QUERIES_PER_THREAD_BLOCK)
+        cpus = _threads.usable_cpus()
+        blocks = batch.query_blocks(QUERIES_PER_BLOCK if cpus < 2 else QUERIES_PER_THREAD_BLOCK)
 
         def evaluated(start: int, stop: int) -> tuple[RankedBatch, dict[Measure, FloatArray]]:
             part = batch if len(blocks) == 1 else batch.block(start, stop)
@@ -1068,7 +1068,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
             return part, values
 
         kept: dict[Measure, FloatArray] = {}
-        for (start, stop), (part, values) in zip(blocks, _threads.in_order(evaluated, blocks, threads)):
+        for (start, stop), (part, values) in zip(blocks, _threads.in_order(evaluated, blocks, cpus if cpus > 1 else 0)):
             if keep:
                 for measure, array in values.items():
                     if measure in self._values:

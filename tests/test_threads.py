@@ -10,19 +10,21 @@ import pytest
 from retrieval_eval._threads import in_order, usable_cpus
 
 
-@pytest.mark.parametrize("threads", [1, 2, 3])
-def test_results_come_in_the_order_of_the_items(threads: int) -> None:
+@pytest.mark.parametrize("workers", [0, 1, 2, 3])
+def test_results_come_in_the_order_of_the_items(workers: int) -> None:
     def slow_square(i: int, pause: float) -> int:
         time.sleep(pause)
         return i * i
 
     items = [(i, 0.004 * ((7 * i) % 5)) for i in range(20)]  # later items often finish first
-    assert list(in_order(slow_square, items, threads)) == [i * i for i in range(20)]
+    assert list(in_order(slow_square, items, workers)) == [i * i for i in range(20)]
 
 
-def test_one_thread_runs_on_the_calling_thread() -> None:
-    seen = list(in_order(lambda: threading.get_ident(), [(), ()], threads=1))
+def test_no_workers_run_on_the_calling_thread_and_one_worker_off_it() -> None:
+    seen = list(in_order(lambda: threading.get_ident(), [(), ()], workers=0))
     assert seen == [threading.get_ident()] * 2
+    seen = list(in_order(lambda: threading.get_ident(), [(), ()], workers=1))
+    assert threading.get_ident() not in seen
 
 
 def test_several_threads_run_side_by_side_but_never_far_ahead() -> None:
@@ -40,7 +42,7 @@ def test_several_threads_run_side_by_side_but_never_far_ahead() -> None:
             running -= 1
         return i
 
-    results = in_order(work, [(i,) for i in range(12)], threads=2)
+    results = in_order(work, [(i,) for i in range(12)], workers=2)
     assert next(results) == 0
     time.sleep(0.05)  # the caller holds back: no more than 2 running and 1 queued beyond what it took
     assert len(started) <= 4
@@ -57,7 +59,7 @@ def test_an_error_is_raised_at_its_item_and_later_items_are_dropped() -> None:
         time.sleep(0.002)
         return i
 
-    results = in_order(work, [(i,) for i in range(50)], threads=2)
+    results = in_order(work, [(i,) for i in range(50)], workers=2)
     assert [next(results) for _ in range(3)] == [0, 1, 2]
     with pytest.raises(ValueError, match="item 3"):
         next(results)
@@ -70,3 +72,79 @@ def test_usable_cpus_follows_the_affinity() -> None:
     if hasattr(os, "sched_getaffinity"):
         assert usable_cpus() == len(os.sched_getaffinity(0))
     assert usable_cpus() >= 1
+
+
+def _cli_runs(tmp_path, capsys, monkeypatch, cpus: int, runs: list[str]) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+    import retrieval_eval._threads as threads_module
+    from retrieval_eval.cli import main
+
+    monkeypatch.setattr(threads_module, "usable_cpus", lambda: cpus)
+    paths = []
+    for i, text in enumerate(runs):
+        path = tmp_path / f"run{i}"
+        path.write_bytes(text.encode())
+        paths.append(str(path))
+    (tmp_path / "qrels").write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 2\nq3 0 d 1\n")
+    code = main(["evaluate", "-m", "map", "-m", "P_5", str(tmp_path / "qrels"), *paths])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+RUNS = [
+    "q1 Q0 a 1 2 r1\nq1 Q0 b 2 1 r1\nq9 Q0 z 1 1 r1\n",  # a query without judgments: a note
+    "\ufeffq1 Q0 b 1 1e999 r2\nq2 Q0 c 1 1 r2\n",  # a byte order mark and an overflowing score: warnings
+    "q1 Q0 a 1 2 r3\nq2 Q0 c 1 1 r3\n",
+]
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_runs_read_ahead_print_the_same_as_runs_read_in_turn(tmp_path, capsys, monkeypatch, broken: bool) -> None:  # type: ignore[no-untyped-def]
+    """evaluate with several runs reads the next run on a thread (several CPUs): its warnings wait for
+    their turn, and a broken run stops the command at the same point, with the same messages."""
+    import retrieval_eval.cli as cli_module
+    import retrieval_eval.trec as trec_module
+
+    runs = [*RUNS, "q1 Q0 a 1 high r4\n"] if broken else RUNS
+    in_turn = _cli_runs(tmp_path, capsys, monkeypatch, 1, runs)
+    # Run 1's notes wait until run 2 is read ahead, so that its warnings come first unless held back.
+    second_read, reads, real_read, real_check = threading.Event(), [], trec_module.read_run_columns, cli_module._check_overlap
+
+    def read(*args, **kwargs):  # type: ignore[no-untyped-def]
+        try:
+            return real_read(*args, **kwargs)
+        finally:
+            reads.append(1)
+            if len(reads) == 2:
+                second_read.set()
+
+    def check(*args, **kwargs):  # type: ignore[no-untyped-def]
+        assert second_read.wait(10)
+        return real_check(*args, **kwargs)
+
+    monkeypatch.setattr(trec_module, "read_run_columns", read)
+    monkeypatch.setattr(cli_module, "_check_overlap", check)
+    ahead = _cli_runs(tmp_path, capsys, monkeypatch, 2, runs)
+    assert ahead == in_turn
+    code, out, err = ahead
+    assert err.index("q9") < err.index("byte order mark") < err.index("too large")
+    assert (code, out == "") == ((2, True) if broken else (0, False))
+    if broken:
+        assert err.rstrip().splitlines()[-1].startswith("retrieval-eval: error: ") and "run3:1" in err
+
+
+def test_the_next_run_is_read_on_another_thread(tmp_path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import retrieval_eval.trec as trec_module
+
+    readers = []
+    real = trec_module.read_run_columns
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        readers.append(threading.get_ident())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(trec_module, "read_run_columns", spy)
+    assert _cli_runs(tmp_path, capsys, monkeypatch, 2, RUNS[::2])[0] == 0
+    assert len(readers) == 2 and threading.get_ident() not in readers
+    readers.clear()
+    assert _cli_runs(tmp_path, capsys, monkeypatch, 1, RUNS[::2])[0] == 0
+    assert readers == [threading.get_ident()] * 2
