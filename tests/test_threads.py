@@ -148,3 +148,39 @@ def test_the_next_run_is_read_on_another_thread(tmp_path, capsys, monkeypatch) -
     readers.clear()
     assert _cli_runs(tmp_path, capsys, monkeypatch, 1, RUNS[::2])[0] == 0
     assert readers == [threading.get_ident()] * 2
+
+
+@pytest.mark.parametrize("run", [RUNS[2], "q1 Q0 a 1 high r\n"])
+def test_judgments_prepared_meanwhile_fail_as_when_prepared_by_the_build(tmp_path, capsys, monkeypatch, run: str) -> None:  # type: ignore[no-untyped-def]
+    """A repeated judgment is reported when the first run is built, after that run is read: a run that
+    cannot be read is reported instead, whether the judgments were prepared on a thread or not."""
+    import retrieval_eval._threads as threads_module
+    from retrieval_eval.cli import main
+
+    (tmp_path / "qrels").write_text("q1 0 a 1\nq1 0 a 0\nq2 0 c 2\n")
+    (tmp_path / "run").write_text(run)
+    seen = []
+    for cpus in (1, 2):
+        monkeypatch.setattr(threads_module, "usable_cpus", lambda cpus=cpus: cpus)
+        seen.append((main(["evaluate", str(tmp_path / "qrels"), str(tmp_path / "run")]), capsys.readouterr()))
+    assert seen[0] == seen[1] and seen[0][0] == 2
+    err = seen[0][1].err
+    assert ("duplicate judgment" in err) == (run == RUNS[2]) and ("run:1" in err) == (run != RUNS[2])
+
+
+def test_judgments_are_prepared_once_off_the_main_thread(tmp_path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import retrieval_eval.ranking as ranking_module
+
+    preparers = []
+    real = ranking_module._prepare_qrels
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        preparers.append(threading.get_ident())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ranking_module, "_prepare_qrels", spy)
+    assert _cli_runs(tmp_path, capsys, monkeypatch, 2, RUNS)[0] == 0
+    assert len(preparers) == 1 and preparers[0] != threading.get_ident()
+    preparers.clear()
+    assert _cli_runs(tmp_path, capsys, monkeypatch, 1, RUNS)[0] == 0
+    assert preparers == [threading.get_ident()]
