@@ -770,7 +770,8 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
     columns = table_columns(requested, per_query=args.per_query, summary=summary)
     # Each run is printed only once every run is read and evaluated: a broken file found at the third run
     # stops the command before anything reaches stdout (never half a table). The evaluations themselves are
-    # not kept, only their text, so several large runs need no more memory than the largest.
+    # not kept, only their text, so several large runs need no more memory than the largest one and the columns
+    # of the next one, read meanwhile (see _runs_read).
     parts: list[str] = []
     table = args.format in _TABLE_FORMATS
     if table:  # imported only for a table: csv costs start-up time that trec lines do not need
