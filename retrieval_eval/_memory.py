@@ -17,17 +17,11 @@ def release_freed_memory() -> None:
 
     glibc keeps freed blocks in its heaps (one per thread) for reuse; after reading a large file
     on several threads that is a few hundred MB of temporaries, which would add to the peak of the
-    next step. Elsewhere this does nothing, and so it does once :func:`keep_freed_memory` has been
-    called: the process then keeps its freed memory on purpose (trimming it walked a heap of 1.2 GB
-    at 10 M sessions, and the next step touched every page it gave back afresh).
+    next step. Elsewhere this does nothing.
     """
     trim = _libc_function("malloc_trim")
-    if trim is not None and not _KEEPING:
+    if trim is not None:
         trim(0)
-
-
-#: Whether :func:`keep_freed_memory` has been called (then freed memory is never handed back).
-_KEEPING = False
 
 
 #: glibc's mallopt parameters (malloc.h).
@@ -50,8 +44,6 @@ def keep_freed_memory() -> None:
 
     Process-wide, so only the command line calls it. Does nothing where the C library is not glibc.
     """
-    global _KEEPING
-    _KEEPING = True
     mallopt = _libc_function("mallopt")
     if mallopt is not None:
         mallopt(_M_MMAP_MAX, 0)  # no block gets its own mapping: the heap serves them all

@@ -280,19 +280,6 @@ def test_keep_freed_memory_turns_off_numpys_huge_pages() -> None:
     assert out.split() == ["False", "20000000.0", "20000000"]
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim: Linux")
-def test_freed_memory_is_no_longer_trimmed_once_it_is_kept() -> None:
-    """In a process of its own: release_freed_memory calls malloc_trim until keep_freed_memory is
-    called, and never after (the kept memory is what the next step reuses)."""
-    code = ("import retrieval_eval._memory as m; calls = []\n"
-            "m._libc_function = lambda name, real=m._libc_function: "
-            "(lambda *a: calls.append(name) or 1) if name == 'malloc_trim' else real(name)\n"
-            "m.release_freed_memory(); m.keep_freed_memory(); m.release_freed_memory(); print(calls)")
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
-    assert out.strip() == "['malloc_trim']"
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="NumPy's huge-page switch: Linux")
 def test_a_program_calling_main_keeps_its_own_process_settings(tmp_path: Path) -> None:
     """A script (not the retrieval-eval program) that calls main() with sys.argv set gets its output,
