@@ -210,7 +210,11 @@ def _check_duplicates(
     if len(query_code) < 2:
         return keep
     # Fast certificate: when no two rows share a key of (query, id), no row repeats.
-    hashed = np.sort(pair_keys(query_code, ids) if keys is None else keys)
+    if keys is None:  # made here: sorted in place (a copy would add 8 bytes a row to the build's peak)
+        hashed = pair_keys(query_code, ids)
+        hashed.sort()
+    else:  # the caller's, kept for the join: sorted as a copy
+        hashed = np.sort(keys)
     if not bool(np.any(hashed[1:] == hashed[:-1])):
         return keep
     del hashed

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 if TYPE_CHECKING:  # imported for annotations only: the commands import lazily, to keep --help fast
     from .evaluator import SetEvaluator
     from .model import QrelsColumns, RunColumns
+    from .ranking import RunHandoff
     from .output import Requested
 
 EXIT_OK = 0
@@ -619,24 +620,24 @@ def _read_judgments(qrels: Any, first_run: object, *, subtopics: bool) -> QrelsC
 
 
 def _build_run(args: argparse.Namespace, judged: QrelsColumns, qrels: object, run: Any,
-               columns: RunColumns, preparing: _Preparing) -> SetEvaluator:
+               columns: RunHandoff, preparing: _Preparing) -> SetEvaluator:
     """One run (``columns``, read from ``run``) evaluated against the judgments already read (the CLI's
     judging options applied), once their preparation is done."""
     from .evaluator import RANKING_ORDERS, SetEvaluator
-    from .ranking import RunHandoff
 
     preparing.wait()
     # Nobody else holds the run just read: handed over, its columns are freed as the build uses them.
     results = SetEvaluator.from_columns(
-        judged, RunHandoff(columns), rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only,
+        judged, columns, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only,
         duplicates=args.duplicates, complete=not args.skip_missing, order=RANKING_ORDERS[args.order],
     )
     _check_overlap(results, qrels, run)
     return results
 
 
-def _runs_read(args: argparse.Namespace, runs: Sequence[object]) -> Iterator[tuple[object, RunColumns]]:
-    """Each run with its columns, in order.
+def _runs_read(args: argparse.Namespace, runs: Sequence[object]) -> Iterator[tuple[object, RunHandoff]]:
+    """Each run with its columns, in order, handed over: nothing else holds them, so that the build
+    frees each column once it is used.
 
     With several runs and several CPUs the next run is read on a thread while the caller builds and
     scores this one: both are mostly NumPy loops, which release the GIL (ten robust-sized runs in one
@@ -645,6 +646,7 @@ def _runs_read(args: argparse.Namespace, runs: Sequence[object]) -> Iterator[tup
     stderr reads as if the runs were read one after the other.
     """
     from . import _threads
+    from .ranking import RunHandoff
     from .trec import read_run_columns
 
     def read(run: object) -> _ReadAhead:
@@ -652,7 +654,9 @@ def _runs_read(args: argparse.Namespace, runs: Sequence[object]) -> Iterator[tup
 
     workers = 1 if len(runs) > 1 and _threads.usable_cpus() > 1 else 0
     for run, read_ahead in zip(runs, _threads.in_order(read, [(run,) for run in runs], workers)):
-        yield run, read_ahead.taken()
+        handoff = RunHandoff(read_ahead.taken())
+        del read_ahead
+        yield run, handoff
 
 
 class _Preparing:
@@ -707,13 +711,15 @@ class _ReadAhead:
             cls.held.messages = None
 
     def taken(self) -> RunColumns:
-        """The columns, once the warnings are printed (or the error raised) on the calling thread."""
+        """The columns, which this no longer holds, once the warnings are printed (or the error raised)
+        on the calling thread."""
         for message in self.warned:
             _warn(message)
         if self.error is not None:
             raise self.error
-        assert self.columns is not None
-        return self.columns
+        columns, self.columns = self.columns, None
+        assert columns is not None
+        return columns
 
 
 #: The folders of the paths a shell passes for a process substitution ``<(...)``: bash's /dev/fd/63,

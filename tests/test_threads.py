@@ -184,3 +184,25 @@ def test_judgments_are_prepared_once_off_the_main_thread(tmp_path, capsys, monke
     preparers.clear()
     assert _cli_runs(tmp_path, capsys, monkeypatch, 1, RUNS)[0] == 0
     assert preparers == [threading.get_ident()]
+
+
+@pytest.mark.parametrize("cpus", [1, 2])
+def test_a_run_read_is_held_by_its_handoff_alone(tmp_path, monkeypatch, cpus: int) -> None:  # type: ignore[no-untyped-def]
+    """The build frees each column of a run once it is used, only if nothing else holds the run: the
+    runs read (ahead or not) come in a RunHandoff, and nothing else keeps them."""
+    import argparse
+    import gc
+    import weakref
+
+    import retrieval_eval._threads as threads_module
+    from retrieval_eval.cli import _runs_read
+
+    monkeypatch.setattr(threads_module, "usable_cpus", lambda: cpus)
+    paths = []
+    for i, text in enumerate(RUNS[::2]):  # runs without warnings
+        (tmp_path / f"run{i}").write_text(text)
+        paths.append(str(tmp_path / f"run{i}"))
+    for run, handoff in _runs_read(argparse.Namespace(order="score"), paths):
+        taken = weakref.ref(handoff.take())
+        gc.collect()
+        assert taken() is None, run  # the handoff held the only reference
