@@ -20,7 +20,7 @@ import retrieval_eval._threads as threads_module
 import retrieval_eval.evaluator as evaluator_module
 from retrieval_eval import SetEvaluator
 from retrieval_eval.cli import main
-from retrieval_eval.measures import REGISTRY, Measure, compute, compute_text
+from retrieval_eval.measures import REGISTRY, Measure, MeasureError, compute, compute_text
 from retrieval_eval.measures.base import MeasureDef, Summary, sequential_mean, sequential_sum
 
 #: Small enough that the seeded data below (60 queries) makes many blocks, of unequal sizes.
@@ -161,6 +161,8 @@ def test_a_summary_added_in_parts_is_the_summary_of_the_whole(aggregate: str) ->
     values = rnd.random(1000) / 3  # thirds: sums in another order round differently
     weights = rnd.integers(0, 3, 1000).astype(float)
     definition = _mean_definition(aggregate)
+    if definition.integer:  # a sum of counts (every summed measure is one)
+        values = rnd.integers(0, 2**40, 1000).astype(float)
     summary = Summary(definition)
     for start in (0, 1, 17, 500, 999):  # parts of 1, 16, 483, 499 and 1 values
         stop = {0: 1, 1: 17, 17: 500, 500: 999, 999: 1000}[start]
@@ -182,3 +184,10 @@ def test_sequential_sums_chain_and_keep_negative_zero(monkeypatch: pytest.Monkey
     assert sequential_sum(values[300:], sequential_sum(values[:300])) == left_to_right
     assert str(sequential_sum(np.array([-0.0, -0.0]))) == "-0.0" and sequential_sum(np.zeros(0)) is None
     assert sequential_sum(np.zeros(0), 2.5) == 2.5 and sequential_mean(np.zeros(0)) == 0.0
+
+
+def test_a_count_that_is_not_a_whole_number_is_a_bug_reported_as_such() -> None:
+    count = _mean_definition("sum")
+    assert count.integer
+    with pytest.raises(MeasureError, match="is a count, but some value is not a whole number"):
+        Summary(count).add(np.array([1.0, 2.5]))

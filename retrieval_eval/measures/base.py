@@ -308,13 +308,16 @@ class Summary:
     values (and weights), then take :meth:`value`.
 
     The value is that of :meth:`MeasureDef.aggregate_values` over all the values at once, to the last
-    bit: a mean or geometric mean carries its left-to-right sum from block to block; a sum or a
-    weighted mean keeps the values (8 bytes a query) and adds them up at the end, as one array.
+    bit: a mean or geometric mean carries its left-to-right sum from block to block; a sum of counts
+    (an ``integer`` measure) carries its exact integer sum, which any order of float additions gives
+    too (the counts stay far below 2**53); any other sum, and a weighted mean, keeps the values (8
+    bytes a query) and adds them up at the end, as one array.
     """
 
     definition: MeasureDef
     count: int = 0  #: queries added so far
     total: float | None = None  #: the running sum of a mean or geometric mean (None before any value)
+    whole_total: int = 0  #: the running sum of a sum of counts
     parts: list[FloatArray] = field(factory=list)  #: the values of a sum or weighted mean, block by block
     weight_parts: list[FloatArray] = field(factory=list)
 
@@ -329,6 +332,11 @@ class Summary:
             self.total = sequential_sum(values, self.total)
         elif self.definition.aggregate == "gmean":
             self.total = sequential_sum(_logs(values), self.total)
+        elif self.definition.aggregate == "sum" and self.definition.integer:
+            counts = values.astype(np.int64)
+            if not np.array_equal(counts, values):  # a count that is not a whole number: a kernel's bug
+                raise MeasureError(f"{self.definition.name} is a count, but some value is not a whole number")
+            self.whole_total += int(counts.sum())
         else:
             self.parts.append(values)
             if weights is not None:
@@ -338,7 +346,7 @@ class Summary:
         """The summary of every value added."""
         aggregate = self.definition.aggregate
         if aggregate == "sum":
-            return float(_joined(self.parts).sum())
+            return float(self.whole_total) if self.definition.integer else float(_joined(self.parts).sum())
         if self.count == 0:
             return 0.0
         if aggregate == "weighted":
