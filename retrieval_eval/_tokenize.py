@@ -26,6 +26,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeAlias, TypeVar, Union, cast, over
 import numpy as np
 from attrs import define
 
+from ._threads import usable_cpus
 from .model import (
     FIELD_SEPARATORS,
     BoolArray,
@@ -64,10 +65,7 @@ def _threads() -> int:
     """Threads parsing blocks: one more than the CPUs this process may use (NumPy releases the GIL
     in its loops but not between calls, so one spare thread keeps every CPU busy); on one CPU a
     single worker, which only overlaps parsing with reading."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cpus = os.cpu_count() or 1
+    cpus = usable_cpus()
     return cpus + 1 if cpus > 1 else 1
 
 
