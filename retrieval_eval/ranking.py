@@ -501,7 +501,7 @@ def build_batch(
     # Each row's key of (query, document), for the duplicate check and then (in the rows' new order) for
     # the join, when that looks pairs up in the table: when it compares ids instead (queries of few
     # judgments), the check makes its own keys and sorts them in place, which takes less memory.
-    keys = None if _scans(judged.offsets, counts) else pair_keys(rq, rd)
+    keys = None if _scans(judged.offsets, lambda: counts) else pair_keys(rq, rd)
     keep_r = _check_duplicates(rq, rd, r_lines, run_origin, run_unit, "document", judged.query_vocab, duplicates,
                                keys)
     if not keep_r.all():
@@ -633,9 +633,7 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray,
     would take more than ``_SCAN_COMPARISONS`` comparisons per row (or ids are ``bytes`` objects)."""
     if judged.dtype.kind != "S" or doc_ids.dtype.kind != "S":
         return None
-    if len(offsets) > 1 and int(np.diff(offsets).min()) > _SCAN_COMPARISONS:  # no query has few enough
-        return None  # (known without a pass over the rows)
-    if not _scans(offsets, np.bincount(query_code, minlength=len(offsets) - 1)):
+    if not _scans(offsets, lambda: np.bincount(query_code, minlength=len(offsets) - 1)):
         return None
     none = np.zeros(0, dtype=np.int64)
     rows, at = [none], [none]
@@ -654,13 +652,14 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray,
     return np.concatenate(rows), np.concatenate(at)
 
 
-def _scans(offsets: IntArray, rows_per_query: IntArray) -> bool:
-    """Whether :func:`_scan_join` compares ids, for rows of these numbers per query, rather than
-    declining: at most ``_SCAN_COMPARISONS`` comparisons per row."""
+def _scans(offsets: IntArray, rows_per_query: Callable[[], IntArray]) -> bool:
+    """Whether :func:`_scan_join` compares ids, for rows of the numbers per query that
+    ``rows_per_query()`` gives, rather than declining: at most ``_SCAN_COMPARISONS`` comparisons per row."""
     count = np.diff(offsets)
-    if len(count) and int(count.min()) > _SCAN_COMPARISONS:  # no query has few enough judgments
-        return False
-    return int(rows_per_query @ count) <= _SCAN_COMPARISONS * int(rows_per_query.sum())
+    if len(count) and int(count.min()) > _SCAN_COMPARISONS:  # no query has few enough judgments:
+        return False  # known without counting the rows
+    rows = rows_per_query()
+    return int(rows @ count) <= _SCAN_COMPARISONS * int(rows.sum())
 
 
 def _scan_repeats(offsets: IntArray, doc_ids: np.ndarray) -> bool | None:
