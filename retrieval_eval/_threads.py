@@ -40,15 +40,17 @@ def in_order(function: Callable[..., _R], items: Sequence[tuple[Any, ...]], work
     # Imported here: only work of several pieces needs it, and it costs start-up time.
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(workers, thread_name_prefix="retrieval_eval") as pool:
-        pending: deque[Future[_R]] = deque()
-        try:
-            for item in items:
-                pending.append(pool.submit(function, *item))
-                if len(pending) > workers:  # every thread busy, and one more queued
-                    yield pending.popleft().result()
-            while pending:
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="retrieval_eval")
+    pending: deque[Future[_R]] = deque()
+    try:
+        for item in items:
+            pending.append(pool.submit(function, *item))
+            if len(pending) > workers:  # every thread busy, and one more queued
                 yield pending.popleft().result()
-        finally:  # stopped early (an error, or the caller stopped taking results)
-            for future in pending:
-                future.cancel()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        # Stopped early (an error, Ctrl-C, or the caller stopped taking results): the calls not started
+        # never start, and the caller does not wait for those running (a run of 243 MB being read
+        # ahead, when the one before it failed).
+        pool.shutdown(wait=not pending, cancel_futures=True)

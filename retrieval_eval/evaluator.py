@@ -74,6 +74,10 @@ QUERIES_PER_BLOCK = 1 << 15
 #: 2 CPUs: 2.8 s in blocks of 32,768 (no faster than one thread), 2.3 s of 131,072, 2.1 s of 262,144,
 #: 1.95 s of 524,288; 1 M sessions of ten documents: 0.31, 0.25, 0.23 and 0.26 s (one thread 0.34 s).
 QUERIES_PER_THREAD_BLOCK = 1 << 18
+#: At most this many blocks computed at once (one per thread, and one more being summed): each holds
+#: its per-query caches and values, some 130 MB for a block of sessions of one document, so the peak
+#: grew by that much per CPU (2.0 GB with 8, 4.2 GB with 40, against 1.2 GB with 2).
+BLOCK_THREADS = 4
 
 MeasureLike = str | Measure
 #: One measure-like, or several; a group (``official``, ``P``, ``ndcg_cut``) stands for its measures.
@@ -1055,8 +1059,8 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         (tests/test_blocks.py checks every measure).
         """
         batch = self._batch
-        cpus = _threads.usable_cpus()
-        blocks = batch.query_blocks(QUERIES_PER_BLOCK if cpus < 2 else QUERIES_PER_THREAD_BLOCK)
+        workers = min(_threads.usable_cpus(), BLOCK_THREADS)
+        blocks = batch.query_blocks(QUERIES_PER_BLOCK if workers < 2 else QUERIES_PER_THREAD_BLOCK)
 
         def evaluated(start: int, stop: int) -> tuple[RankedBatch, dict[Measure, FloatArray]]:
             part = batch if len(blocks) == 1 else batch.block(start, stop)
@@ -1068,7 +1072,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
             return part, values
 
         kept: dict[Measure, FloatArray] = {}
-        for (start, stop), (part, values) in zip(blocks, _threads.in_order(evaluated, blocks, cpus if cpus > 1 else 0)):
+        for (start, stop), (part, values) in zip(blocks, _threads.in_order(evaluated, blocks, workers if workers > 1 else 0)):
             if keep:
                 for measure, array in values.items():
                     if measure in self._values:

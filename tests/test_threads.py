@@ -206,3 +206,46 @@ def test_a_run_read_is_held_by_its_handoff_alone(tmp_path, monkeypatch, cpus: in
         taken = weakref.ref(handoff.take())
         gc.collect()
         assert taken() is None, run  # the handoff held the only reference
+
+
+def test_an_error_does_not_wait_for_the_work_running_ahead() -> None:
+    """When an item fails, the caller gets the error at once, not after the slow item being worked on
+    ahead (a large run read ahead, when the run before it failed)."""
+    release = threading.Event()
+
+    def work(i: int) -> int:
+        if i == 0:
+            raise ValueError("item 0")
+        release.wait(5)  # the slow item ahead
+        return i
+
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="item 0"):
+        for _ in in_order(work, [(0,), (1,), (2,)], workers=2):
+            pass
+    assert time.perf_counter() - start < 2
+    release.set()
+
+
+def test_blocks_use_at_most_a_few_threads(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Each block in flight holds its caches: on a machine of many CPUs, the blocks still run on at most
+    BLOCK_THREADS threads, so the peak memory does not grow with the CPU count."""
+    import numpy as np
+
+    import retrieval_eval._threads as threads_module
+    import retrieval_eval.evaluator as evaluator_module
+    from retrieval_eval import SetEvaluator
+
+    monkeypatch.setattr(threads_module, "usable_cpus", lambda: 40)
+    monkeypatch.setattr(evaluator_module, "QUERIES_PER_THREAD_BLOCK", 2)
+    workers = []
+    real = threads_module.in_order
+
+    def spy(function, items, count):  # type: ignore[no-untyped-def]
+        workers.append(count)
+        return real(function, items, count)
+
+    monkeypatch.setattr(threads_module, "in_order", spy)
+    runs = SetEvaluator.from_dict({f"q{i}": {"a": 1} for i in range(20)}, {f"q{i}": {"a": 1.0} for i in range(20)})
+    assert np.array_equal(runs.array("AP"), np.ones(20))
+    assert workers == [evaluator_module.BLOCK_THREADS]

@@ -475,10 +475,15 @@ def measure(
 ) -> Callable[[Kernel], MeasureDef]:
     """Register a kernel ``f(batch, **params) -> (n_queries,) float64`` as measure ``name``.
 
+    The kernel computes each query from that query's rows alone: a batch of many queries is handed
+    to it in blocks of queries, several blocks at once on several threads (see
+    ``SetEvaluator._in_blocks``), so it reads nothing batch-wide and changes no shared state.
     The kernel's docstring is the measure's documentation: its first line is the one-line definition
     shown by ``retrieval-eval measures``. An alias is a name, or ``(name, {param: value})`` for an
     alias that stands for the measure with those parameters. ``text=True`` marks a kernel returning
-    one str per query (printed per query, never aggregated). ``aggregate="weighted"`` needs
+    one str per query (printed per query, never aggregated). ``integer=True`` marks a count, printed
+    as an integer: its values must be whole numbers (a summed count is added up exactly, and a value
+    that is not whole raises :class:`MeasureError`). ``aggregate="weighted"`` needs
     ``weight(batch, **params) -> (n_queries,)``: the summary is then the weighted mean.
     ``judged_only=True`` adds the ``judged_only`` parameter, handled here, not by the kernel;
     ``subtopics=True`` marks a kernel that needs the qrels' subtopic column (``batch.subtopics``).
