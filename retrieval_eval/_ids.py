@@ -388,13 +388,7 @@ class PairIndex:
             return _same_ids(self.ids, at, ids, rows)
         # Whole rows of words gathered (not one word at a time: ``take`` would copy a strided column
         # whole first).
-        mine, theirs = self.words.take(at, axis=0), words.take(rows, axis=0)
-        if mine.shape[1] < theirs.shape[1]:
-            mine, theirs = theirs, mine
-        same: BoolArray = mine[:, 0] == theirs[:, 0]
-        for j in range(1, mine.shape[1]):  # a loop over words; the narrower ids end in NUL words
-            same &= mine[:, j] == (theirs[:, j] if j < theirs.shape[1] else 0)
-        return same
+        return _same_words(self.words.take(at, axis=0), words.take(rows, axis=0))
 
 
 def _sort_rows(keys: IntArray, bound: int) -> tuple[IntArray, IntArray]:
@@ -440,10 +434,15 @@ def _same_ids(a: BytesArray, a_rows: IntArray, b: BytesArray, b_rows: IntArray) 
     fixed-width bytes (several times faster than comparing strings), else as the ids themselves."""
     if a.dtype.kind != "S" or b.dtype.kind != "S":
         return np.asarray(a[a_rows] == b[b_rows])
-    a_words, b_words = _words(a[a_rows], np.uint64), _words(b[b_rows], np.uint64)
-    if a_words.shape[1] < b_words.shape[1]:
-        a_words, b_words = b_words, a_words
-    same: BoolArray = a_words[:, 0] == b_words[:, 0]
-    for j in range(1, a_words.shape[1]):  # a loop over 8-byte words; the narrower ids end in NUL words
-        same &= a_words[:, j] == (b_words[:, j] if j < b_words.shape[1] else 0)
+    return _same_words(_words(a[a_rows], np.uint64), _words(b[b_rows], np.uint64))
+
+
+def _same_words(a: npt.NDArray[np.uint64], b: npt.NDArray[np.uint64]) -> BoolArray:
+    """Whether each row of words of ``a`` equals the same row of ``b`` (ids as rows of words, see
+    :func:`_words`; the narrower ids end in NUL words)."""
+    if a.shape[1] < b.shape[1]:
+        a, b = b, a
+    same: BoolArray = a[:, 0] == b[:, 0]
+    for j in range(1, a.shape[1]):  # a loop over 8-byte words, not over ids
+        same &= a[:, j] == (b[:, j] if j < b.shape[1] else 0)
     return same
