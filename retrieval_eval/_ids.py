@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import numpy as np
 
-from ._segments import _offsets_of
+from ._segments import _offsets_of, long_on_average
 from .model import BoolArray, InputFormatError, IntArray, _display, _first_at, _location
 
 if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
@@ -140,8 +140,9 @@ def along_runs(values: npt.NDArray[Any] | None, heads: IntArray, n: int) -> npt.
     the run starts, with nothing to do at all when every row is a run of its own."""
     if len(heads) == n:
         return np.arange(n, dtype=np.int64) if values is None else values
-    if len(heads) * 8 < n:
+    if long_on_average(n, len(heads)):
         return np.repeat(np.arange(len(heads), dtype=np.int64) if values is None else values, _run_lengths(heads, n))
+    # Runs are never empty, so each start is marked once (cheaper than segment_ids' count of starts).
     number = np.zeros(n, dtype=np.int64)
     number[heads[1:]] = 1
     np.cumsum(number, out=number)

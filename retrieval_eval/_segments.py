@@ -18,13 +18,13 @@ if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
 
 def segment_ids(offsets: IntArray) -> IntArray:
     """Query index of every row, for segments given by ``offsets`` (n+1,) -> (offsets[-1],)."""
-    n_rows = int(offsets[-1])
     if long_segments(offsets):  # NumPy copies each index along its segment
         return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
     # Many short ones (a log of sessions): repeat's per-segment step would cost more than two passes,
-    # counting where each segment after the first begins and summing those counts up.
-    starts = np.bincount(offsets[1:-1], minlength=n_rows + 1)[:n_rows]
-    return np.cumsum(starts, dtype=np.int64)
+    # counting where each segment after the first begins (empty segments begin where the next one
+    # does: counted, not marked) and summing those counts up.
+    n_rows = int(offsets[-1])
+    return np.cumsum(np.bincount(offsets[1:-1], minlength=n_rows + 1)[:n_rows], dtype=np.int64)
 
 
 #: Average rows per segment above which a step per segment pays (see :func:`long_segments`).
@@ -63,7 +63,12 @@ def offsets_count(mask: BoolArray, offsets: IntArray) -> IntArray:
 def long_segments(offsets: IntArray) -> bool:
     """Whether the segments average more than ``_LONG_SEGMENTS`` rows: then a step per segment
     (``repeat``, ``reduceat``) costs less than passes over a query index of the rows."""
-    return int(offsets[-1]) > _LONG_SEGMENTS * (len(offsets) - 1)
+    return long_on_average(int(offsets[-1]), len(offsets) - 1)
+
+
+def long_on_average(n_rows: int, n_segments: int) -> bool:
+    """:func:`long_segments` for ``n_rows`` rows in ``n_segments`` segments."""
+    return n_rows > _LONG_SEGMENTS * n_segments
 
 
 def segment_heads(offsets: IntArray, k: int) -> IntArray:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
@@ -39,7 +39,15 @@ from ._ids import (
 )
 from ._memory import release_freed_memory
 from ._order import RowOrder, canonical_order, grouped_order
-from ._segments import _gather_segments, _offsets_of, long_segments, offsets_count, segment_count, segment_ids
+from ._segments import (
+    _gather_segments,
+    _offsets_of,
+    long_on_average,
+    long_segments,
+    offsets_count,
+    segment_count,
+    segment_ids,
+)
 from .model import (
     BoolArray,
     FloatArray,
@@ -492,7 +500,7 @@ def build_batch(
     n_q = len(judged.query_vocab)
     in_run = np.zeros(n_q, dtype=bool)
     in_run[r_head_code[judged_head]] = True
-    if len(r_head_code) * 8 < len(rq):  # rows per query: those of the query's runs of rows (no pass over the rows)
+    if long_on_average(len(rq), len(r_head_code)):  # rows per query: those of its runs of rows (no pass over them)
         counts = np.zeros(n_q, dtype=np.int64)
         np.add.at(counts, r_head_code[judged_head], r_run_lengths[judged_head])
     else:  # runs of a few rows (sessions): add.at costs some 20 ns a run, counting the rows 4 ns a row
@@ -501,7 +509,7 @@ def build_batch(
     # Each row's key of (query, document), for the duplicate check and then (in the rows' new order) for
     # the join, when that looks pairs up in the table: when it compares ids instead (queries of few
     # judgments), the check makes its own keys and sorts them in place, which takes less memory.
-    keys = None if _scans(judged.offsets, lambda: counts) else pair_keys(rq, rd)
+    keys = None if _scans(judged.offsets, partial(np.asarray, counts)) else pair_keys(rq, rd)  # (counts known)
     keep_r = _check_duplicates(rq, rd, r_lines, run_origin, run_unit, "document", judged.query_vocab, duplicates,
                                keys)
     if not keep_r.all():
