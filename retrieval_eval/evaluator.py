@@ -1060,7 +1060,8 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         """
         batch = self._batch
         workers = min(_threads.usable_cpus(), BLOCK_THREADS)
-        blocks = batch.query_blocks(QUERIES_PER_BLOCK if workers < 2 else QUERIES_PER_THREAD_BLOCK)
+        workers = workers if workers > 1 else 0  # one CPU: on the calling thread
+        blocks = batch.query_blocks(QUERIES_PER_THREAD_BLOCK if workers else QUERIES_PER_BLOCK)
 
         def evaluated(start: int, stop: int) -> tuple[RankedBatch, dict[Measure, FloatArray]]:
             part = batch if len(blocks) == 1 else batch.block(start, stop)
@@ -1072,7 +1073,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
             return part, values
 
         kept: dict[Measure, FloatArray] = {}
-        for (start, stop), (part, values) in zip(blocks, _threads.in_order(evaluated, blocks, workers if workers > 1 else 0)):
+        for (start, stop), (part, values) in zip(blocks, _threads.in_order(evaluated, blocks, workers)):
             if keep:
                 for measure, array in values.items():
                     if measure in self._values:

@@ -35,10 +35,11 @@ def order_requested(requested: Sequence[Requested]) -> list[Requested]:
 
 
 def _per_query(results: SetEvaluator, measure: Measure) -> list[float] | list[str]:
-    """Each query's value of ``measure``, or its string for a text measure."""
-    if measure.definition.text:
-        return list(results.per_query_text(measure).values())
-    values: list[float] = results.array(measure).tolist()  # the stubs type tolist() as Any
+    """Each query's value of ``measure`` as a Python number, or its string for a text measure."""
+    column = _per_query_column(results, measure)
+    if isinstance(column, list):
+        return column
+    values: list[float] = column.tolist()  # the stubs type tolist() as Any
     return values
 
 
@@ -189,7 +190,8 @@ def json_report(
             qid: {label: column[i] for label, column in columns.items()} for i, qid in enumerate(results.query_ids)
         }
     if summary:
-        document["aggregate"] = {r.label: _json_values(r.measure, [value])[0] for r, value in zip(summarised, summaries)}
+        document["aggregate"] = {r.label: _json_values(r.measure, [value])[0]
+                                 for r, value in zip(summarised, summaries)}
     import json  # here: only JSON output needs it
 
     return json.dumps(document, indent=2, allow_nan=False)
