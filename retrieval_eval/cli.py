@@ -1178,7 +1178,8 @@ def _end_process(code: int) -> NoReturn:
 
     Tearing down frees every object of NumPy and the package one by one, some 25 ms: longer than
     evaluating a small run. By now nothing is left to do: the output is written and flushed (a
-    failure to write it was reported already), the reader's threads have stopped, no file is open.
+    failure to write it was reported already), no file is being written, and a thread still reading
+    a run ahead (after an error in the run before it) has nothing anyone waits for.
     """
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -255,14 +255,14 @@ class RankedBatch:
 
     def n_relevant(self, rel: int) -> IntArray:
         """R per query: qrels entries with value >= ``rel`` (negative values never count)."""
-        return self._cached(("R", rel), lambda: self._judged_count(self.judged_relevance >= max(rel, 0)))
+        return self._cached(("R", rel), lambda: self.judged_count(self.judged_relevance >= max(rel, 0)))
 
     def n_nonrelevant(self, rel: int) -> IntArray:
         """NR per query: qrels entries with 0 <= value < ``rel``, retrieved or not."""
         judged = self.judged_relevance
-        return self._cached(("NR", rel), lambda: self._judged_count((judged >= 0) & (judged < rel)))
+        return self._cached(("NR", rel), lambda: self.judged_count((judged >= 0) & (judged < rel)))
 
-    def _judged_count(self, mask: BoolArray) -> IntArray:
+    def judged_count(self, mask: BoolArray) -> IntArray:
         """Number of judged rows per query where ``mask`` (over the judged rows) is true."""
         if long_segments(self.judged_offsets):
             return offsets_count(mask, self.judged_offsets)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from attrs import frozen
 
-from .._segments import _offsets_of, long_segments, offsets_count, range_max, safe_div, segment_ids
+from .._segments import _offsets_of, range_max, safe_div, segment_ids
 from ..model import FloatArray, IntArray
 from ..ranking import Hits, RankedBatch
 from .base import Param
@@ -167,14 +167,10 @@ def ideal_list(b: RankedBatch, gains: Gains | None) -> IdealList:
         if bool(positive.all()):
             seg = b.judged_segment
             offsets = b.judged_offsets
-        else:
+        else:  # the positive ones, counted per query (on robust, without an index of every judgment)
             gain = gain[positive]
-            if long_segments(b.judged_offsets):  # many judgments a query, few positive: no index of them all
-                offsets = _offsets_of(offsets_count(positive, b.judged_offsets))
-                seg = segment_ids(offsets)
-            else:
-                seg = b.judged_segment[positive]
-                offsets = _offsets_of(np.bincount(seg, minlength=b.n_queries))
+            offsets = _offsets_of(b.judged_count(positive))
+            seg = segment_ids(offsets)
         del positive
         if not bool(np.all((seg[1:] != seg[:-1]) | (gain[1:] <= gain[:-1]))):  # else each query's are in order
             order = np.lexsort((-gain, seg))
