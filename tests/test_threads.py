@@ -132,17 +132,23 @@ def test_runs_read_ahead_print_the_same_as_runs_read_in_turn(tmp_path, capsys, m
         assert err.rstrip().splitlines()[-1].startswith("retrieval-eval: error: ") and "run3:1" in err
 
 
+def _threads_calling(monkeypatch, module, name: str) -> list[int]:  # type: ignore[no-untyped-def]
+    """``module.name`` replaced by itself, noting the thread of each call; the list of those threads."""
+    threads: list[int] = []
+    real = getattr(module, name)
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        threads.append(threading.get_ident())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, spy)
+    return threads
+
+
 def test_the_next_run_is_read_on_another_thread(tmp_path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import retrieval_eval.trec as trec_module
 
-    readers = []
-    real = trec_module.read_run_columns
-
-    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
-        readers.append(threading.get_ident())
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(trec_module, "read_run_columns", spy)
+    readers = _threads_calling(monkeypatch, trec_module, "read_run_columns")
     assert _cli_runs(tmp_path, capsys, monkeypatch, 2, RUNS[::2])[0] == 0
     assert len(readers) == 2 and threading.get_ident() not in readers
     readers.clear()
@@ -171,14 +177,7 @@ def test_judgments_prepared_meanwhile_fail_as_when_prepared_by_the_build(tmp_pat
 def test_judgments_are_prepared_once_off_the_main_thread(tmp_path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import retrieval_eval.ranking as ranking_module
 
-    preparers = []
-    real = ranking_module._prepare_qrels
-
-    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
-        preparers.append(threading.get_ident())
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(ranking_module, "_prepare_qrels", spy)
+    preparers = _threads_calling(monkeypatch, ranking_module, "_prepare_qrels")
     assert _cli_runs(tmp_path, capsys, monkeypatch, 2, RUNS)[0] == 0
     assert len(preparers) == 1 and preparers[0] != threading.get_ident()
     preparers.clear()
