@@ -25,6 +25,19 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
+def workers(rows: int) -> int:
+    """Threads for a pass over ``rows`` rows in independent chunks: none (the calling thread) on one
+    CPU or under :data:`THREADED_ROWS` rows, where starting threads costs more than they save."""
+    cpus = usable_cpus()
+    return min(cpus, MAX_WORKERS) if cpus > 1 and rows >= THREADED_ROWS else 0
+
+
+#: Rows from which :func:`workers` gives threads (NumPy's loops must be long to run side by side).
+THREADED_ROWS = 1 << 21
+#: The most threads :func:`workers` gives: each holds a chunk's temporaries.
+MAX_WORKERS = 4
+
+
 def in_order(function: Callable[..., _R], items: Sequence[tuple[Any, ...]], workers: int) -> Iterator[_R]:
     """``function(*item)`` for each of ``items``, in their order.
 

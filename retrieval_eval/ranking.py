@@ -27,13 +27,13 @@ from ._ids import (
     _FIND_CHUNK,
     Duplicates,
     PairIndex,
-    along_runs,
     _as_bytes,
     _check_duplicates,
     _run_heads,
     _run_lengths,
     _same_ids,
     _words,
+    along_runs,
     intern,
     pair_keys,
 )
@@ -48,6 +48,7 @@ from ._segments import (
     segment_count,
     segment_ids,
 )
+from ._threads import in_order, workers
 from .model import (
     BoolArray,
     FloatArray,
@@ -638,17 +639,20 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray,
                doc_ids: np.ndarray) -> tuple[IntArray, IntArray] | None:
     """:meth:`PreparedQrels.find` by comparing ids: at the s-th step, every row still unmatched whose
     query has more than s judgments is compared with the query's s-th judged id. None when that
-    would take more than ``_SCAN_COMPARISONS`` comparisons per row (or ids are ``bytes`` objects)."""
+    would take more than ``_SCAN_COMPARISONS`` comparisons per row (or ids are ``bytes`` objects).
+
+    The rows go in chunks, which bound the temporary arrays; a long run's chunks are compared on
+    several threads (see :func:`~retrieval_eval._threads.workers`)."""
     if judged.dtype.kind != "S" or doc_ids.dtype.kind != "S":
         return None
     if not _scans(offsets, lambda: np.bincount(query_code, minlength=len(offsets) - 1)):
         return None
-    none = np.zeros(0, dtype=np.int64)
-    rows, at = [none], [none]
-    for start in range(0, len(query_code), _FIND_CHUNK):  # chunks bound the temporary arrays
+    def chunk(start: int) -> tuple[list[IntArray], list[IntArray]]:
         first = offsets[:-1][query_code[start : start + _FIND_CHUNK]]
         n_judged = offsets[1:][query_code[start : start + _FIND_CHUNK]] - first  # (no array per query kept)
         pending = np.flatnonzero(n_judged)
+        rows: list[IntArray] = []
+        at: list[IntArray] = []
         step = 0
         while len(pending):  # as many steps as the most judgments of a query that the run has
             candidate = first[pending] + step
@@ -657,6 +661,14 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray,
             at.append(candidate[same])
             step += 1
             pending = pending[~same & (n_judged[pending] > step)]
+        return rows, at
+
+    none = np.zeros(0, dtype=np.int64)
+    rows, at = [none], [none]
+    starts = [(start,) for start in range(0, len(query_code), _FIND_CHUNK)]
+    for chunk_rows, chunk_at in in_order(chunk, starts, workers(len(query_code))):
+        rows += chunk_rows
+        at += chunk_at
     return np.concatenate(rows), np.concatenate(at)
 
 

@@ -248,3 +248,46 @@ def test_blocks_use_at_most_a_few_threads(monkeypatch) -> None:  # type: ignore[
     runs = SetEvaluator.from_dict({f"q{i}": {"a": 1} for i in range(20)}, {f"q{i}": {"a": 1.0} for i in range(20)})
     assert np.array_equal(runs.array("AP"), np.ones(20))
     assert workers == [evaluator_module.BLOCK_THREADS]
+
+
+def test_the_join_of_a_long_run_compares_its_chunks_on_threads(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The scan join's chunks, on two threads, find the same judged rows as on the calling thread,
+    including pairs that fall on either side of a chunk's edge."""
+    import numpy as np
+
+    import retrieval_eval._threads as threads_module
+    import retrieval_eval.ranking as ranking_module
+
+    rng = np.random.default_rng(7)
+    n_queries = 300
+    judged_per_query = rng.integers(0, 4, n_queries)
+    offsets = np.concatenate(([0], np.cumsum(judged_per_query)))
+    judged = np.array([f"d{rng.integers(50)}-{i}".encode() for i in range(int(offsets[-1]))])
+    query_code = np.sort(rng.integers(0, n_queries, 2000))
+    # Half the run's documents are judged ones of their query, the others are not judged.
+    doc_ids = np.array([b"unjudged"] * len(query_code), dtype=judged.dtype)
+    for row, query in enumerate(query_code.tolist()):
+        if judged_per_query[query] and row % 2:
+            doc_ids[row] = judged[offsets[query] + row % judged_per_query[query]]
+    monkeypatch.setattr(ranking_module, "_FIND_CHUNK", 7)  # chunks end mid-query
+
+    def found(cpus: int) -> set[tuple[int, int]]:
+        monkeypatch.setattr(threads_module, "usable_cpus", lambda: cpus)
+        result = ranking_module._scan_join(offsets, judged, query_code, doc_ids)
+        assert result is not None
+        return set(zip(*(part.tolist() for part in result)))
+
+    on_threads = []
+    real = ranking_module.in_order
+
+    def spy(function, items, count):  # type: ignore[no-untyped-def]
+        on_threads.append(count)
+        return real(function, items, count)
+
+    monkeypatch.setattr(ranking_module, "in_order", spy)
+    monkeypatch.setattr(threads_module, "THREADED_ROWS", 100)
+    expected = {(row, int(offsets[q] + row % judged_per_query[q]))
+                for row, q in enumerate(query_code.tolist()) if judged_per_query[q] and row % 2}
+    assert found(1) == expected
+    assert found(2) == expected
+    assert on_threads == [0, 2]
