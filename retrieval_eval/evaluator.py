@@ -41,12 +41,12 @@ from .model import (
     Document,
     FloatArray,
     InputFormatError,
-    RetrievalEvalError,
     InputTypeError,
     IntArray,
     Judgment,
     MissingExtraError,
     QrelsColumns,
+    RetrievalEvalError,
     RunColumns,
     check_id,
     id_bytes,
@@ -1042,8 +1042,8 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         parsed = [parse(measure, rel=self.rel) for measure in measures]
         summaries = {measure: Summary(measure.definition) for measure in parsed}
         for part, values in self._in_blocks(list(summaries), keep=keep):
-            for measure, summary in summaries.items():
-                summary.add(values[measure], summary_weights(part, measure))
+            Summary.add_all(list(summaries.values()), [values[measure] for measure in summaries],
+                            [summary_weights(part, measure) for measure in summaries])
         return [summaries[measure].value() for measure in parsed]
 
     def _in_blocks(self, measures: Sequence[Measure], *,

@@ -21,7 +21,7 @@ import retrieval_eval.evaluator as evaluator_module
 from retrieval_eval import SetEvaluator
 from retrieval_eval.cli import main
 from retrieval_eval.measures import REGISTRY, Measure, MeasureError, compute, compute_text
-from retrieval_eval.measures.base import MeasureDef, Summary, sequential_mean, sequential_sum
+from retrieval_eval.measures.base import MeasureDef, Summary, sequential_mean, sequential_sum, sequential_sums
 
 #: Small enough that the seeded data below (60 queries) makes many blocks, of unequal sizes.
 TINY_BLOCK = 7
@@ -184,6 +184,52 @@ def test_sequential_sums_chain_and_keep_negative_zero(monkeypatch: pytest.Monkey
     assert sequential_sum(values[300:], sequential_sum(values[:300])) == left_to_right
     assert str(sequential_sum(np.array([-0.0, -0.0]))) == "-0.0" and sequential_sum(np.zeros(0)) is None
     assert sequential_sum(np.zeros(0), 2.5) == 2.5 and sequential_mean(np.zeros(0)) == 0.0
+
+
+def _left_to_right(values: np.ndarray, start: float | None) -> float | None:
+    """The oracle: Python's float additions, one value after the other."""
+    total = start
+    for value in values.tolist():
+        total = value if total is None else total + value
+    return total
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 4095, 4096, 4097, 9000])
+@pytest.mark.parametrize("k", [2, 3, 8, 31])
+def test_sums_side_by_side_add_each_column_left_to_right(n: int, k: int) -> None:
+    """Values that pairwise or blocked summation would round otherwise (magnitudes from 1e-3 to 1e12,
+    both signs), columns of -0.0, of NaN and of inf, starts of None and of numbers: every column's
+    sum has the bits of the left-to-right loop (a pairwise reduction fails this at n >= 9)."""
+    rnd = np.random.default_rng(n * 100 + k)
+    columns = [rnd.choice([-1.0, 1.0], n) * 10.0 ** rnd.uniform(-3, 12, n) for _ in range(k)]
+    columns[0] = np.full(n, -0.0)
+    if k > 3:
+        columns[1][n // 2 :] = np.nan
+        columns[2][:1] = np.inf
+    starts: list[float | None] = [None if j % 2 else float(rnd.uniform(-1e6, 1e6)) for j in range(k)]
+    sums = sequential_sums(columns, starts)
+    expected = [_left_to_right(column, start) for column, start in zip(columns, starts)]
+    assert [repr(x) for x in sums] == [repr(x) for x in expected]
+    if n == 9000:  # the data tell the orders apart: NumPy's pairwise sum of some column differs
+        finite = [column for column in columns if column.any() and np.isfinite(column).all()]
+        assert any(float(np.sum(column)) != _left_to_right(column, None) for column in finite)
+
+
+def test_summaries_added_side_by_side_equal_each_added_alone() -> None:
+    """Summary.add_all: the means and geometric means summed side by side, the sums and weighted
+    means added one by one, give the values of each summary added alone."""
+    rnd = np.random.default_rng(11)
+    definitions = [_mean_definition(a) for a in ("mean", "gmean", "sum", "weighted", "mean", "gmean")]
+    alone = [Summary(d) for d in definitions]
+    together = [Summary(d) for d in definitions]
+    for size in (5, 4097, 1, 300):  # blocks of several sizes, the running sums carried from one to the next
+        values = [rnd.integers(0, 9, size).astype(float) if d.integer else rnd.random(size) / 3 for d in definitions]
+        weights = [rnd.random(size) if d.aggregate == "weighted" else None for d in definitions]
+        for summary, v, w in zip(alone, values, weights):
+            summary.add(v, w)
+        Summary.add_all(together, values, weights)
+    assert [s.value() for s in together] == [s.value() for s in alone]
+    assert [s.count for s in together] == [4403] * len(definitions)
 
 
 def test_a_count_that_is_not_a_whole_number_is_a_bug_reported_as_such() -> None:

@@ -75,6 +75,36 @@ def sequential_sum(values: FloatArray, start: float | None = None) -> float | No
 _SUM_CHUNK = 1 << 16
 
 
+def sequential_sums(columns: list[FloatArray], starts: list[float | None]) -> list[float | None]:
+    """:func:`sequential_sum` of each of ``columns`` (arrays of one length) from its start, all at once.
+
+    A sum left to right is a chain of dependent additions, and NumPy's ``cumsum`` walks it one
+    value at a time (some 2.4 ns a value here). Side by side, as the columns of a row-major array
+    of rows of values, ``np.add.reduce(axis=0)`` adds row after row: every column is still summed
+    in its order, one addition per value, but a row's additions are one vectorised step (a third
+    of the time, with the copy into rows; tests/test_summaries.py checks the bits against Python's
+    own left-to-right loop). A start of None is -0.0, the one number whose sum with any x is x.
+    """
+    if len(columns) < 2:  # one column would be reduced along its own axis: pairwise, another order
+        return [sequential_sum(column, start) for column, start in zip(columns, starts)]
+    n = len(columns[0])
+    if n == 0:
+        return list(starts)
+    rows = np.empty((min(n, _ROWS_CHUNK) + 1, len(columns)))
+    totals = np.array([-0.0 if start is None else start for start in starts])
+    for begin in range(0, n, _ROWS_CHUNK):
+        part = rows[: min(_ROWS_CHUNK, n - begin) + 1]
+        part[0] = totals  # each chunk's rows start from the sums so far
+        for j, column in enumerate(columns):
+            part[1:, j] = column[begin : begin + len(part) - 1]
+        totals = np.add.reduce(part, axis=0)
+    return totals.tolist()  # type: ignore[no-any-return]
+
+
+#: Rows of values summed at a time by :func:`sequential_sums` (chunks that stay in the CPU's cache).
+_ROWS_CHUNK = 4096
+
+
 def geometric_mean(values: FloatArray) -> float:
     """trec_eval's geometric mean: exp(mean(log(max(x, 1e-5)))); 0.0 for no values."""
     if len(values) == 0:
@@ -341,6 +371,23 @@ class Summary:
             self.parts.append(values)
             if weights is not None:
                 self.weight_parts.append(weights)
+
+    @staticmethod
+    def add_all(summaries: list[Summary], values: list[FloatArray], weights: list[FloatArray | None]) -> None:
+        """:meth:`add` the next block's ``values[i]`` (and ``weights[i]``) to each ``summaries[i]``,
+        the running sums of the means and geometric means side by side (:func:`sequential_sums`):
+        the same sums, in a third of the time."""
+        running = [i for i, summary in enumerate(summaries) if summary.definition.aggregate in ("mean", "gmean")]
+        if len(running) < 2:
+            running = []
+        columns = [values[i] if summaries[i].definition.aggregate == "mean" else _logs(values[i]) for i in running]
+        for i, total in zip(running, sequential_sums(columns, [summaries[i].total for i in running])):
+            summaries[i].count += len(values[i])
+            summaries[i].total = total
+        added = set(running)
+        for i, summary in enumerate(summaries):
+            if i not in added:
+                summary.add(values[i], weights[i])
 
     def value(self) -> float:
         """The summary of every value added."""
