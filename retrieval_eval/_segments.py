@@ -18,8 +18,11 @@ if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
 
 def segment_ids(offsets: IntArray) -> IntArray:
     """Query index of every row, for segments given by ``offsets`` (n+1,) -> (offsets[-1],)."""
+    n_segments = len(offsets) - 1
     if long_segments(offsets):  # NumPy copies each index along its segment
-        return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+        return np.repeat(np.arange(n_segments, dtype=np.int64), np.diff(offsets))
+    if int(offsets[-1]) == n_segments and bool((offsets[1:] > offsets[:-1]).all()):
+        return np.arange(n_segments, dtype=np.int64)  # one row each (a log of one-document sessions)
     # Many short ones (a log of sessions): repeat's per-segment step would cost more than two passes,
     # counting where each segment after the first begins (empty segments begin where the next one
     # does: counted, not marked) and summing those counts up.

@@ -94,11 +94,14 @@ class Hits:
     offsets: IntArray
 
     @classmethod
-    def of_rows(cls, rows: IntArray, offsets: IntArray) -> Hits:
-        """The hits at ``rows`` (increasing ranked-row indices) of segments ``offsets``."""
-        # Each hit's query is the last whose first row is at or before the hit's row.
-        query = np.searchsorted(offsets, rows, side="right")
-        query -= 1  # in place here and below: a log of 10 M sessions has millions of hits
+    def of_rows(cls, rows: IntArray, offsets: IntArray, segment: IntArray | None = None) -> Hits:
+        """The hits at ``rows`` (increasing ranked-row indices) of segments ``offsets``; ``segment``, the
+        query index of every ranked row, when the caller has one (then read, not searched for)."""
+        if segment is not None:  # short segments: a gather costs a third of the binary searches
+            query = segment.take(rows)
+        else:  # each hit's query is the last whose first row is at or before the hit's row
+            query = np.searchsorted(offsets, rows, side="right")
+            query -= 1  # in place here and below: a log of 10 M sessions has millions of hits
         hit_offsets = _offsets_of(np.bincount(query, minlength=len(offsets) - 1))
         rank = offsets[:-1].take(query)
         np.subtract(rows, rank, out=rank)
@@ -284,10 +287,15 @@ class RankedBatch:
         def compute() -> Hits:
             judged: Hits | None = self._cache.get(("hits", 0))
             if rel <= 0 or judged is None:
-                return Hits.of_rows(np.flatnonzero(self.labels >= max(rel, 0)), self.offsets)
+                return self._hits_at(np.flatnonzero(self.labels >= max(rel, 0)))
             return judged.where(self.labels[judged.row] >= rel)
 
         return self._cached(("hits", max(rel, 0)), compute)
+
+    def _hits_at(self, rows: IntArray) -> Hits:
+        """The hits at ranked rows ``rows`` (increasing): with short segments their query is read from
+        :attr:`segment` (made once per batch), with long ones searched for (no index of every row)."""
+        return Hits.of_rows(rows, self.offsets, None if long_segments(self.offsets) else self.segment)
 
     def nonrelevant_above(self, rel: int) -> IntArray:
         """For each hit of :meth:`hits` (``rel``), the judged non-relevant rows ranked above it in its query.

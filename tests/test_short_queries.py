@@ -1,0 +1,116 @@
+"""The kernels' paths for blocks of many short queries (issue 16's sessions shapes: millions of queries
+of one or a few documents), each checked against the path it replaces (which long queries still
+take) on segments that include empty ones, and against the one-query oracles of :mod:`reference`."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+import test_blocks
+
+import retrieval_eval._segments as segments_module
+import retrieval_eval.ranking as ranking_module
+from retrieval_eval import SetEvaluator
+from retrieval_eval._segments import _offsets_of, segment_ids
+from retrieval_eval.measures import compute, compute_text
+from retrieval_eval.ranking import Hits, RankedBatch
+
+
+def _lengths(seed: int, most: int) -> np.ndarray:
+    """Segment lengths 0..most, with empty segments first, among the others and last."""
+    rnd = np.random.default_rng(seed)
+    lengths = rnd.integers(0, most + 1, 50)
+    lengths[[0, 9, 10, -1]] = 0
+    return lengths
+
+
+def _same_hits(a: Hits, b: Hits) -> bool:
+    names = ("row", "query", "rank", "position", "offsets")
+    return all(np.array_equal(getattr(a, n), getattr(b, n)) and getattr(a, n).dtype == np.int64 for n in names)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_hits_read_from_the_query_index_equal_those_searched_for(seed: int) -> None:
+    """Each hit's query read from the index of every row (short segments) or found by binary search
+    among the segment starts (long ones): the same hits, ranks and positions."""
+    offsets = _offsets_of(_lengths(seed, 3 if seed % 2 else 12))
+    rows = np.flatnonzero(np.random.default_rng(seed).random(int(offsets[-1])) < 0.5)
+    searched = Hits.of_rows(rows, offsets)
+    assert _same_hits(Hits.of_rows(rows, offsets, segment_ids(offsets)), searched)
+    assert searched.query.tolist() == [int(np.searchsorted(offsets, r, side="right")) - 1 for r in rows]
+
+
+def _batch(lengths: list[int], labels: list[int]) -> RankedBatch:
+    """A batch of segments ``lengths`` whose ranked rows have ``labels`` (judged rows: one per query)."""
+    offsets = _offsets_of(np.array(lengths, dtype=np.int64))
+    n, rows = len(lengths), int(offsets[-1])
+    return RankedBatch(
+        query_vocab=np.array([f"q{i}".encode() for i in range(n)]),
+        offsets=offsets,
+        labels=np.array(labels, dtype=np.int64),
+        doc_ids=np.array([b"d"] * rows),
+        scores=np.zeros(rows),
+        judged_offsets=np.arange(n + 1, dtype=np.int64),
+        judged_relevance=np.ones(n, dtype=np.int64),
+        judged_doc_ids=np.array([b"d"] * n),
+        in_run=np.ones(n, dtype=bool),
+    )
+
+
+def test_a_batch_of_short_queries_finds_its_hits_through_the_query_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Short segments: the hits come from the query index of the rows; long ones do without it."""
+    indexed: list[int] = []
+    monkeypatch.setattr(ranking_module, "segment_ids", lambda offsets: indexed.append(1) or segment_ids(offsets))
+    assert _batch([1, 0, 2, 1], [1, -1, 1, 0]).hits(1).query.tolist() == [0, 2] and indexed
+    indexed.clear()
+    assert _batch([0, 20], [1, -1, 1] + [0] * 17).hits(1).query.tolist() == [1, 1] and not indexed
+
+
+@pytest.mark.parametrize("lengths", [[1] * 7, [1], [], [1, 0, 2, 1], [0, 1, 1, 1, 1], [2, 1, 1, 0]])
+def test_segment_ids_of_one_row_per_segment_and_of_as_many_rows_otherwise(lengths: list[int]) -> None:
+    """One row in every segment (the index is the row number) against as many rows as segments but
+    some empty: each row gets its segment either way."""
+    ids = segment_ids(_offsets_of(np.array(lengths, dtype=np.int64)))
+    assert ids.dtype == np.int64
+    assert ids.tolist() == [i for i, n in enumerate(lengths) for _ in range(n)]
+
+
+def _one_document_data(seed: int) -> tuple[str, str]:
+    """Qrels and a run of 80 queries of at most one document (most of exactly one: the sessions-1
+    shape), judged relevant, non-relevant, negatively or not at all; some queries the run lacks."""
+    rnd = np.random.default_rng(seed)
+    qrels, run = [], []
+    for q in range(80):
+        qid = f"s{q:02d}"
+        for d in range(int(rnd.integers(1, 4))):
+            qrels.append(f"{qid} 0 d{d} {int(rnd.choice([-1, 0, 1, 1, 2]))}")
+        if q % 17 != 3:
+            run.append(f"{qid} Q0 d{int(rnd.integers(0, 5))} 1 1.0 r")
+    if seed % 2:
+        run.append("s99 Q0 d0 1 1.0 r")  # a run query without judgments
+    return "\n".join(qrels) + "\n", "\n".join(run) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("shape", ["one document", "mixed"])
+def test_every_measure_is_the_same_with_short_and_long_segment_paths(
+    seed: int,
+    shape: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every registered measure, its segments all taken as short and all taken as long: the same bits."""
+    qrels, run = _one_document_data(seed) if shape == "one document" else test_blocks._data(seed)
+    values = []
+    for threshold in (10**9, 0):
+        monkeypatch.setattr(segments_module, "_LONG_SEGMENTS", threshold)
+        batch = SetEvaluator.from_trec(io.StringIO(qrels), io.StringIO(run), subtopics=True)._batch  # type: ignore[arg-type]
+        values.append(
+            [
+                compute_text(batch, m) if m.definition.text else compute(batch, m).tobytes()
+                for m in test_blocks._measures()
+            ]
+        )
+    for measure, short, long in zip(test_blocks._measures(), *values):
+        assert short == long, measure
