@@ -51,10 +51,17 @@ def segment_count(mask: BoolArray, segment: IntArray, n: int) -> IntArray:
 def offsets_count(mask: BoolArray, offsets: IntArray) -> IntArray:
     """Number of true rows per segment, for segments of consecutive rows bounded by ``offsets`` (n + 1,).
 
-    One ``reduceat`` over the segments' starts: for long segments (robust's judgments, over a
-    thousand a query) several times faster than :func:`segment_count`'s selection and ``bincount``,
-    and no query index is needed; for short ones (see :func:`long_segments`) slower, as it pays per segment.
+    No query index of the rows is needed. Long segments (robust's judgments, over a thousand a query):
+    one ``reduceat`` over the segments' starts, several times faster than :func:`segment_count`'s
+    selection and ``bincount``. Short ones (see :func:`long_segments`), where ``reduceat`` pays per
+    segment: a running count of the true rows, read at the bounds.
     """
+    if not long_segments(offsets):
+        before = np.empty(len(mask) + 1, dtype=np.int64)  # true rows before each row
+        before[0] = 0
+        np.cumsum(mask, out=before[1:])
+        at = before.take(offsets)
+        return np.subtract(at[1:], at[:-1])  # (the stubs type it as Any)
     out = np.zeros(len(offsets) - 1, dtype=np.int64)
     # reduceat sums from each start to the next one; an empty segment's start equals the next start,
     # so only the non-empty segments are given (each then ends where the next non-empty one starts).
@@ -116,10 +123,13 @@ def segment_suffix_max(values: FloatArray, offsets: IntArray) -> FloatArray:
 def safe_div(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
     """``num / den`` element-wise, with 0.0 wherever ``den == 0`` (never NaN, never a warning)."""
     num, den = np.asarray(num), np.asarray(den)
-    out = np.zeros(np.broadcast_shapes(num.shape, den.shape))
+    out = np.empty(np.broadcast_shapes(num.shape, den.shape))
     # Integers are converted to float64 as the division reads them (no float copy of a count per
-    # query made first): the same quotients as dividing float64 arrays.
-    np.divide(num, den, out=out, where=den != 0, dtype=np.float64)  # returns ``out`` (the stubs: Any)
+    # query made first): the same quotients as dividing float64 arrays. Every quotient is computed
+    # and those by 0 overwritten: a quarter faster than a division masked by ``where``.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide(num, den, out=out, dtype=np.float64)
+    np.copyto(out, 0.0, where=den == 0)
     return out
 
 

@@ -45,7 +45,6 @@ from ._segments import (
     long_on_average,
     long_segments,
     offsets_count,
-    segment_count,
     segment_ids,
 )
 from ._threads import in_order, workers
@@ -259,18 +258,22 @@ class RankedBatch:
 
     def n_relevant(self, rel: int) -> IntArray:
         """R per query: qrels entries with value >= ``rel`` (negative values never count)."""
-        return self._cached(("R", rel), lambda: self.judged_count(self.judged_relevance >= max(rel, 0)))
+
+        def compute() -> IntArray:
+            if rel <= 0 and int(self.judged_relevance.min(initial=0)) >= 0:
+                return np.diff(self.judged_offsets)  # no negative judgment: every one counts
+            return self.judged_count(self.judged_relevance >= max(rel, 0))
+
+        return self._cached(("R", rel), compute)
 
     def n_nonrelevant(self, rel: int) -> IntArray:
-        """NR per query: qrels entries with 0 <= value < ``rel``, retrieved or not."""
-        judged = self.judged_relevance
-        return self._cached(("NR", rel), lambda: self.judged_count((judged >= 0) & (judged < rel)))
+        """NR per query: qrels entries with 0 <= value < ``rel``, retrieved or not: the entries >= 0 less
+        those >= ``rel`` (no second count of the judgments)."""
+        return self._cached(("NR", rel), lambda: self.n_relevant(0) - self.n_relevant(rel))
 
     def judged_count(self, mask: BoolArray) -> IntArray:
         """Number of judged rows per query where ``mask`` (over the judged rows) is true."""
-        if long_segments(self.judged_offsets):
-            return offsets_count(mask, self.judged_offsets)
-        return segment_count(mask, self.judged_segment, self.n_queries)
+        return offsets_count(mask, self.judged_offsets)  # no index of the judged rows needed, short or long
 
     def n_relevant_retrieved(self, rel: int) -> IntArray:
         """Number of relevant ranked rows per query."""
@@ -301,9 +304,21 @@ class RankedBatch:
         """For each hit of :meth:`hits` (``rel``), the judged non-relevant rows ranked above it in its query.
 
         Those before the hit's row, less those before its query's first row: two binary searches
-        among the non-relevant rows (no per-query table of them is made).
+        among the non-relevant rows (no per-query table of them is made) when queries are long; a
+        running count of them over the rows, read at both places, when they are short.
         """
         hits = self.hits(rel)
+        if bool((hits.rank == hits.position).all()):  # only hits above every hit (one document per query)
+            return np.zeros(len(hits.row), dtype=np.int64)
+        if not long_segments(self.offsets):
+            before = np.empty(len(self.labels) + 1, dtype=np.int64)  # non-relevant rows before each row
+            before[0] = 0
+            np.cumsum(self.judged_nonrelevant(rel), out=before[1:])
+            first = hits.row - hits.rank  # the row before the query's first
+            first += 1
+            above = before.take(hits.row)
+            above -= before.take(first)
+            return above
         judged = np.flatnonzero(self.labels >= 0)  # one pass over the ranked rows; then the judged only
         nonrelevant = judged[self.labels.take(judged) < rel]
         above = np.searchsorted(nonrelevant, hits.row)

@@ -13,7 +13,7 @@ import test_blocks
 import retrieval_eval._segments as segments_module
 import retrieval_eval.ranking as ranking_module
 from retrieval_eval import SetEvaluator
-from retrieval_eval._segments import _offsets_of, segment_ids
+from retrieval_eval._segments import _offsets_of, safe_div, segment_ids
 from retrieval_eval.measures import compute, compute_text
 from retrieval_eval.ranking import Hits, RankedBatch
 
@@ -114,3 +114,49 @@ def test_every_measure_is_the_same_with_short_and_long_segment_paths(
         )
     for measure, short, long in zip(test_blocks._measures(), *values):
         assert short == long, measure
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("long", [False, True])
+def test_nonrelevant_above_by_running_count_or_binary_search(
+    seed: int, long: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The judged non-relevant rows above each hit, counted along the rows (short segments) or found by
+    binary search (long ones), equal the count from the per-query table of non-relevant hits; with
+    only hits above every hit (one document per query) they are all 0 without either."""
+    monkeypatch.setattr(segments_module, "_LONG_SEGMENTS", 0 if long else 10**9)
+    qrels, run = _one_document_data(seed) if seed < 2 else test_blocks._data(seed)
+    batch = SetEvaluator.from_trec(io.StringIO(qrels), io.StringIO(run), subtopics=True)._batch  # type: ignore[arg-type]
+    for rel in (0, 1, 2):
+        hits = batch.hits(rel)
+        expected = batch.nonrelevant_hits(rel).above(hits.row, hits.query)
+        assert np.array_equal(batch.nonrelevant_above(rel), expected)
+        assert (seed < 2) == bool((hits.rank == hits.position).all())  # which of the ways is taken
+        assert batch.nonrelevant_above(rel).dtype == np.int64
+
+
+@pytest.mark.parametrize("negative", [False, True])
+@pytest.mark.parametrize("long", [False, True])
+def test_r_and_nr_count_the_judgments_with_and_without_negative_ones(
+    negative: bool, long: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R at every threshold (at 0: each query's number of judgments when none is negative) and NR (the
+    judgments >= 0 less R) against counts of the qrels, with long and short segments."""
+    monkeypatch.setattr(segments_module, "_LONG_SEGMENTS", 0 if long else 10**9)
+    qrels = {f"q{q}": {f"d{d}": (d * q) % 4 - (1 if negative else 0) for d in range(q % 5 + 1)} for q in range(12)}
+    run = {q: {"d0": 1.0} for q in qrels}
+    batch = SetEvaluator.from_dict(qrels, run)._batch
+    order = batch.query_ids
+    for rel in (-1, 0, 1, 2, 3):
+        assert batch.n_relevant(rel).tolist() == [sum(v >= max(rel, 0) for v in qrels[q].values()) for q in order]
+        assert batch.n_nonrelevant(rel).tolist() == [sum(0 <= v < rel for v in qrels[q].values()) for q in order]
+        assert batch.n_relevant(rel).dtype == batch.n_nonrelevant(rel).dtype == np.int64
+
+
+def test_safe_div_of_scalars_and_broadcast_shapes() -> None:
+    """0.0 wherever the denominator is 0, whatever the shapes (a scalar either side, or both)."""
+    assert safe_div(1.0, 0).tolist() == 0.0 and safe_div(3, 2).tolist() == 1.5
+    assert safe_div(np.array([1.0, -2.0]), 0).tolist() == [0.0, 0.0]
+    assert safe_div(np.array([1.0, -2.0]), 4).tolist() == [0.25, -0.5]
+    assert safe_div(np.array([[1.0], [2.0]]), np.array([0, 2])).tolist() == [[0.0, 0.5], [0.0, 1.0]]
+    assert safe_div(np.array([0.0, np.inf]), np.array([0.0, 0.0])).tolist() == [0.0, 0.0]
