@@ -108,10 +108,10 @@ def segment_suffix_max(values: FloatArray, offsets: IntArray) -> FloatArray:
     segment), so log2(longest segment) vectorised passes suffice. Maxima are exact, whatever the order.
     """
     out = np.array(values, dtype=np.float64)
-    if out.size == 0:
+    longest = int(np.diff(offsets).max(initial=0))
+    if longest <= 1:  # every row is the rest of its segment (one hit per query, in a log)
         return out
-    room = np.repeat(offsets[1:], np.diff(offsets)) - np.arange(len(out))  # rows from i to its segment's end
-    longest = int(room.max())
+    room = offsets[1:].take(segment_ids(offsets)) - np.arange(len(out))  # rows from i to its segment's end
     step = 1
     while step < longest:
         reach = room[:-step] > step  # row i + step is still in row i's segment

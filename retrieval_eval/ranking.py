@@ -109,10 +109,17 @@ class Hits:
         position -= hit_offsets[:-1].take(query)
         return cls(rows, query, rank, position, hit_offsets)
 
-    @property
+    @cached_property
     def count(self) -> IntArray:
-        """Number of hits per query."""
-        return np.diff(self.offsets)
+        """Number of hits per query (read-only: made once, P@k at every cutoff of a log reads it)."""
+        count = np.diff(self.offsets)
+        count.flags.writeable = False
+        return count
+
+    @cached_property
+    def _deepest(self) -> int:
+        """The largest rank of a hit (0 without hits)."""
+        return int(self.rank.max(initial=0))
 
     def where(self, keep: BoolArray) -> Hits:
         """The hits where ``keep`` (h,) is true; positions are renumbered within the subset."""
@@ -126,7 +133,7 @@ class Hits:
 
     def upto(self, k: int | IntArray) -> IntArray:
         """Number of hits at ranks 1..k per query (``k`` a number, or one per query)."""
-        if not isinstance(k, np.ndarray) and (len(self.rank) == 0 or k >= int(self.rank.max())):
+        if not isinstance(k, np.ndarray) and k >= self._deepest:
             return self.count  # every hit is within the top k (P@1000 of most runs, any k of a log)
         limit = k[self.query] if isinstance(k, np.ndarray) else k
         return np.bincount(self.query[self.rank <= limit], minlength=len(self.offsets) - 1).astype(np.int64,

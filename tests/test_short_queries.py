@@ -5,17 +5,22 @@ take) on segments that include empty ones, and against the one-query oracles of 
 from __future__ import annotations
 
 import io
+import itertools
 
 import numpy as np
 import pytest
+import reference
 import test_blocks
 
 import retrieval_eval._segments as segments_module
 import retrieval_eval.ranking as ranking_module
 from retrieval_eval import SetEvaluator
-from retrieval_eval._segments import _offsets_of, safe_div, segment_ids
-from retrieval_eval.measures import compute, compute_text
+from retrieval_eval._segments import _offsets_of, safe_div, segment_ids, segment_suffix_max
+from retrieval_eval.measures import IDCG, IPrec, compute, compute_text, graded
+from retrieval_eval.measures.gains import ideal_list, styled
 from retrieval_eval.ranking import Hits, RankedBatch
+
+RECALL_POINTS = tuple(i / 10 for i in range(11))
 
 
 def _lengths(seed: int, most: int) -> np.ndarray:
@@ -160,3 +165,84 @@ def test_safe_div_of_scalars_and_broadcast_shapes() -> None:
     assert safe_div(np.array([1.0, -2.0]), 4).tolist() == [0.25, -0.5]
     assert safe_div(np.array([[1.0], [2.0]]), np.array([0, 2])).tolist() == [[0.0, 0.5], [0.0, 1.0]]
     assert safe_div(np.array([0.0, np.inf]), np.array([0.0, 0.0])).tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("most", [1, 3])
+@pytest.mark.parametrize("seed", range(3))
+def test_segment_suffix_max_of_short_segments(most: int, seed: int) -> None:
+    """Segments of at most one row (each row is the rest of its segment: returned as is) and of a few
+    (the query index read from the short segments' index): the plain max of every rest of segment."""
+    rnd = np.random.default_rng(seed)
+    offsets = _offsets_of(_lengths(seed, most))
+    values = np.round(rnd.random(int(offsets[-1])), 1)
+    expected = [values[i:end].max() for start, end in itertools.pairwise(offsets) for i in range(start, end)]
+    assert segment_suffix_max(values, offsets).tolist() == expected
+
+
+def _one_document_evaluator(seed: int) -> SetEvaluator:
+    qrels, run = _one_document_data(seed)
+    return SetEvaluator.from_trec(io.StringIO(qrels), io.StringIO(run))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_recall_levels_that_cut_alike_share_their_values_but_not_their_arrays(seed: int) -> None:
+    """With R of 1 or 2 most recall levels skip as many hits: their values, computed once, equal
+    each level's own computation (a batch that never saw another level), in arrays of their own."""
+    batch = _one_document_evaluator(seed)._batch
+    levels = [compute(batch, IPrec(recall=p)) for p in RECALL_POINTS]
+    assert len({key for key in batch._cache if key[0] == "iprec-values"}) < len(RECALL_POINTS)
+    for point, shared in zip(RECALL_POINTS, levels):
+        alone = compute(_one_document_evaluator(seed)._batch, IPrec(recall=point))
+        assert shared.tobytes() == alone.tobytes(), point
+    levels[0][:] = -1.0  # a caller's changes reach no other level
+    assert compute(batch, IPrec(recall=0.0)).min() >= 0.0 and levels[1].min() >= 0.0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_reciprocal_rank_of_first_hits_within_a_cutoff(seed: int) -> None:
+    """RR and RR@k, with one hit per query (no first hits to pick) and with several, against the oracle."""
+    qrels, run = _one_document_data(seed) if seed < 2 else test_blocks._data(seed)
+    ev = SetEvaluator.from_trec(io.StringIO(qrels), io.StringIO(run), subtopics=True)  # type: ignore[arg-type]
+    by_query = {q: {} for q in ev}
+    for line in run.splitlines():
+        qid, _, doc, _, score, _ = line.split()
+        if qid in by_query:
+            by_query[qid][doc] = float(score)
+    judged = {q: {} for q in ev}
+    for line in qrels.splitlines():
+        qid, _, doc, value = line.split()
+        judged[qid][doc] = max(judged[qid].get(doc, -1), int(value))
+    for k in (None, 1, 2, 3):
+        got = ev.per_query("RR" if k is None else f"RR@{k}")
+        for qid in ev:
+            docs = reference.rank(by_query[qid])[:k]
+            assert got[qid] == reference.reciprocal_rank(docs, judged[qid], 1), (qid, k)
+
+
+@pytest.mark.parametrize("qrels_values", [(1, 0, -1), (1, 1, 0), (0,), (2, 1, 0, -1)])
+@pytest.mark.parametrize("dcg", ["log2", "exp-log2"])
+def test_ideal_dcg_of_binary_judgments_read_from_one_table(qrels_values: tuple[int, ...], dcg: str) -> None:
+    """Binary judgments: the ideal DCG at every cutoff (and none) read from one running sum equals, to
+    the bit, the sum over each query's ideal list; graded ones take the ideal lists."""
+    rnd = np.random.default_rng(len(qrels_values))
+    qrels = {f"q{q}": {f"d{d}": int(rnd.choice(qrels_values)) for d in range(q % 7 + 1)} for q in range(40)}
+    run = {q: {f"d{d}": float(rnd.random()) for d in range(3)} for q in qrels}
+    batch = SetEvaluator.from_dict(qrels, run)._batch
+    for k in (None, 1, 2, 3, 10):
+        ideal = ideal_list(batch, None)
+        expected = graded._dcg(ideal.segment, ideal.position, styled(ideal.gain, dcg), batch.n_queries, k)
+        assert graded._ideal_dcg(batch, None, dcg, k).tobytes() == expected.tobytes(), k
+        assert compute(batch, IDCG(k=k, dcg=dcg)).tobytes() == expected.tobytes()
+    for qid, value in SetEvaluator.from_dict(qrels, run).per_query("nDCG@2").items():
+        assert value == pytest.approx(reference.ndcg(reference.rank(run[qid]), qrels[qid], 2), abs=1e-15)
+
+
+def test_hit_counts_are_made_once_and_read_only() -> None:
+    """The hits per query are one array, which no caller may change; any cutoff at or past the deepest
+    hit reads it, a smaller one counts."""
+    hits = Hits.of_rows(np.array([0, 2, 3]), _offsets_of(np.array([2, 0, 3])))
+    assert hits.count is hits.count and not hits.count.flags.writeable
+    assert hits.upto(3) is hits.upto(2) is hits.count and hits.count.tolist() == [1, 0, 2]
+    assert hits.upto(1).tolist() == [1, 0, 1]
+    empty = Hits.of_rows(np.zeros(0, dtype=np.int64), _offsets_of(np.array([2, 0])))
+    assert empty.upto(1).tolist() == [0, 0]
