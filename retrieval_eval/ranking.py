@@ -135,9 +135,10 @@ class Hits:
         """Number of hits at ranks 1..k per query (``k`` a number, or one per query)."""
         if not isinstance(k, np.ndarray) and k >= self._deepest:
             return self.count  # every hit is within the top k (P@1000 of most runs, any k of a log)
-        limit = k[self.query] if isinstance(k, np.ndarray) else k
-        return np.bincount(self.query[self.rank <= limit], minlength=len(self.offsets) - 1).astype(np.int64,
-                                                                                                  copy=False)
+        within = self.rank <= (k.take(self.query) if isinstance(k, np.ndarray) else k)
+        if bool(within.all()):  # (R-precision of a log: each hit within its query's R)
+            return self.count
+        return np.bincount(self.query[within], minlength=len(self.offsets) - 1).astype(np.int64, copy=False)
 
     def above(self, rows: IntArray, query: IntArray) -> IntArray:
         """For each ranked row ``rows[i]`` of query ``query[i]``, the number of these hits ranked above it."""

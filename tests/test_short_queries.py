@@ -16,7 +16,7 @@ import retrieval_eval._segments as segments_module
 import retrieval_eval.ranking as ranking_module
 from retrieval_eval import SetEvaluator
 from retrieval_eval._segments import _offsets_of, safe_div, segment_ids, segment_suffix_max
-from retrieval_eval.measures import IDCG, IPrec, compute, compute_text, graded
+from retrieval_eval.measures import AP, GMAP, IDCG, IPrec, compute, compute_text, graded
 from retrieval_eval.measures.gains import ideal_list, styled
 from retrieval_eval.ranking import Hits, RankedBatch
 
@@ -246,3 +246,22 @@ def test_hit_counts_are_made_once_and_read_only() -> None:
     assert hits.upto(1).tolist() == [1, 0, 1]
     empty = Hits.of_rows(np.zeros(0, dtype=np.int64), _offsets_of(np.array([2, 0])))
     assert empty.upto(1).tolist() == [0, 0]
+
+
+def test_hits_up_to_a_cutoff_per_query() -> None:
+    """A cutoff per query (R-precision's R): every hit within its query's cutoff (the hit counts, as
+    they are) or some beyond it (counted)."""
+    hits = Hits.of_rows(np.array([0, 2, 3, 4]), _offsets_of(np.array([2, 0, 3])))  # ranks 1; 1, 2, 3
+    assert hits.upto(np.array([1, 0, 3])) is hits.count
+    assert hits.upto(np.array([1, 0, 2])).tolist() == [1, 0, 2]
+    assert hits.upto(np.array([0, 5, 1])).tolist() == [0, 0, 1]
+
+
+def test_ap_and_gmap_share_one_computation_but_not_their_arrays() -> None:
+    batch = _one_document_evaluator(0)._batch
+    ap, gmap = compute(batch, AP()), compute(batch, GMAP())
+    assert ap.tobytes() == gmap.tobytes() == compute(_one_document_evaluator(0)._batch, GMAP()).tobytes()
+    fresh = _one_document_evaluator(0)._batch
+    assert compute(batch, AP(rel=2)).tobytes() == compute(fresh, AP(rel=2)).tobytes() != ap.tobytes()
+    ap[:] = -1.0  # a caller's changes reach neither the other measure nor a later call
+    assert gmap.min() >= 0.0 and compute(batch, AP()).min() >= 0.0
