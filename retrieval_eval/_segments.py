@@ -18,8 +18,11 @@ if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
 
 def segment_ids(offsets: IntArray) -> IntArray:
     """Query index of every row, for segments given by ``offsets`` (n+1,) -> (offsets[-1],)."""
+    n_segments = len(offsets) - 1
     if long_segments(offsets):  # NumPy copies each index along its segment
-        return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+        return np.repeat(np.arange(n_segments, dtype=np.int64), np.diff(offsets))
+    if int(offsets[-1]) == n_segments and bool((offsets[1:] > offsets[:-1]).all()):
+        return np.arange(n_segments, dtype=np.int64)  # one row each (a log of one-document sessions)
     # Many short ones (a log of sessions): repeat's per-segment step would cost more than two passes,
     # counting where each segment after the first begins (empty segments begin where the next one
     # does: counted, not marked) and summing those counts up.
@@ -48,10 +51,17 @@ def segment_count(mask: BoolArray, segment: IntArray, n: int) -> IntArray:
 def offsets_count(mask: BoolArray, offsets: IntArray) -> IntArray:
     """Number of true rows per segment, for segments of consecutive rows bounded by ``offsets`` (n + 1,).
 
-    One ``reduceat`` over the segments' starts: for long segments (robust's judgments, over a
-    thousand a query) several times faster than :func:`segment_count`'s selection and ``bincount``,
-    and no query index is needed; for short ones (see :func:`long_segments`) slower, as it pays per segment.
+    No query index of the rows is needed. Long segments (robust's judgments, over a thousand a query):
+    one ``reduceat`` over the segments' starts, several times faster than :func:`segment_count`'s
+    selection and ``bincount``. Short ones (see :func:`long_segments`), where ``reduceat`` pays per
+    segment: a running count of the true rows, read at the bounds.
     """
+    if not long_segments(offsets):
+        before = np.empty(len(mask) + 1, dtype=np.int64)  # true rows before each row
+        before[0] = 0
+        np.cumsum(mask, out=before[1:])
+        at = before.take(offsets)
+        return np.subtract(at[1:], at[:-1])  # (the stubs type it as Any)
     out = np.zeros(len(offsets) - 1, dtype=np.int64)
     # reduceat sums from each start to the next one; an empty segment's start equals the next start,
     # so only the non-empty segments are given (each then ends where the next non-empty one starts).
@@ -98,10 +108,10 @@ def segment_suffix_max(values: FloatArray, offsets: IntArray) -> FloatArray:
     segment), so log2(longest segment) vectorised passes suffice. Maxima are exact, whatever the order.
     """
     out = np.array(values, dtype=np.float64)
-    if out.size == 0:
+    longest = int(np.diff(offsets).max(initial=0))
+    if longest <= 1:  # every row is the rest of its segment (one hit per query, in a log)
         return out
-    room = np.repeat(offsets[1:], np.diff(offsets)) - np.arange(len(out))  # rows from i to its segment's end
-    longest = int(room.max())
+    room = offsets[1:].take(segment_ids(offsets)) - np.arange(len(out))  # rows from i to its segment's end
     step = 1
     while step < longest:
         reach = room[:-step] > step  # row i + step is still in row i's segment
@@ -113,10 +123,13 @@ def segment_suffix_max(values: FloatArray, offsets: IntArray) -> FloatArray:
 def safe_div(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
     """``num / den`` element-wise, with 0.0 wherever ``den == 0`` (never NaN, never a warning)."""
     num, den = np.asarray(num), np.asarray(den)
-    out = np.zeros(np.broadcast_shapes(num.shape, den.shape))
+    out = np.empty(np.broadcast_shapes(num.shape, den.shape))
     # Integers are converted to float64 as the division reads them (no float copy of a count per
-    # query made first): the same quotients as dividing float64 arrays.
-    np.divide(num, den, out=out, where=den != 0, dtype=np.float64)  # returns ``out`` (the stubs: Any)
+    # query made first): the same quotients as dividing float64 arrays. Every quotient is computed
+    # and those by 0 overwritten: a quarter faster than a division masked by ``where``.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide(num, den, out=out, dtype=np.float64)
+    np.copyto(out, 0.0, where=den == 0)
     return out
 
 

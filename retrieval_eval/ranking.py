@@ -45,7 +45,6 @@ from ._segments import (
     long_on_average,
     long_segments,
     offsets_count,
-    segment_count,
     segment_ids,
 )
 from ._threads import in_order, workers
@@ -94,11 +93,14 @@ class Hits:
     offsets: IntArray
 
     @classmethod
-    def of_rows(cls, rows: IntArray, offsets: IntArray) -> Hits:
-        """The hits at ``rows`` (increasing ranked-row indices) of segments ``offsets``."""
-        # Each hit's query is the last whose first row is at or before the hit's row.
-        query = np.searchsorted(offsets, rows, side="right")
-        query -= 1  # in place here and below: a log of 10 M sessions has millions of hits
+    def of_rows(cls, rows: IntArray, offsets: IntArray, segment: IntArray | None = None) -> Hits:
+        """The hits at ``rows`` (increasing ranked-row indices) of segments ``offsets``; ``segment``, the
+        query index of every ranked row, when the caller has one (then read, not searched for)."""
+        if segment is not None:  # short segments: a gather costs a third of the binary searches
+            query = segment.take(rows)
+        else:  # each hit's query is the last whose first row is at or before the hit's row
+            query = np.searchsorted(offsets, rows, side="right")
+            query -= 1  # in place here and below: a log of 10 M sessions has millions of hits
         hit_offsets = _offsets_of(np.bincount(query, minlength=len(offsets) - 1))
         rank = offsets[:-1].take(query)
         np.subtract(rows, rank, out=rank)
@@ -107,10 +109,17 @@ class Hits:
         position -= hit_offsets[:-1].take(query)
         return cls(rows, query, rank, position, hit_offsets)
 
-    @property
+    @cached_property
     def count(self) -> IntArray:
-        """Number of hits per query."""
-        return np.diff(self.offsets)
+        """Number of hits per query (read-only: made once, P@k at every cutoff of a log reads it)."""
+        count = np.diff(self.offsets)
+        count.flags.writeable = False
+        return count
+
+    @cached_property
+    def _deepest(self) -> int:
+        """The largest rank of a hit (0 without hits)."""
+        return int(self.rank.max(initial=0))
 
     def where(self, keep: BoolArray) -> Hits:
         """The hits where ``keep`` (h,) is true; positions are renumbered within the subset."""
@@ -124,11 +133,12 @@ class Hits:
 
     def upto(self, k: int | IntArray) -> IntArray:
         """Number of hits at ranks 1..k per query (``k`` a number, or one per query)."""
-        if not isinstance(k, np.ndarray) and (len(self.rank) == 0 or k >= int(self.rank.max())):
+        if not isinstance(k, np.ndarray) and k >= self._deepest:
             return self.count  # every hit is within the top k (P@1000 of most runs, any k of a log)
-        limit = k[self.query] if isinstance(k, np.ndarray) else k
-        return np.bincount(self.query[self.rank <= limit], minlength=len(self.offsets) - 1).astype(np.int64,
-                                                                                                  copy=False)
+        within = self.rank <= (k.take(self.query) if isinstance(k, np.ndarray) else k)
+        if bool(within.all()):  # (R-precision of a log: each hit within its query's R)
+            return self.count
+        return np.bincount(self.query[within], minlength=len(self.offsets) - 1).astype(np.int64, copy=False)
 
     def above(self, rows: IntArray, query: IntArray) -> IntArray:
         """For each ranked row ``rows[i]`` of query ``query[i]``, the number of these hits ranked above it."""
@@ -256,18 +266,22 @@ class RankedBatch:
 
     def n_relevant(self, rel: int) -> IntArray:
         """R per query: qrels entries with value >= ``rel`` (negative values never count)."""
-        return self._cached(("R", rel), lambda: self.judged_count(self.judged_relevance >= max(rel, 0)))
+
+        def compute() -> IntArray:
+            if rel <= 0 and int(self.judged_relevance.min(initial=0)) >= 0:
+                return np.diff(self.judged_offsets)  # no negative judgment: every one counts
+            return self.judged_count(self.judged_relevance >= max(rel, 0))
+
+        return self._cached(("R", rel), compute)
 
     def n_nonrelevant(self, rel: int) -> IntArray:
-        """NR per query: qrels entries with 0 <= value < ``rel``, retrieved or not."""
-        judged = self.judged_relevance
-        return self._cached(("NR", rel), lambda: self.judged_count((judged >= 0) & (judged < rel)))
+        """NR per query: qrels entries with 0 <= value < ``rel``, retrieved or not: the entries >= 0 less
+        those >= ``rel`` (no second count of the judgments)."""
+        return self._cached(("NR", rel), lambda: self.n_relevant(0) - self.n_relevant(rel))
 
     def judged_count(self, mask: BoolArray) -> IntArray:
         """Number of judged rows per query where ``mask`` (over the judged rows) is true."""
-        if long_segments(self.judged_offsets):
-            return offsets_count(mask, self.judged_offsets)
-        return segment_count(mask, self.judged_segment, self.n_queries)
+        return offsets_count(mask, self.judged_offsets)  # no index of the judged rows needed, short or long
 
     def n_relevant_retrieved(self, rel: int) -> IntArray:
         """Number of relevant ranked rows per query."""
@@ -284,18 +298,35 @@ class RankedBatch:
         def compute() -> Hits:
             judged: Hits | None = self._cache.get(("hits", 0))
             if rel <= 0 or judged is None:
-                return Hits.of_rows(np.flatnonzero(self.labels >= max(rel, 0)), self.offsets)
+                return self._hits_at(np.flatnonzero(self.labels >= max(rel, 0)))
             return judged.where(self.labels[judged.row] >= rel)
 
         return self._cached(("hits", max(rel, 0)), compute)
+
+    def _hits_at(self, rows: IntArray) -> Hits:
+        """The hits at ranked rows ``rows`` (increasing): with short segments their query is read from
+        :attr:`segment` (made once per batch), with long ones searched for (no index of every row)."""
+        return Hits.of_rows(rows, self.offsets, None if long_segments(self.offsets) else self.segment)
 
     def nonrelevant_above(self, rel: int) -> IntArray:
         """For each hit of :meth:`hits` (``rel``), the judged non-relevant rows ranked above it in its query.
 
         Those before the hit's row, less those before its query's first row: two binary searches
-        among the non-relevant rows (no per-query table of them is made).
+        among the non-relevant rows (no per-query table of them is made) when queries are long; a
+        running count of them over the rows, read at both places, when they are short.
         """
         hits = self.hits(rel)
+        if bool((hits.rank == hits.position).all()):  # only hits above every hit (one document per query)
+            return np.zeros(len(hits.row), dtype=np.int64)
+        if not long_segments(self.offsets):
+            before = np.empty(len(self.labels) + 1, dtype=np.int64)  # non-relevant rows before each row
+            before[0] = 0
+            np.cumsum(self.judged_nonrelevant(rel), out=before[1:])
+            first = hits.row - hits.rank  # the row before the query's first
+            first += 1
+            above = before.take(hits.row)
+            above -= before.take(first)
+            return above
         judged = np.flatnonzero(self.labels >= 0)  # one pass over the ranked rows; then the judged only
         nonrelevant = judged[self.labels.take(judged) < rel]
         above = np.searchsorted(nonrelevant, hits.row)

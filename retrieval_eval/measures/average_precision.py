@@ -17,6 +17,13 @@ from .trec_table import (
 
 
 def _average_precision(b: RankedBatch, rel: int, k: int | None, norm: str = "R") -> FloatArray:
+    if k is None and norm == "R":  # AP and GMAP (trec_eval's map and gm_map): computed once, copied for each
+        same: FloatArray = b._cached(("AP", rel), lambda: _ap_sums(b, rel, k, norm))
+        return same.copy()
+    return _ap_sums(b, rel, k, norm)
+
+
+def _ap_sums(b: RankedBatch, rel: int, k: int | None, norm: str) -> FloatArray:
     hits = b.hits(rel)
     if k is not None:
         hits = hits.where(hits.rank <= k)

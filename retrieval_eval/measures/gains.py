@@ -169,7 +169,8 @@ def ideal_list(b: RankedBatch, gains: Gains | None) -> IdealList:
             offsets = b.judged_offsets
         else:  # the positive ones, counted per query (on robust, without an index of every judgment)
             gain = gain[positive]
-            offsets = _offsets_of(b.judged_count(positive))
+            # With level gains the positive ones are those >= 1: R at 1, which most batches have already.
+            offsets = _offsets_of(b.n_relevant(1) if gains is None else b.judged_count(positive))
             seg = segment_ids(offsets)
         del positive
         if not bool(np.all((seg[1:] != seg[:-1]) | (gain[1:] <= gain[:-1]))):  # else each query's are in order

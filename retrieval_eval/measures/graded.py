@@ -58,6 +58,21 @@ def _dcg(segment: IntArray, rank: IntArray, gain: FloatArray, n: int, k: int | N
     return segment_sum(_discounted(gain, rank), segment, n)
 
 
+def _ideal_dcg(b: RankedBatch, gains: Gains | None, dcg: str, k: int | None) -> FloatArray:
+    """The ideal DCG (at ranks <= k) per query: the DCG of its ideal list."""
+    if gains is None and int(b.judged_relevance.max(initial=0)) <= 1:
+        # Binary judgments: every ideal gain is 1, so a query's ideal DCG depends on its list's length
+        # m (R at 1) only. One running sum of the terms, read at min(m, k), replaces the ideal lists:
+        # the same sums, added in the same order from 0.0 (a log's 10 M lists are never made).
+        length = b.n_relevant(1)
+        depth = int(length.max(initial=0)) if k is None else min(k, int(length.max(initial=0)))
+        table = np.zeros(depth + 1)
+        np.cumsum(_discounted(styled(np.ones(depth), dcg), np.arange(1, depth + 1)), out=table[1:])
+        return table.take(np.minimum(length, depth))
+    ideal = ideal_list(b, gains)
+    return _dcg(ideal.segment, ideal.position, styled(ideal.gain, dcg), b.n_queries, k)
+
+
 def _running_dcg(b: RankedBatch, gains: Gains | None) -> tuple[FloatArray, FloatArray]:
     """(running DCG at every gain hit (see ``gain_hits``), final DCG per query), linear gains.
 
@@ -119,10 +134,8 @@ def ndcg(b: RankedBatch, *, k: int | None, dcg: str, gains: Gains | None) -> Flo
     Reference: Järvelin & Kekäläinen, "Cumulated gain-based evaluation of IR techniques", TOIS 2002.
     """
     hits, gain = gain_hits(b, gains)  # the other ranked rows gain 0
-    ideal = ideal_list(b, gains)
     gained = _dcg(hits.query, hits.rank, styled(gain, dcg), b.n_queries, k)
-    best = _dcg(ideal.segment, ideal.position, styled(ideal.gain, dcg), b.n_queries, k)
-    return safe_div(gained, best)
+    return safe_div(gained, _ideal_dcg(b, gains, dcg, k))
 
 
 @measure("BinG", params={"rel": REL}, trec=(TrecName("binG"),))
@@ -208,8 +221,7 @@ def ideal_dcg(b: RankedBatch, *, k: int | None, dcg: str, gains: Gains | None) -
 
     Reference: trec_eval ``ideal_dcg`` (explicit -m only).
     """
-    ideal = ideal_list(b, gains)
-    return _dcg(ideal.segment, ideal.position, styled(ideal.gain, dcg), b.n_queries, k)
+    return _ideal_dcg(b, gains, dcg, k)
 
 
 @measure("nDCGRel", params={"gains": GAINS_PARAM}, trec=(TrecName("ndcg_rel", syntax=TrecGainPairs()),))

@@ -30,14 +30,13 @@ def bpref(b: RankedBatch, *, rel: int) -> FloatArray:
 
     Reference: Buckley & Voorhees, "Retrieval evaluation with incomplete information", SIGIR 2004.
     """
-    R, NR = b.n_relevant(rel), b.n_nonrelevant(rel)
+    R = b.n_relevant(rel)
     hits = b.hits(rel)
     nonrel_above = b.nonrelevant_above(rel)
     seg = hits.query
-    if nonrel_above.any():
-        terms = 1.0 - safe_div(np.minimum(nonrel_above, R[seg]), np.minimum(NR, R)[seg])
-    else:  # no judged non-relevant document above a hit (one document per query): each term is 1 - 0
-        terms = np.ones(len(seg))
+    if not nonrel_above.any():  # none above a hit (one document per query): each term is 1 - 0, summed
+        return safe_div(hits.count, R)  # exactly (counts of 1.0 are whole numbers)
+    terms = 1.0 - safe_div(np.minimum(nonrel_above, R[seg]), np.minimum(b.n_nonrelevant(rel), R)[seg])
     return safe_div(segment_sum(terms, seg, b.n_queries), R)
 
 
