@@ -373,12 +373,16 @@ class RankedBatch:
         it costs the two offset arrays, not a copy of the rows (unlike :meth:`select`)."""
         offsets, judged = self.offsets[start : stop + 1], self.judged_offsets[start : stop + 1]
         rows, judged_rows = slice(int(offsets[0]), int(offsets[-1])), slice(int(judged[0]), int(judged[-1]))
-        return RankedBatch(
+        block = RankedBatch(
             query_vocab=self.query_vocab[start:stop], offsets=offsets - offsets[0], labels=self.labels[rows],
             doc_ids=self.doc_ids[rows], scores=self.scores[rows], judged_offsets=judged - judged[0],
             judged_relevance=self.judged_relevance[judged_rows], judged_doc_ids=self.judged_doc_ids[judged_rows],
             in_run=self.in_run[start:stop], subtopics=None if self.subtopics is None else self.subtopics.block(start, stop),
         )
+        for key, counts in self._cache.items():  # R and NR, once made for the whole batch (the CLI's notes
+            if key[0] in ("R", "NR"):  # need R): the block's are slices of them, not counted again
+                block._cache[key] = counts[start:stop]
+        return block
 
     def query_blocks(self, size: int) -> list[tuple[int, int]]:
         """The (start, stop) of consecutive blocks of ``size`` queries (the last one shorter): one

@@ -99,6 +99,19 @@ def test_a_block_holds_views_of_its_queries_rows() -> None:
     assert part.subtopics.doc_ids.tolist() == batch.subtopics.select(np.arange(10, 20)).doc_ids.tolist()
 
 
+def test_a_block_takes_the_batch_s_counts_of_judgments_once_made() -> None:
+    """R and NR made for the whole batch (the CLI's notes count R) are sliced for a block, not counted
+    again; the slices equal the block's own counts, and a count not made yet is the block's own."""
+    batch = _evaluator(2)._batch
+    whole_r, whole_nr = batch.n_relevant(2), batch.n_nonrelevant(2)
+    part = batch.block(10, 20)
+    assert np.shares_memory(part.n_relevant(2), whole_r) and np.shares_memory(part.n_nonrelevant(2), whole_nr)
+    fresh = batch.select(np.arange(10, 20))  # counted anew
+    assert part.n_relevant(2).tolist() == fresh.n_relevant(2).tolist()
+    assert part.n_nonrelevant(2).tolist() == fresh.n_nonrelevant(2).tolist()
+    assert not np.shares_memory(part.n_relevant(1), batch._cache.get(("R", 1), np.zeros(0)))
+
+
 def test_blocks_cover_the_queries_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
     batch = _evaluator(1)._batch
     assert batch.query_blocks(batch.n_queries) == [(0, batch.n_queries)]  # a small batch is one block
