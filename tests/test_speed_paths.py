@@ -744,3 +744,68 @@ def test_the_duplicate_check_sorts_its_own_keys_in_place() -> None:
     # The keys and their hashing's temporaries (2.25 x 8 bytes a row, measured); a sorted copy of the
     # keys made 3.1 x.
     assert peak < 8 * n * 2.7, peak
+
+
+def _batch_fields(qrels: Any, run: Any, **options: Any) -> tuple[list[Any], str | None]:
+    """A build's batch and report as plain lists, or the error it raised."""
+    from retrieval_eval.model import InputFormatError
+
+    try:
+        batch, report = build_batch(qrels, run, **options)
+    except InputFormatError as error:
+        return [], str(error)
+    columns = (batch.query_vocab, batch.offsets, batch.labels, batch.doc_ids, batch.scores, batch.in_run)
+    return [c.tolist() for c in columns] + [report.not_judged, report.missing_from_run], None
+
+
+@pytest.mark.parametrize("layout", ["in order", "holes", "unjudged between", "shuffled", "a query twice",
+                                    "a pair twice", "split by an unjudged query", "empty"])
+@pytest.mark.parametrize("options", [{}, {"order": "given"}, {"order": "rank"}, {"max_depth": 0},
+                                     {"judged_only": True, "complete": False}, {"duplicates": "first"}])
+def test_one_row_per_query_builds_as_the_general_path(layout: str, options: dict[str, Any],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run of one row per query (a log of one-query sessions) skips the duplicate check, the count and
+    the ordering when its queries come in code order; the batch, the report and any error are those of
+    the general path (which is checked against a plain Python build above)."""
+    import retrieval_eval.ranking as ranking_module
+    from retrieval_eval.model import QrelsColumns, RunColumns
+
+    rnd = random.Random(f"{layout}{options}")
+    judged = [(f"q{q:02d}", f"d{rnd.randrange(6)}{j}", rnd.randrange(-1, 3)) for q in range(30)
+              for j in range(rnd.randrange(1, 4))]
+    qrels = QrelsColumns(*(np.array(c, dtype="S8") for c in list(zip(*judged))[:2]),
+                         np.array([r for _, _, r in judged], dtype=np.int64), np.arange(1, len(judged) + 1))
+    queries = [f"q{q:02d}" for q in range(30)]
+    if layout == "holes":
+        queries = [q for i, q in enumerate(queries) if i % 4]
+    elif layout == "unjudged between":
+        queries = [q for q in queries for q in (q, q + "x")]
+    elif layout == "shuffled":
+        rnd.shuffle(queries)
+    elif layout == "split by an unjudged query":  # every row a run of its own, a query in two of them
+        queries[5:5] = ["q05", "other"]
+    elif layout in ("a query twice", "a pair twice"):
+        queries.append(queries[3])
+    elif layout == "empty":
+        queries = []
+    docs = [f"d{rnd.randrange(6)}{rnd.randrange(3)}" for _ in queries]
+    if layout == "a pair twice":
+        docs[-1] = docs[3]
+    elif layout == "a query twice":
+        docs[-1] = "other"
+    run = RunColumns(np.array(queries, dtype="S8"), np.array(docs, dtype="S8"),
+                     np.array([rnd.choice([0.5, 1.0]) for _ in queries]), np.arange(1, len(queries) + 1),
+                     ranks=np.array([rnd.randrange(1, 3) for _ in queries], dtype=np.int64))
+    taken = []
+    real = ranking_module._one_row_each
+
+    def spy(query_code: np.ndarray, n_q: int) -> Any:
+        taken.append(True)
+        return real(query_code, n_q)
+
+    monkeypatch.setattr(ranking_module, "_one_row_each", spy)
+    fast = _batch_fields(qrels, run, **options)
+    assert bool(taken) == (layout in ("in order", "holes", "unjudged between", "empty"))
+    monkeypatch.setattr(ranking_module, "_increasing", lambda codes: False)  # the general path only
+    assert fast == _batch_fields(qrels, run, **options)
+    assert (fast[1] is not None) == (layout == "a pair twice" and options.get("duplicates") != "first")
