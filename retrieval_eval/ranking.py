@@ -502,9 +502,9 @@ def build_batch(
     n_q = len(judged.query_vocab)
     # Every row a query of its own, the queries in code order (a log of one-row sessions, sorted as the
     # judgments are): no query holds two rows (no duplicate to look for) or rows to put in order.
-    one_each = len(r_heads) == n_run and _increasing(rq)
+    one_each = len(r_heads) == n_run and _increasing(rq)  # (the first test rules most runs out at no cost)
     if one_each:
-        in_run, counts = _one_row_each(rq, n_q)
+        in_run, offsets = _one_row_each(rq, n_q)
     else:
         in_run = np.zeros(n_q, dtype=bool)
         in_run[r_head_code[judged_head]] = True
@@ -515,7 +515,6 @@ def build_batch(
             counts = np.bincount(rq, minlength=n_q)
     del r_heads, r_head_code, judged_head  # arrays as long as the rows, at a million sessions
     keys: npt.NDArray[np.uint64] | None = None
-    keep_r = None  # the rows to keep, None for all
     if not one_each:
         # Each row's key of (query, document), for the duplicate check and then (in the rows' new order)
         # for the join, when that looks pairs up in the table: when it compares ids instead (queries of
@@ -523,12 +522,15 @@ def build_batch(
         keys = None if _scans(judged.offsets, partial(np.asarray, counts)) else pair_keys(rq, rd)  # (counts known)
         keep_r = _check_duplicates(rq, rd, r_lines, run_origin, run_unit, "document", judged.query_vocab,
                                    duplicates, keys)
-    if keep_r is not None and not keep_r.all():
-        rq, rd, scores = rq[keep_r], rd[keep_r], scores[keep_r]
-        keys = None if keys is None else keys[keep_r]
-        ranks = None if ranks is None else ranks[keep_r]
-        counts = np.bincount(rq, minlength=n_q)
-    del r_lines, run_lines, keep_r
+        if not keep_r.all():
+            rq, rd, scores = rq[keep_r], rd[keep_r], scores[keep_r]
+            keys = None if keys is None else keys[keep_r]
+            ranks = None if ranks is None else ranks[keep_r]
+            counts = np.bincount(rq, minlength=n_q)
+        del keep_r
+        offsets = _offsets_of(counts)
+        del counts
+    del r_lines, run_lines
 
     if one_each:
         reorder = None
@@ -539,8 +541,6 @@ def build_batch(
     else:
         assert ranks is not None  # checked on entry: order="rank" needs the rank column
         reorder = RowOrder(len(rq), rows=np.lexsort((ranks, rq)))
-    offsets = _offsets_of(counts)
-    del counts
     if reorder is not None:  # one column at a time, so that each old one is freed before the next copy
         rq = segment_ids(offsets)  # every order puts the rows by query: each query's code along its rows
         rd, keys = reorder.apply(rd), None if keys is None else reorder.apply(keys)
@@ -588,12 +588,13 @@ def _increasing(codes: IntArray) -> bool:
 
 
 def _one_row_each(query_code: IntArray, n_q: int) -> tuple[BoolArray, IntArray]:
-    """Which of ``n_q`` queries have rows, and how many, for rows of distinct ``query_code``."""
+    """Which of ``n_q`` queries have rows, and the bounds of each one's rows, for rows of increasing
+    ``query_code``: one row for each query that has any."""
     if len(query_code) == n_q:  # every query has its row
-        return np.ones(n_q, dtype=bool), np.ones(n_q, dtype=np.int64)
+        return np.ones(n_q, dtype=bool), np.arange(n_q + 1, dtype=np.int64)
     in_run = np.zeros(n_q, dtype=bool)
     in_run[query_code] = True
-    return in_run, in_run.astype(np.int64)
+    return in_run, _offsets_of(in_run)
 
 
 def _query_codes(judged: PreparedQrels, ids: np.ndarray) -> IntArray:
@@ -680,15 +681,27 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray, doc_
         rows_per_query = partial(np.bincount, query_code, minlength=len(offsets) - 1)
     if not _scans(offsets, rows_per_query):
         return None
-    out = np.empty(len(query_code), dtype=values.dtype)
+    out = np.full(len(query_code), NONPOOL, dtype=values.dtype)
+    if not len(judged):
+        return out
 
     def chunk(start: int) -> None:
         found = out[start : start + _FIND_CHUNK]
-        found.fill(NONPOOL)
-        first = offsets[:-1][query_code[start : start + _FIND_CHUNK]]
-        n_judged = offsets[1:][query_code[start : start + _FIND_CHUNK]] - first  # (no array per query kept)
-        pending = np.flatnonzero(n_judged)
-        step = 0
+        codes = query_code[start : start + _FIND_CHUNK]
+        first = offsets[:-1].take(codes)
+        n_judged = offsets[1:].take(codes)
+        n_judged -= first  # (no array per query kept)
+        # The first step compares every row of the chunk (most have a judgment): whole slices of the
+        # rows rather than a selection of them. A row of a query without judgments compares with some
+        # other query's id (its index clipped to the judgments), and its match is dropped.
+        candidate = first.clip(max=len(judged) - 1)
+        same = _same_words(_words(judged.take(candidate), np.uint64),
+                           _words(doc_ids[start : start + _FIND_CHUNK], np.uint64))
+        same &= n_judged > 0
+        np.putmask(found, same, values.take(candidate))
+        same |= n_judged < 2  # (now: whether a row is done)
+        pending = np.flatnonzero(~same)
+        step = 1
         while len(pending):  # as many steps as the most judgments of a query that the run has
             candidate = first[pending] + step
             same = _same_ids(judged, candidate, doc_ids, pending + start)
