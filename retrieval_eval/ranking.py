@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable
-from functools import cached_property, partial
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
@@ -519,7 +519,7 @@ def build_batch(
         # Each row's key of (query, document), for the duplicate check and then (in the rows' new order)
         # for the join, when that looks pairs up in the table: when it compares ids instead (queries of
         # few judgments), the check makes its own keys and sorts them in place, which takes less memory.
-        keys = None if _scans(judged.offsets, partial(np.asarray, counts)) else pair_keys(rq, rd)  # (counts known)
+        keys = None if _scan_comparisons(counts, judged.offsets) <= _SCAN_COMPARISONS * len(rq) else pair_keys(rq, rd)
         keep_r = _check_duplicates(rq, rd, r_lines, run_origin, run_unit, "document", judged.query_vocab,
                                    duplicates, keys)
         if not keep_r.all():
@@ -554,7 +554,10 @@ def build_batch(
         offsets = _offsets_of(np.bincount(rq, minlength=n_q))
 
     # The qrels join: each ranked (query, document) pair looked up among the judged pairs.
-    labels = judged.labels_of(rq, rd, keys, partial(np.diff, offsets))
+    # The comparisons a scan join would make (one row for every query: as many as the judgments).
+    full = one_each and len(rq) == n_q
+    comparisons = int(judged.offsets[-1]) if full else _scan_comparisons(np.diff(offsets), judged.offsets)
+    labels = judged.labels_of(rq, rd, keys, comparisons)
     del keys
     if judged_only:
         keep = labels >= 0
@@ -645,12 +648,12 @@ class PreparedQrels:
         return self._pairs[0]
 
     def labels_of(self, query_code: IntArray, doc_ids: np.ndarray, keys: npt.NDArray[np.uint64] | None = None,
-                  rows_per_query: Callable[[], IntArray] | None = None) -> IntArray:
+                  comparisons: int | None = None) -> IntArray:
         """The label of each (``query_code``, ``doc_ids``) row: its judged row's (see ``labels``), or
         NONPOOL. By comparing ids within each query when queries have few judgments, otherwise through
         the hash table (``keys``: the rows' :func:`~retrieval_eval._ids.pair_keys`, if the caller has
-        them; ``rows_per_query()``: the rows' count of each query code, if the caller knows it)."""
-        labels = _scan_join(self.offsets, self.doc_ids, query_code, doc_ids, self.labels, rows_per_query)
+        them; ``comparisons``: the rows' :func:`_scan_comparisons`, if the caller knows them)."""
+        labels = _scan_join(self.offsets, self.doc_ids, query_code, doc_ids, self.labels, comparisons)
         if labels is None:
             labels = np.full(len(query_code), NONPOOL, dtype=np.int64)
             rows, at = self.pairs().find(query_code, doc_ids, keys)
@@ -666,27 +669,29 @@ _SCAN_COMPARISONS = 4
 
 
 def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray, doc_ids: np.ndarray,
-               values: IntArray, rows_per_query: Callable[[], IntArray] | None = None) -> IntArray | None:
+               values: IntArray, comparisons: int | None = None) -> IntArray | None:
     """The value (of ``values``, one per judged row) of each (``query_code``, ``doc_ids``) row's judged
     row, NONPOOL for a row not judged, by comparing ids: at the s-th step, every row still unmatched
     whose query has more than s judgments is compared with the query's s-th judged id. None when that
     would take more than ``_SCAN_COMPARISONS`` comparisons per row (or ids are ``bytes`` objects);
-    ``rows_per_query()``: the rows' count of each query code, if the caller knows it.
+    ``comparisons``: the rows' :func:`_scan_comparisons`, if the caller knows them.
 
     The rows go in chunks, which bound the temporary arrays; a long run's chunks are compared on
     several threads (see :func:`~retrieval_eval._threads.workers`), each writing its own rows' values."""
     if judged.dtype.kind != "S" or doc_ids.dtype.kind != "S":
         return None
-    if rows_per_query is None:
-        rows_per_query = partial(np.bincount, query_code, minlength=len(offsets) - 1)
-    if not _scans(offsets, rows_per_query):
+    if comparisons is None:
+        comparisons = int(np.diff(offsets).take(query_code).sum())
+    if comparisons > _SCAN_COMPARISONS * len(query_code):
         return None
-    out = np.full(len(query_code), NONPOOL, dtype=values.dtype)
+    out = np.empty(len(query_code), dtype=values.dtype)
     if not len(judged):
+        out.fill(NONPOOL)
         return out
 
     def chunk(start: int) -> None:
         found = out[start : start + _FIND_CHUNK]
+        found.fill(NONPOOL)
         codes = query_code[start : start + _FIND_CHUNK]
         first = offsets[:-1].take(codes)
         n_judged = offsets[1:].take(codes)
@@ -715,14 +720,10 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray, doc_
     return out
 
 
-def _scans(offsets: IntArray, rows_per_query: Callable[[], IntArray]) -> bool:
-    """Whether :func:`_scan_join` compares ids, for rows of the numbers per query that
-    ``rows_per_query()`` gives, rather than declining: at most ``_SCAN_COMPARISONS`` comparisons per row."""
-    count = np.diff(offsets)
-    if len(count) and int(count.min()) > _SCAN_COMPARISONS:  # no query has few enough judgments:
-        return False  # known without counting the rows
-    rows = rows_per_query()
-    return int(rows @ count) <= _SCAN_COMPARISONS * int(rows.sum())
+def _scan_comparisons(rows_per_query: IntArray, judged_offsets: IntArray) -> int:
+    """The comparisons :func:`_scan_join` makes at most, for rows of ``rows_per_query`` (per query code)
+    and judgments cut by ``judged_offsets``: each row with each of its query's judged ids."""
+    return int(rows_per_query @ np.diff(judged_offsets))
 
 
 def _scan_repeats(offsets: IntArray, doc_ids: np.ndarray) -> bool | None:
