@@ -726,10 +726,11 @@ def _scan_comparisons(rows_per_query: IntArray, judged_offsets: IntArray) -> int
     return int(rows_per_query @ np.diff(judged_offsets))
 
 
-def _scan_repeats(offsets: IntArray, doc_ids: np.ndarray) -> bool | None:
+def _scan_repeats(offsets: IntArray, doc_ids: np.ndarray, query_code: IntArray | None = None) -> bool | None:
     """Whether some query's rows (grouped by query) hold an id twice, by comparing each row with the
     rows before it in its query, one distance at a time. None when that would take more than
-    ``_SCAN_COMPARISONS`` comparisons per row (or ids are ``bytes`` objects)."""
+    ``_SCAN_COMPARISONS`` comparisons per row (or ids are ``bytes`` objects). ``query_code``: each
+    row's query, if the caller has it."""
     if doc_ids.dtype.kind != "S":
         return None
     count = np.diff(offsets)
@@ -741,7 +742,10 @@ def _scan_repeats(offsets: IntArray, doc_ids: np.ndarray) -> bool | None:
     first[offsets[:-1][count > 0]] = True
     rows = np.flatnonzero(~first)
     del first
-    position = rows - offsets[np.searchsorted(offsets, rows, side="right") - 1]
+    # Each row's place in its query: from its query's first row (found by the row's code, or by a search).
+    query = np.searchsorted(offsets, rows, side="right") - 1 if query_code is None else query_code[rows]
+    position = rows - offsets[query]
+    del query
     distance = 1
     while len(rows):  # as many steps as the most judgments of a query, less one
         if bool(_same_ids(doc_ids, rows, doc_ids, rows - distance).any()):
@@ -811,7 +815,7 @@ def _prepare_qrels(qrels: QrelsColumns, queries: npt.ArrayLike | None, duplicate
         query_code = segment_ids(offsets)  # grouped, the codes are each query's, repeated along its rows
         own_relevance = True
     pairs = []
-    repeated = _scan_repeats(offsets, q_docs)
+    repeated = _scan_repeats(offsets, q_docs, query_code)
     if repeated is None:  # many judgments per query: the hash table tells, and serves the joins later
         pairs = [PairIndex(query_code, q_docs, np.diff(offsets))]
         repeated = pairs[0].maybe_repeated()

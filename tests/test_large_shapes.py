@@ -107,6 +107,7 @@ def test_scan_repeats_agrees_with_a_set(seed: int, repeat: bool) -> None:
     offsets, docs = _grouped_judgments(rnd, 40, 4, repeat)
     expected = any(len(set(docs[a:b].tolist())) < b - a for a, b in itertools.pairwise(offsets))
     assert _scan_repeats(offsets, docs) == expected
+    assert _scan_repeats(offsets, docs, np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))) == expected
     assert expected == (repeat and bool((np.diff(offsets) >= 2).any()))
 
 

@@ -853,3 +853,19 @@ def test_run_queries_taken_as_the_judged_ones_only_when_every_byte_agrees(run_wi
     for changed in ([b"query-0001-a", b"query-0001-c"] + ids[2:], ids[:3] + [b"query-0002\x02"]):
         codes = _query_codes(prepared, np.array(changed, dtype=width)).tolist()
         assert codes == [i if x in ids else -1 for i, x in enumerate(changed)]
+
+
+def test_codes_in_order_are_grouped_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Query codes that never decrease (a sorted qrels file) need no order; any other layout is still
+    grouped stably by the blocks or the sort."""
+    import retrieval_eval._order as order_module
+    from retrieval_eval._order import grouped_order
+
+    real = order_module._query_blocks
+    calls = []
+    monkeypatch.setattr(order_module, "_query_blocks", lambda codes: calls.append(1) or real(codes))
+    assert grouped_order(np.array([0, 0, 1, 3, 3, 3, 4])) is None and not calls
+    for codes in ([1, 1, 0, 2], [0, 1, 0, 2, 2]):
+        order = grouped_order(np.array(codes))
+        assert order is not None and order.permutation().tolist() == np.argsort(codes, kind="stable").tolist()
+    assert len(calls) == 2
