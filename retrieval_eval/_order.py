@@ -108,6 +108,8 @@ def grouped_order(query_code: IntArray) -> RowOrder | None:
     """Stable row order by query (each query's rows keep their input order); None if nothing moves."""
     if len(query_code) < 2:
         return None
+    if bool(np.all(query_code[1:] >= query_code[:-1])):  # in order already (a sorted qrels file): one pass
+        return None
     starts = _query_blocks(query_code)
     if starts is None:
         return RowOrder(len(query_code), rows=np.argsort(query_code, kind="stable"))

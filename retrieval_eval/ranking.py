@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable
-from functools import cached_property, partial
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
@@ -32,6 +32,7 @@ from ._ids import (
     _run_heads,
     _run_lengths,
     _same_ids,
+    _same_words,
     _words,
     along_runs,
     intern,
@@ -518,9 +519,9 @@ def build_batch(
     del run
 
     # A run lists each query's rows together: its query ids are looked up one run of equal ids at a time.
+    n_run = len(r_qids)
     r_heads = _run_heads(r_qids)
-    r_run_lengths = _run_lengths(r_heads, len(r_qids))
-    head_ids = r_qids[r_heads]
+    head_ids = r_qids if len(r_heads) == len(r_qids) else r_qids[r_heads]  # (every row a run: no copy)
     del r_qids
     r_head_code = _query_codes(judged, head_ids)
     judged_head = r_head_code >= 0
@@ -534,36 +535,47 @@ def build_batch(
     ranks = _take(r_rows, np.asarray(run_ranks))[0] if order == "rank" else None
     del r_docs, run_scores, run_ranks, r_rows
     n_q = len(judged.query_vocab)
-    in_run = np.zeros(n_q, dtype=bool)
-    in_run[r_head_code[judged_head]] = True
-    if long_on_average(len(rq), len(r_head_code)):  # rows per query: those of its runs of rows (no pass over them)
-        counts = np.zeros(n_q, dtype=np.int64)
-        np.add.at(counts, r_head_code[judged_head], r_run_lengths[judged_head])
-    else:  # runs of a few rows (sessions): add.at costs some 20 ns a run, counting the rows 4 ns a row
-        counts = np.bincount(rq, minlength=n_q)
-    del r_heads, r_head_code, r_run_lengths, judged_head  # arrays as long as the rows, at a million sessions
-    # Each row's key of (query, document), for the duplicate check and then (in the rows' new order) for
-    # the join, when that looks pairs up in the table: when it compares ids instead (queries of few
-    # judgments), the check makes its own keys and sorts them in place, which takes less memory.
-    keys = None if _scans(judged.offsets, partial(np.asarray, counts)) else pair_keys(rq, rd)  # (counts known)
-    keep_r = _check_duplicates(rq, rd, r_lines, run_origin, run_unit, "document", judged.query_vocab, duplicates,
-                               keys)
-    if not keep_r.all():
-        rq, rd, scores = rq[keep_r], rd[keep_r], scores[keep_r]
-        keys = None if keys is None else keys[keep_r]
-        ranks = None if ranks is None else ranks[keep_r]
-        counts = np.bincount(rq, minlength=n_q)
-    del r_lines, run_lines, keep_r
+    # Every row a query of its own, the queries in code order (a log of one-row sessions, sorted as the
+    # judgments are): no query holds two rows (no duplicate to look for) or rows to put in order.
+    one_each = len(r_heads) == n_run and _increasing(rq)  # (the first test rules most runs out at no cost)
+    if one_each:
+        in_run, offsets = _one_row_each(rq, n_q)
+    else:
+        in_run = np.zeros(n_q, dtype=bool)
+        in_run[r_head_code[judged_head]] = True
+        if long_on_average(len(rq), len(r_head_code)):  # rows per query: those of its runs of rows (no pass over them)
+            counts = np.zeros(n_q, dtype=np.int64)
+            np.add.at(counts, r_head_code[judged_head], _run_lengths(r_heads, n_run)[judged_head])
+        else:  # runs of a few rows (sessions): add.at costs some 20 ns a run, counting the rows 4 ns a row
+            counts = np.bincount(rq, minlength=n_q)
+    del r_heads, r_head_code, judged_head  # arrays as long as the rows, at a million sessions
+    keys: npt.NDArray[np.uint64] | None = None
+    if not one_each:
+        # Each row's key of (query, document), for the duplicate check and then (in the rows' new order)
+        # for the join, when that looks pairs up in the table: when it compares ids instead (queries of
+        # few judgments), the check makes its own keys and sorts them in place, which takes less memory.
+        keys = None if _scan_comparisons(counts, judged.offsets) <= _SCAN_COMPARISONS * len(rq) else pair_keys(rq, rd)
+        keep_r = _check_duplicates(rq, rd, r_lines, run_origin, run_unit, "document", judged.query_vocab,
+                                   duplicates, keys)
+        if not keep_r.all():
+            rq, rd, scores = rq[keep_r], rd[keep_r], scores[keep_r]
+            keys = None if keys is None else keys[keep_r]
+            ranks = None if ranks is None else ranks[keep_r]
+            counts = np.bincount(rq, minlength=n_q)
+        del keep_r
+        offsets = _offsets_of(counts)
+        del counts
+    del r_lines, run_lines
 
-    if order == "score":
+    if one_each:
+        reorder = None
+    elif order == "score":
         reorder = canonical_order(rq, scores, rd)
     elif order == "given":
         reorder = grouped_order(rq)
     else:
         assert ranks is not None  # checked on entry: order="rank" needs the rank column
         reorder = RowOrder(len(rq), rows=np.lexsort((ranks, rq)))
-    offsets = _offsets_of(counts)
-    del counts
     if reorder is not None:  # one column at a time, so that each old one is freed before the next copy
         rq = segment_ids(offsets)  # every order puts the rows by query: each query's code along its rows
         rd, keys = reorder.apply(rd), None if keys is None else reorder.apply(keys)
@@ -577,12 +589,11 @@ def build_batch(
         offsets = _offsets_of(np.bincount(rq, minlength=n_q))
 
     # The qrels join: each ranked (query, document) pair looked up among the judged pairs.
-    labels = np.full(len(rq), NONPOOL, dtype=np.int64)
-    rows, at = judged.find(rq, rd, keys)
+    # The comparisons a scan join would make (one row for every query: as many as the judgments).
+    full = one_each and len(rq) == n_q
+    comparisons = int(judged.offsets[-1]) if full else _scan_comparisons(np.diff(offsets), judged.offsets)
+    labels = judged.labels_of(rq, rd, keys, comparisons)
     del keys
-    value = judged.relevance[at]
-    labels[rows] = np.where(value < 0, UNJUDGED, value)
-    del rows, at, value
     if judged_only:
         keep = labels >= 0
         rq, rd, scores, labels = rq[keep], rd[keep], scores[keep], labels[keep]
@@ -609,10 +620,27 @@ def build_batch(
     return batch, report
 
 
+def _increasing(codes: IntArray) -> bool:
+    """Whether ``codes`` are strictly increasing."""
+    return bool(np.all(codes[1:] > codes[:-1]))
+
+
+def _one_row_each(query_code: IntArray, n_q: int) -> tuple[BoolArray, IntArray]:
+    """Which of ``n_q`` queries have rows, and the bounds of each one's rows, for rows of increasing
+    ``query_code``: one row for each query that has any."""
+    if len(query_code) == n_q:  # every query has its row
+        return np.ones(n_q, dtype=bool), np.arange(n_q + 1, dtype=np.int64)
+    in_run = np.zeros(n_q, dtype=bool)
+    in_run[query_code] = True
+    return in_run, _offsets_of(in_run)
+
+
 def _query_codes(judged: PreparedQrels, ids: np.ndarray) -> IntArray:
     """The code of each query id among the evaluated queries, -1 for the others."""
     vocab = judged.query_vocab
-    if len(ids) == len(vocab) and ids.dtype.kind == "S" and bool(np.all(ids == vocab)):
+    if len(ids) == len(vocab) and ids.dtype.kind == "S" and vocab.dtype.kind == "S" and bool(
+        _same_words(_words(ids, np.uint64), _words(vocab, np.uint64)).all()  # (words: several times faster)
+    ):
         return np.arange(len(ids), dtype=np.int64)  # the judged queries, in the same order: nothing to search
     codes = np.full(len(ids), -1, dtype=np.int64)
     if judged.queries is not None or ids.dtype.kind != "S" or ids.dtype.itemsize > 8:
@@ -642,6 +670,7 @@ class PreparedQrels:
     #: every id fits one word: then the words are searched, in byte order like the ids
     offsets: IntArray  #: (n_queries + 1,) bounds of each query's judged rows
     relevance: IntArray  #: the judged rows' raw values
+    labels: IntArray  #: the label a ranked row takes from each judged row: its value, UNJUDGED if negative
     doc_ids: np.ndarray  #: the judged rows' document ids (in input order within a query)
     subtopics: Subtopics | None
     #: The hash table of the judged (query code, document id) pairs, made when first needed.
@@ -653,14 +682,18 @@ class PreparedQrels:
             self._pairs.append(PairIndex(segment_ids(self.offsets), self.doc_ids, np.diff(self.offsets)))
         return self._pairs[0]
 
-    def find(self, query_code: IntArray, doc_ids: np.ndarray,
-             keys: npt.NDArray[np.uint64] | None = None) -> tuple[IntArray, IntArray]:
-        """The rows of (``query_code``, ``doc_ids``) that are judged, and their judged rows (the
-        pairs in any order): by comparing ids within each query when queries have few judgments,
-        otherwise through the hash table (``keys``: the rows' :func:`~retrieval_eval._ids.pair_keys`,
-        if the caller has them)."""
-        found = _scan_join(self.offsets, self.doc_ids, query_code, doc_ids)
-        return found if found is not None else self.pairs().find(query_code, doc_ids, keys)
+    def labels_of(self, query_code: IntArray, doc_ids: np.ndarray, keys: npt.NDArray[np.uint64] | None = None,
+                  comparisons: int | None = None) -> IntArray:
+        """The label of each (``query_code``, ``doc_ids``) row: its judged row's (see ``labels``), or
+        NONPOOL. By comparing ids within each query when queries have few judgments, otherwise through
+        the hash table (``keys``: the rows' :func:`~retrieval_eval._ids.pair_keys`, if the caller has
+        them; ``comparisons``: the rows' :func:`_scan_comparisons`, if the caller knows them)."""
+        labels = _scan_join(self.offsets, self.doc_ids, query_code, doc_ids, self.labels, comparisons)
+        if labels is None:
+            labels = np.full(len(query_code), NONPOOL, dtype=np.int64)
+            rows, at = self.pairs().find(query_code, doc_ids, keys)
+            labels[rows] = self.labels[at]
+        return labels
 
 
 #: Where queries have a handful of judgments (MS MARCO, click logs), a run row is compared with each
@@ -670,57 +703,69 @@ class PreparedQrels:
 _SCAN_COMPARISONS = 4
 
 
-def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray,
-               doc_ids: np.ndarray) -> tuple[IntArray, IntArray] | None:
-    """:meth:`PreparedQrels.find` by comparing ids: at the s-th step, every row still unmatched whose
-    query has more than s judgments is compared with the query's s-th judged id. None when that
-    would take more than ``_SCAN_COMPARISONS`` comparisons per row (or ids are ``bytes`` objects).
+def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray, doc_ids: np.ndarray,
+               values: IntArray, comparisons: int | None = None) -> IntArray | None:
+    """The value (of ``values``, one per judged row) of each (``query_code``, ``doc_ids``) row's judged
+    row, NONPOOL for a row not judged, by comparing ids: at the s-th step, every row still unmatched
+    whose query has more than s judgments is compared with the query's s-th judged id. None when that
+    would take more than ``_SCAN_COMPARISONS`` comparisons per row (or ids are ``bytes`` objects);
+    ``comparisons``: the rows' :func:`_scan_comparisons`, if the caller knows them.
 
     The rows go in chunks, which bound the temporary arrays; a long run's chunks are compared on
-    several threads (see :func:`~retrieval_eval._threads.workers`)."""
+    several threads (see :func:`~retrieval_eval._threads.workers`), each writing its own rows' values."""
     if judged.dtype.kind != "S" or doc_ids.dtype.kind != "S":
         return None
-    if not _scans(offsets, lambda: np.bincount(query_code, minlength=len(offsets) - 1)):
+    if comparisons is None:
+        comparisons = int(np.diff(offsets).take(query_code).sum())
+    if comparisons > _SCAN_COMPARISONS * len(query_code):
         return None
-    def chunk(start: int) -> tuple[list[IntArray], list[IntArray]]:
-        first = offsets[:-1][query_code[start : start + _FIND_CHUNK]]
-        n_judged = offsets[1:][query_code[start : start + _FIND_CHUNK]] - first  # (no array per query kept)
-        pending = np.flatnonzero(n_judged)
-        rows: list[IntArray] = []
-        at: list[IntArray] = []
-        step = 0
+    out = np.empty(len(query_code), dtype=values.dtype)
+    if not len(judged):
+        out.fill(NONPOOL)
+        return out
+
+    def chunk(start: int) -> None:
+        found = out[start : start + _FIND_CHUNK]
+        found.fill(NONPOOL)
+        codes = query_code[start : start + _FIND_CHUNK]
+        first = offsets[:-1].take(codes)
+        n_judged = offsets[1:].take(codes)
+        n_judged -= first  # (no array per query kept)
+        # The first step compares every row of the chunk (most have a judgment): whole slices of the
+        # rows rather than a selection of them. A row of a query without judgments compares with some
+        # other query's id (its index clipped to the judgments), and its match is dropped.
+        candidate = first.clip(max=len(judged) - 1)
+        same = _same_words(_words(judged.take(candidate), np.uint64),
+                           _words(doc_ids[start : start + _FIND_CHUNK], np.uint64))
+        same &= n_judged > 0
+        np.putmask(found, same, values.take(candidate))
+        same |= n_judged < 2  # (now: whether a row is done)
+        pending = np.flatnonzero(~same)
+        step = 1
         while len(pending):  # as many steps as the most judgments of a query that the run has
             candidate = first[pending] + step
             same = _same_ids(judged, candidate, doc_ids, pending + start)
-            rows.append(pending[same] + start)
-            at.append(candidate[same])
+            found[pending[same]] = values[candidate[same]]
             step += 1
             pending = pending[~same & (n_judged[pending] > step)]
-        return rows, at
 
-    none = np.zeros(0, dtype=np.int64)
-    rows, at = [none], [none]
     starts = [(start,) for start in range(0, len(query_code), _FIND_CHUNK)]
-    for chunk_rows, chunk_at in in_order(chunk, starts, workers(len(query_code))):
-        rows += chunk_rows
-        at += chunk_at
-    return np.concatenate(rows), np.concatenate(at)
+    for _ in in_order(chunk, starts, workers(len(query_code))):
+        pass
+    return out
 
 
-def _scans(offsets: IntArray, rows_per_query: Callable[[], IntArray]) -> bool:
-    """Whether :func:`_scan_join` compares ids, for rows of the numbers per query that
-    ``rows_per_query()`` gives, rather than declining: at most ``_SCAN_COMPARISONS`` comparisons per row."""
-    count = np.diff(offsets)
-    if len(count) and int(count.min()) > _SCAN_COMPARISONS:  # no query has few enough judgments:
-        return False  # known without counting the rows
-    rows = rows_per_query()
-    return int(rows @ count) <= _SCAN_COMPARISONS * int(rows.sum())
+def _scan_comparisons(rows_per_query: IntArray, judged_offsets: IntArray) -> int:
+    """The comparisons :func:`_scan_join` makes at most, for rows of ``rows_per_query`` (per query code)
+    and judgments cut by ``judged_offsets``: each row with each of its query's judged ids."""
+    return int(rows_per_query @ np.diff(judged_offsets))
 
 
-def _scan_repeats(offsets: IntArray, doc_ids: np.ndarray) -> bool | None:
+def _scan_repeats(offsets: IntArray, doc_ids: np.ndarray, query_code: IntArray | None = None) -> bool | None:
     """Whether some query's rows (grouped by query) hold an id twice, by comparing each row with the
     rows before it in its query, one distance at a time. None when that would take more than
-    ``_SCAN_COMPARISONS`` comparisons per row (or ids are ``bytes`` objects)."""
+    ``_SCAN_COMPARISONS`` comparisons per row (or ids are ``bytes`` objects). ``query_code``: each
+    row's query, if the caller has it."""
     if doc_ids.dtype.kind != "S":
         return None
     count = np.diff(offsets)
@@ -732,7 +777,10 @@ def _scan_repeats(offsets: IntArray, doc_ids: np.ndarray) -> bool | None:
     first[offsets[:-1][count > 0]] = True
     rows = np.flatnonzero(~first)
     del first
-    position = rows - offsets[np.searchsorted(offsets, rows, side="right") - 1]
+    # Each row's place in its query: from its query's first row (found by the row's code, or by a search).
+    query = np.searchsorted(offsets, rows, side="right") - 1 if query_code is None else query_code[rows]
+    position = rows - offsets[query]
+    del query
     distance = 1
     while len(rows):  # as many steps as the most judgments of a query, less one
         if bool(_same_ids(doc_ids, rows, doc_ids, rows - distance).any()):
@@ -802,7 +850,7 @@ def _prepare_qrels(qrels: QrelsColumns, queries: npt.ArrayLike | None, duplicate
         query_code = segment_ids(offsets)  # grouped, the codes are each query's, repeated along its rows
         own_relevance = True
     pairs = []
-    repeated = _scan_repeats(offsets, q_docs)
+    repeated = _scan_repeats(offsets, q_docs, query_code)
     if repeated is None:  # many judgments per query: the hash table tells, and serves the joins later
         pairs = [PairIndex(query_code, q_docs, np.diff(offsets))]
         repeated = pairs[0].maybe_repeated()
@@ -816,14 +864,16 @@ def _prepare_qrels(qrels: QrelsColumns, queries: npt.ArrayLike | None, duplicate
             offsets = _offsets_of(np.bincount(query_code, minlength=n_q))
             pairs = []
             own_relevance = True
+    if relevance.dtype != np.int64 or not (own_relevance or not relevance.flags.writeable):
+        # Never a column the caller may still change: a copy made here, or a read-only column (the readers').
+        relevance = relevance.astype(np.int64)
     return PreparedQrels(
         query_vocab=query_vocab,
         queries=None if query_vocab.dtype.kind == "S" and query_vocab.dtype.itemsize <= 8
         else PairIndex(np.zeros(n_q, dtype=np.int64), query_vocab),
         offsets=offsets,
-        # Never a column the caller may still change: a copy made here, or a read-only column (the readers').
-        relevance=relevance if relevance.dtype == np.int64 and (own_relevance or not relevance.flags.writeable)
-        else relevance.astype(np.int64),
+        relevance=relevance,
+        labels=np.where(relevance < 0, UNJUDGED, relevance) if bool((relevance < 0).any()) else relevance,
         doc_ids=q_docs,
         subtopics=subtopics,
         pairs=pairs,

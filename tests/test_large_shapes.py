@@ -74,17 +74,30 @@ def test_scan_join_finds_what_the_hash_table_finds(seed: int) -> None:
     run_query = np.array([rnd.randrange(30) for _ in range(400)], dtype=np.int64)
     pool = [bytes(d) for d in judged] + [b"x", b"d1", b"ddddddddddd0", b"d" * 11 + b"99"]
     run_docs = np.array([rnd.choice(pool) for _ in range(400)], dtype="S16")  # another width than the qrels'
-    found = _scan_join(offsets, judged, run_query, run_docs)
+    found = _scan_join(offsets, judged, run_query, run_docs, np.arange(len(judged)))  # each row's judged row
     assert found is not None
-    hashed = PairIndex(query, judged).find(run_query, run_docs)
-    assert sorted(zip(*(a.tolist() for a in found))) == sorted(zip(*(a.tolist() for a in hashed)))
-    assert len(found[0]) > 0
+    rows, at = PairIndex(query, judged).find(run_query, run_docs)
+    hashed = np.full(len(run_query), -1)
+    hashed[rows] = at
+    assert found.tolist() == hashed.tolist()
+    assert len(rows) > 0
+
+
+def test_scan_join_finds_nothing_for_a_query_without_judgments() -> None:
+    """The first step compares each row with its query's first judged id, or, for a query without
+    judgments, with some other query's (the first of the next, or the last of all): never a match."""
+    offsets = np.array([0, 0, 1, 1], dtype=np.int64)  # queries 0 and 2 have no judgments, query 1 judges "a"
+    judged = np.array([b"a"])
+    found = _scan_join(offsets, judged, np.array([0, 1, 2]), np.array([b"a", b"a", b"a"]), np.array([7]))
+    assert found is not None and found.tolist() == [-1, 7, -1]
+    nothing = _scan_join(np.zeros(3, dtype=np.int64), judged[:0], np.array([0, 1]), np.array([b"a", b"b"]), np.zeros(0, dtype=np.int64))
+    assert nothing is not None and nothing.tolist() == [-1, -1]
 
 
 def test_scan_join_declines_many_judgments_per_query() -> None:
     offsets = np.array([0, 100], dtype=np.int64)
     judged = np.array([str(i).encode() for i in range(100)])
-    assert _scan_join(offsets, judged, np.zeros(10, dtype=np.int64), judged[:10]) is None
+    assert _scan_join(offsets, judged, np.zeros(10, dtype=np.int64), judged[:10], np.arange(100)) is None
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -94,6 +107,7 @@ def test_scan_repeats_agrees_with_a_set(seed: int, repeat: bool) -> None:
     offsets, docs = _grouped_judgments(rnd, 40, 4, repeat)
     expected = any(len(set(docs[a:b].tolist())) < b - a for a, b in itertools.pairwise(offsets))
     assert _scan_repeats(offsets, docs) == expected
+    assert _scan_repeats(offsets, docs, np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))) == expected
     assert expected == (repeat and bool((np.diff(offsets) >= 2).any()))
 
 
@@ -312,6 +326,7 @@ def test_scan_join_counts_the_comparisons_of_the_rows_queries() -> None:
     rows are (not by the judgments alone)."""
     offsets = np.array([0, 2, 102], dtype=np.int64)
     judged = np.array([b"a", b"b"] + [str(i).encode() for i in range(100)])
-    few = _scan_join(offsets, judged, np.zeros(3, dtype=np.int64), np.array([b"b", b"x", b"a"]))
-    assert few is not None and sorted(zip(*(a.tolist() for a in few))) == [(0, 1), (2, 0)]
-    assert _scan_join(offsets, judged, np.ones(10, dtype=np.int64), judged[2:12]) is None
+    values = np.arange(102) * 10
+    few = _scan_join(offsets, judged, np.zeros(3, dtype=np.int64), np.array([b"b", b"x", b"a"]), values)
+    assert few is not None and few.tolist() == [10, -1, 0]
+    assert _scan_join(offsets, judged, np.ones(10, dtype=np.int64), judged[2:12], values) is None

@@ -744,3 +744,128 @@ def test_the_duplicate_check_sorts_its_own_keys_in_place() -> None:
     # The keys and their hashing's temporaries (2.25 x 8 bytes a row, measured); a sorted copy of the
     # keys made 3.1 x.
     assert peak < 8 * n * 2.7, peak
+
+
+def _batch_fields(qrels: Any, run: Any, **options: Any) -> tuple[list[Any], str | None]:
+    """A build's batch and report as plain lists, or the error it raised."""
+    from retrieval_eval.model import InputFormatError
+
+    try:
+        batch, report = build_batch(qrels, run, **options)
+    except InputFormatError as error:
+        return [], str(error)
+    columns = (batch.query_vocab, batch.offsets, batch.labels, batch.doc_ids, batch.scores, batch.in_run)
+    return [c.tolist() for c in columns] + [report.not_judged, report.missing_from_run], None
+
+
+@pytest.mark.parametrize("layout", ["in order", "holes", "unjudged between", "shuffled", "a query twice",
+                                    "a pair twice", "split by an unjudged query", "empty"])
+@pytest.mark.parametrize("options", [{}, {"order": "given"}, {"order": "rank"}, {"max_depth": 0},
+                                     {"judged_only": True, "complete": False}, {"duplicates": "first"},
+                                     {"queries": ["q05x", "q07x", "q29x", "q30"]}])  # asked for, no judgments
+def test_one_row_per_query_builds_as_the_general_path(layout: str, options: dict[str, Any],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run of one row per query (a log of one-query sessions) skips the duplicate check, the count and
+    the ordering when its queries come in code order; the batch, the report and any error are those of
+    the general path (which is checked against a plain Python build above)."""
+    import retrieval_eval.ranking as ranking_module
+    from retrieval_eval.model import QrelsColumns, RunColumns
+
+    rnd = random.Random(f"{layout}{options}")
+    judged = [(f"q{q:02d}", f"d{rnd.randrange(6)}{j}", rnd.randrange(-1, 3)) for q in range(30)
+              for j in range(rnd.randrange(1, 4))]
+    qrels = QrelsColumns(*(np.array(c, dtype="S8") for c in list(zip(*judged))[:2]),
+                         np.array([r for _, _, r in judged], dtype=np.int64), np.arange(1, len(judged) + 1))
+    queries = [f"q{q:02d}" for q in range(30)]
+    if layout == "holes":
+        queries = [q for i, q in enumerate(queries) if i % 4]
+    elif layout == "unjudged between":
+        queries = [q for q in queries for q in (q, q + "x")]
+    elif layout == "shuffled":
+        rnd.shuffle(queries)
+    elif layout == "split by an unjudged query":  # every row a run of its own, a query in two of them
+        queries[5:5] = ["q05", "other"]
+    elif layout in ("a query twice", "a pair twice"):
+        queries.append(queries[3])
+    elif layout == "empty":
+        queries = []
+    docs = [f"d{rnd.randrange(6)}{rnd.randrange(3)}" for _ in queries]
+    if layout == "a pair twice":
+        docs[-1] = docs[3]
+    elif layout == "a query twice":
+        docs[-1] = "other"
+    run = RunColumns(np.array(queries, dtype="S8"), np.array(docs, dtype="S8"),
+                     np.array([rnd.choice([0.5, 1.0]) for _ in queries]), np.arange(1, len(queries) + 1),
+                     ranks=np.array([rnd.randrange(1, 3) for _ in queries], dtype=np.int64))
+    taken = []
+    real = ranking_module._one_row_each
+
+    def spy(query_code: np.ndarray, n_q: int) -> Any:
+        taken.append(True)
+        return real(query_code, n_q)
+
+    monkeypatch.setattr(ranking_module, "_one_row_each", spy)
+    fast = _batch_fields(qrels, run, **options)
+    assert bool(taken) == (layout in ("in order", "holes", "unjudged between", "empty"))
+    monkeypatch.setattr(ranking_module, "_increasing", lambda codes: False)  # the general path only
+    assert fast == _batch_fields(qrels, run, **options)
+    assert (fast[1] is not None) == (layout == "a pair twice" and options.get("duplicates") != "first")
+
+
+@pytest.mark.parametrize("per_query", [3, 6])
+@pytest.mark.parametrize("every_query", [True, False])
+def test_one_row_per_query_joins_by_scan_only_with_few_judgments(per_query: int, every_query: bool) -> None:
+    """With one row per query, the scan join's comparisons are the judgments of the run's queries: up
+    to 4 a row it compares ids, beyond that it looks pairs up in the hash table; the labels agree."""
+    from retrieval_eval.model import QrelsColumns, RunColumns
+
+    n = 40
+    judged = [(f"q{q:02d}", f"d{j}", j % 3 - 1) for q in range(n) for j in range(per_query)]  # -1: unjudged
+    qrels = QrelsColumns(*(np.array(c, dtype="S8") for c in list(zip(*judged))[:2]),
+                         np.array([r for _, _, r in judged], dtype=np.int64), np.arange(1, len(judged) + 1))
+    for column in (qrels.query_ids, qrels.doc_ids, qrels.relevance, qrels.lines):
+        column.flags.writeable = False  # as the readers return them: the build shares their preparation
+    queries = [q for q in range(n) if every_query or q % 3]
+    run = RunColumns(np.array([f"q{q:02d}" for q in queries], dtype="S8"),
+                     np.array([f"d{q % (per_query + 1)}" for q in queries], dtype="S8"),
+                     np.ones(len(queries)), np.arange(1, len(queries) + 1))
+    prepared = prepared_qrels(qrels, None, "error")
+    batch = build_batch(qrels, run)[0]
+    assert bool(prepared._pairs) == (per_query > 4)  # the hash table, made only when the join needs it
+    expected = [{-1: -2}.get(q % (per_query + 1) % 3 - 1, q % (per_query + 1) % 3 - 1)
+                if q % (per_query + 1) < per_query else -1 for q in queries]
+    assert {-2, -1, 0, 1} <= set(expected)
+    assert batch.labels.tolist() == expected
+
+
+@pytest.mark.parametrize("run_width", [0, 16, 24])
+def test_run_queries_taken_as_the_judged_ones_only_when_every_byte_agrees(run_width: int) -> None:
+    """A run whose query ids are the judged ones in their order takes codes 0, 1, 2... without a search;
+    ids that differ past their first 8 bytes, or by a trailing byte, are looked up (and not found)."""
+    from retrieval_eval.model import QrelsColumns
+    from retrieval_eval.ranking import _query_codes
+
+    ids = [b"query-0001-a", b"query-0001-b", b"query-0002", b"query-0002\x01"]
+    qrels = QrelsColumns(np.array(ids), np.array([b"d"] * 4), np.ones(4, dtype=np.int64), np.arange(1, 5))
+    prepared = prepared_qrels(qrels, None, "error")
+    width = f"S{run_width}" if run_width else None  # the run's column as wide as the judged one, or wider
+    assert _query_codes(prepared, np.array(ids, dtype=width)).tolist() == [0, 1, 2, 3]
+    for changed in ([b"query-0001-a", b"query-0001-c"] + ids[2:], ids[:3] + [b"query-0002\x02"]):
+        codes = _query_codes(prepared, np.array(changed, dtype=width)).tolist()
+        assert codes == [i if x in ids else -1 for i, x in enumerate(changed)]
+
+
+def test_codes_in_order_are_grouped_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Query codes that never decrease (a sorted qrels file) need no order; any other layout is still
+    grouped stably by the blocks or the sort."""
+    import retrieval_eval._order as order_module
+    from retrieval_eval._order import grouped_order
+
+    real = order_module._query_blocks
+    calls = []
+    monkeypatch.setattr(order_module, "_query_blocks", lambda codes: calls.append(1) or real(codes))
+    assert grouped_order(np.array([0, 0, 1, 3, 3, 3, 4])) is None and not calls
+    for codes in ([1, 1, 0, 2], [0, 1, 0, 2, 2]):
+        order = grouped_order(np.array(codes))
+        assert order is not None and order.permutation().tolist() == np.argsort(codes, kind="stable").tolist()
+    assert len(calls) == 2

@@ -273,9 +273,9 @@ def test_the_join_of_a_long_run_compares_its_chunks_on_threads(monkeypatch) -> N
 
     def found(cpus: int) -> set[tuple[int, int]]:
         monkeypatch.setattr(threads_module, "usable_cpus", lambda: cpus)
-        result = ranking_module._scan_join(offsets, judged, query_code, doc_ids)
+        result = ranking_module._scan_join(offsets, judged, query_code, doc_ids, np.arange(len(judged)))
         assert result is not None
-        return set(zip(*(part.tolist() for part in result)))
+        return {(row, at) for row, at in enumerate(result.tolist()) if at >= 0}
 
     on_threads = []
     real = ranking_module.in_order
