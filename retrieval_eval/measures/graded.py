@@ -30,7 +30,6 @@ from .trec_table import (
     P_CUTOFFS,
 )
 
-
 # ------------------------------------------------------------------------------- the one DCG
 # Every measure of the DCG family is arithmetic on these: the discounted gain of an entry at a rank,
 # its sum per query (DCG, of a ranking or of the ideal list) and its running sum.
