@@ -648,13 +648,32 @@ def _query_codes(judged: PreparedQrels, ids: np.ndarray) -> IntArray:
         found, found_code = index.find(np.zeros(len(ids), dtype=np.int64), ids)
         codes[found] = found_code
     elif len(vocab):
-        # Ids of up to 8 bytes as big-endian words sort as the ids do: a binary search of numbers
-        # (fast, as a run's queries mostly come in order).
+        # Ids of up to 8 bytes as big-endian words sort as the ids do: a binary search of numbers.
         words, wanted = _words(vocab)[:, 0], _words(ids)[:, 0]
-        pos = np.minimum(np.searchsorted(words, wanted), len(vocab) - 1)
+        pos = np.minimum(_search(words, wanted), len(vocab) - 1)
         hit = (words[pos] == wanted) & (vocab[pos] == ids)  # the bytes, for ids ending in NUL bytes
         codes[hit] = pos[hit]
     return codes
+
+
+def _search(ordered: npt.NDArray[np.uint64], wanted: npt.NDArray[np.uint64]) -> IntArray:
+    """``np.searchsorted(ordered, wanted)``, with many ``wanted`` out of order searched in their order.
+
+    Searches in increasing order walk ``ordered`` from left to right and stay in the caches; in a
+    random order every step of every search is a cache miss: 6.9 s for 10 M queries of a log among
+    10 M, against 2.0 s with a sort of them first (a run lists its queries in file order, which need
+    not be the qrels' order; 4 times faster from a million searches, twice at 65,536).
+    """
+    if len(wanted) < _SORTED_SEARCHES or bool(np.all(wanted[1:] >= wanted[:-1])):
+        return np.searchsorted(ordered, wanted)
+    order = np.argsort(wanted)
+    at = np.empty(len(wanted), dtype=np.int64)
+    at[order] = np.searchsorted(ordered, wanted[order])
+    return at
+
+
+#: Searches from which :func:`_search` sorts them first, when they are out of order.
+_SORTED_SEARCHES = 1 << 16
 
 
 @frozen(eq=False)

@@ -869,3 +869,26 @@ def test_codes_in_order_are_grouped_in_one_pass(monkeypatch: pytest.MonkeyPatch)
         order = grouped_order(np.array(codes))
         assert order is not None and order.permutation().tolist() == np.argsort(codes, kind="stable").tolist()
     assert len(calls) == 2
+
+
+@pytest.mark.parametrize("threshold", [1, 1 << 16])
+def test_many_run_queries_out_of_order_are_looked_up_in_sorted_order(monkeypatch: pytest.MonkeyPatch,
+                                                                     threshold: int) -> None:
+    """A log whose queries come in another order than the judged ones (and some not judged at all):
+    with the searches sorted first (threshold 1) or not (a few ids), each id finds its own code."""
+    import retrieval_eval.ranking as ranking_module
+    from retrieval_eval.model import QrelsColumns
+
+    monkeypatch.setattr(ranking_module, "_SORTED_SEARCHES", threshold)
+    judged = [f"s{i:05d}".encode() for i in range(0, 4000, 2)]  # in byte order, as prepared
+    qrels = QrelsColumns(np.array(judged), np.array([b"d"] * len(judged)), np.ones(len(judged), dtype=np.int64),
+                         np.arange(1, len(judged) + 1))
+    prepared = prepared_qrels(qrels, None, "error")
+    run = [f"s{i:05d}".encode() for i in random.Random(5).sample(range(4000), 3000)] + [b"s0000", b"s03998", b"t"]
+    code = {query: i for i, query in enumerate(judged)}
+    searched = []
+    real = ranking_module._search
+    monkeypatch.setattr(ranking_module, "_search", lambda a, b: searched.append(len(b)) or real(a, b))
+    codes = ranking_module._query_codes(prepared, np.array(run)).tolist()
+    assert codes == [code.get(query, -1) for query in run] and searched == [len(run)]
+    assert -1 in codes and 0 in codes
