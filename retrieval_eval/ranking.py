@@ -537,7 +537,7 @@ def build_batch(
     n_q = len(judged.query_vocab)
     # Every row a query of its own, the queries in code order (a log of one-row sessions, sorted as the
     # judgments are): no query holds two rows (no duplicate to look for) or rows to put in order.
-    one_each = len(r_heads) == n_run and _increasing(rq)  # (the first test rules most runs out at no cost)
+    one_each = len(r_heads) == n_run and _strictly_increasing(rq)  # (the first test rules most runs out at no cost)
     if one_each:
         in_run, offsets = _one_row_each(rq, n_q)
     else:
@@ -620,7 +620,7 @@ def build_batch(
     return batch, report
 
 
-def _increasing(codes: IntArray) -> bool:
+def _strictly_increasing(codes: IntArray) -> bool:
     """Whether ``codes`` are strictly increasing."""
     return bool(np.all(codes[1:] > codes[:-1]))
 

@@ -807,7 +807,7 @@ def test_one_row_per_query_builds_as_the_general_path(layout: str, options: dict
     monkeypatch.setattr(ranking_module, "_one_row_each", spy)
     fast = _batch_fields(qrels, run, **options)
     assert bool(taken) == (layout in ("in order", "holes", "unjudged between", "empty"))
-    monkeypatch.setattr(ranking_module, "_increasing", lambda codes: False)  # the general path only
+    monkeypatch.setattr(ranking_module, "_strictly_increasing", lambda codes: False)  # the general path only
     assert fast == _batch_fields(qrels, run, **options)
     assert (fast[1] is not None) == (layout == "a pair twice" and options.get("duplicates") != "first")
 

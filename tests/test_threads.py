@@ -226,6 +226,19 @@ def test_an_error_does_not_wait_for_the_work_running_ahead() -> None:
     release.set()
 
 
+def _worker_counts(monkeypatch, module) -> list[int]:  # type: ignore[no-untyped-def]
+    """The workers asked of each call of ``module.in_order`` from now on (the calls still run)."""
+    counts: list[int] = []
+    real = module.in_order
+
+    def spy(function, items, count):  # type: ignore[no-untyped-def]
+        counts.append(count)
+        return real(function, items, count)
+
+    monkeypatch.setattr(module, "in_order", spy)
+    return counts
+
+
 def test_blocks_use_at_most_a_few_threads(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Each block in flight holds its caches: on a machine of many CPUs, the blocks still run on at most
     BLOCK_THREADS threads, so the peak memory does not grow with the CPU count."""
@@ -237,14 +250,7 @@ def test_blocks_use_at_most_a_few_threads(monkeypatch) -> None:  # type: ignore[
 
     monkeypatch.setattr(threads_module, "usable_cpus", lambda: 40)
     monkeypatch.setattr(evaluator_module, "QUERIES_PER_THREAD_BLOCK", 2)
-    workers = []
-    real = threads_module.in_order
-
-    def spy(function, items, count):  # type: ignore[no-untyped-def]
-        workers.append(count)
-        return real(function, items, count)
-
-    monkeypatch.setattr(threads_module, "in_order", spy)
+    workers = _worker_counts(monkeypatch, threads_module)
     runs = SetEvaluator.from_dict({f"q{i}": {"a": 1} for i in range(20)}, {f"q{i}": {"a": 1.0} for i in range(20)})
     assert np.array_equal(runs.array("AP"), np.ones(20))
     assert workers == [evaluator_module.BLOCK_THREADS]
@@ -277,14 +283,7 @@ def test_the_join_of_a_long_run_compares_its_chunks_on_threads(monkeypatch) -> N
         assert result is not None
         return {(row, at) for row, at in enumerate(result.tolist()) if at >= 0}
 
-    on_threads = []
-    real = ranking_module.in_order
-
-    def spy(function, items, count):  # type: ignore[no-untyped-def]
-        on_threads.append(count)
-        return real(function, items, count)
-
-    monkeypatch.setattr(ranking_module, "in_order", spy)
+    on_threads = _worker_counts(monkeypatch, ranking_module)
     monkeypatch.setattr(threads_module, "THREADED_ROWS", 100)
     expected = {(row, int(offsets[q] + row % judged_per_query[q]))
                 for row, q in enumerate(query_code.tolist()) if judged_per_query[q] and row % 2}
