@@ -81,9 +81,11 @@ def sequential_sums(columns: list[FloatArray], starts: list[float | None]) -> li
     A sum left to right is a chain of dependent additions, and NumPy's ``cumsum`` walks it one
     value at a time (some 2.4 ns a value here). Side by side, as the columns of a row-major array
     of rows of values, ``np.add.reduce(axis=0)`` adds row after row: every column is still summed
-    in its order, one addition per value, but a row's additions are one vectorised step (a third
-    of the time, with the copy into rows; tests/test_summaries.py checks the bits against Python's
-    own left-to-right loop). A start of None is -0.0, the one number whose sum with any x is x.
+    in its order, one addition per value, but a row's additions are one vectorised step. The
+    additions then take a fifth of the time, and the copy into rows most of what is left: 18.8 ms
+    against 25.5 ms for the 30 official measures of 262,144 queries. tests/test_blocks.py checks the
+    bits against Python's own left-to-right loop. A start of None is -0.0, the one number whose sum
+    with any x is x.
     """
     if len(columns) < 2:  # one column would be reduced along its own axis: pairwise, another order
         return [sequential_sum(column, start) for column, start in zip(columns, starts)]
@@ -376,7 +378,7 @@ class Summary:
     def add_all(summaries: list[Summary], values: list[FloatArray], weights: list[FloatArray | None]) -> None:
         """:meth:`add` the next block's ``values[i]`` (and ``weights[i]``) to each ``summaries[i]``,
         the running sums of the means and geometric means side by side (:func:`sequential_sums`):
-        the same sums, in a third of the time."""
+        the same sums, in about 0.7 of the time."""
         running = [i for i, summary in enumerate(summaries) if summary.definition.aggregate in ("mean", "gmean")]
         if len(running) < 2:
             running = []
