@@ -82,7 +82,7 @@ def sequential_sums(columns: list[FloatArray], starts: list[float | None]) -> li
     value at a time (some 2.4 ns a value here). Side by side, as the columns of a row-major array
     of rows of values, ``np.add.reduce(axis=0)`` adds row after row: every column is still summed
     in its order, one addition per value, but a row's additions are one vectorised step. The
-    additions then take a fifth of the time, and the copy into rows most of what is left: 18.8 ms
+    additions then take a third of the time, and the copy into rows most of what is left: 18.8 ms
     against 25.5 ms for the 30 official measures of 262,144 queries. tests/test_blocks.py checks the
     bits against Python's own left-to-right loop. A start of None is -0.0, the one number whose sum
     with any x is x.
