@@ -57,10 +57,7 @@ def offsets_count(mask: BoolArray, offsets: IntArray) -> IntArray:
     segment: a running count of the true rows, read at the bounds.
     """
     if not long_segments(offsets):
-        before = np.empty(len(mask) + 1, dtype=np.int64)  # true rows before each row
-        before[0] = 0
-        np.cumsum(mask, out=before[1:])
-        at = before.take(offsets)
+        at = true_before(mask).take(offsets)
         return np.subtract(at[1:], at[:-1])  # (the stubs type it as Any)
     out = np.zeros(len(offsets) - 1, dtype=np.int64)
     # reduceat sums from each start to the next one; an empty segment's start equals the next start,
@@ -68,6 +65,15 @@ def offsets_count(mask: BoolArray, offsets: IntArray) -> IntArray:
     nonempty = offsets[1:] > offsets[:-1]
     out[nonempty] = np.add.reduceat(mask.view(np.int8), offsets[:-1][nonempty], dtype=np.int64)
     return out
+
+
+def true_before(mask: BoolArray) -> IntArray:
+    """The number of true rows of ``mask`` before each row, and before the end: (len(mask) + 1,),
+    starting at 0. Read at two places, it counts the true rows between them."""
+    before = np.empty(len(mask) + 1, dtype=np.int64)
+    before[0] = 0
+    np.cumsum(mask, out=before[1:])
+    return before
 
 
 def long_segments(offsets: IntArray) -> bool:

@@ -25,16 +25,22 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def workers(rows: int) -> int:
-    """Threads for a pass over ``rows`` rows in independent chunks: none (the calling thread) on one
-    CPU or under :data:`THREADED_ROWS` rows, where starting threads costs more than they save."""
+def workers(rows: int | None = None) -> int:
+    """Threads for independent pieces of work: none (the calling thread) on one CPU, else one per
+    CPU, at most :data:`MAX_WORKERS`. With ``rows``, the rows of a pass cut in chunks: none under
+    :data:`THREADED_ROWS` of them, where starting threads costs more than they save."""
     cpus = usable_cpus()
-    return min(cpus, MAX_WORKERS) if cpus > 1 and rows >= THREADED_ROWS else 0
+    if cpus < 2 or (rows is not None and rows < THREADED_ROWS):
+        return 0
+    return min(cpus, MAX_WORKERS)
 
 
-#: Rows from which :func:`workers` gives threads (NumPy's loops must be long to run side by side).
+#: Rows from which :func:`workers` gives threads for a pass (NumPy's loops must be long to run side by side).
 THREADED_ROWS = 1 << 21
-#: The most threads :func:`workers` gives: each holds a chunk's temporaries.
+#: The most threads :func:`workers` gives, whatever the CPU count: each piece in flight holds its
+#: temporaries. A block of queries holds its per-query caches and values, some 130 MB for a block of
+#: sessions of one document, so with one block per CPU the peak grew by that much per CPU (2.0 GB
+#: with 8, 4.2 GB with 40, against 1.2 GB with 2).
 MAX_WORKERS = 4
 
 

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 if TYPE_CHECKING:  # imported for annotations only: the commands import lazily, to keep --help fast
     from .evaluator import SetEvaluator
     from .model import QrelsColumns, RunColumns
-    from .ranking import RunHandoff
     from .output import Requested
+    from .ranking import RunHandoff
 
 EXIT_OK = 0
 EXIT_REGRESSION = 1  #: compare --fail-if-worse found a significant regression
@@ -641,7 +641,7 @@ def _runs_read(args: argparse.Namespace, runs: Sequence[object]) -> Iterator[tup
 
     With several runs and several CPUs the next run is read on a thread while the caller builds and
     scores this one: both are mostly NumPy loops, which release the GIL (ten robust-sized runs in one
-    process: 0.56 s one after the other, 0.40 s so), at the cost of two runs' columns held at once.
+    process: 0.76 s one after the other, 0.60 s so), at the cost of two runs' columns held at once.
     What a run read ahead warns is printed when its columns are taken, and its error raised then, so
     stderr reads as if the runs were read one after the other.
     """

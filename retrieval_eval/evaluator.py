@@ -16,7 +16,6 @@ import numpy as np
 
 from . import _threads
 from ._ids import Duplicates
-from ._segments import segment_count
 from .measures import (
     AP,
     CUTOFF,
@@ -74,10 +73,6 @@ QUERIES_PER_BLOCK = 1 << 15
 #: 2 CPUs: 2.8 s in blocks of 32,768 (no faster than one thread), 2.3 s of 131,072, 2.1 s of 262,144,
 #: 1.95 s of 524,288; 1 M sessions of ten documents: 0.31, 0.25, 0.23 and 0.26 s (one thread 0.34 s).
 QUERIES_PER_THREAD_BLOCK = 1 << 18
-#: At most this many blocks computed at once (one per thread, and one more being summed): each holds
-#: its per-query caches and values, some 130 MB for a block of sessions of one document, so the peak
-#: grew by that much per CPU (2.0 GB with 8, 4.2 GB with 40, against 1.2 GB with 2).
-BLOCK_THREADS = 4
 
 MeasureLike = str | Measure
 #: One measure-like, or several; a group (``official``, ``P``, ``ndcg_cut``) stands for its measures.
@@ -863,7 +858,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         judged_rows = batch.judged_relevance >= 0
         if bool(judged_rows.all()):  # the usual qrels: no negative value, so no such query (no count per query)
             return []
-        judged = segment_count(judged_rows, batch.judged_segment, batch.n_queries)
+        judged = batch.judged_count(judged_rows)
         present = np.diff(batch.judged_offsets) > 0
         return [batch.query_ids[i] for i in np.flatnonzero(present & (judged == 0))]
 
@@ -1059,8 +1054,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         (tests/test_blocks.py checks every measure).
         """
         batch = self._batch
-        workers = min(_threads.usable_cpus(), BLOCK_THREADS)
-        workers = workers if workers > 1 else 0  # one CPU: on the calling thread
+        workers = _threads.workers()  # one block per thread, at most _threads.MAX_WORKERS of them
         blocks = batch.query_blocks(QUERIES_PER_THREAD_BLOCK if workers else QUERIES_PER_BLOCK)
 
         def evaluated(start: int, stop: int) -> tuple[RankedBatch, dict[Measure, FloatArray]]:

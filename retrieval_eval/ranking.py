@@ -47,6 +47,7 @@ from ._segments import (
     long_segments,
     offsets_count,
     segment_ids,
+    true_before,
 )
 from ._threads import in_order, workers
 from .model import (
@@ -320,9 +321,7 @@ class RankedBatch:
         if bool((hits.rank == hits.position).all()):  # only hits above every hit (one document per query)
             return np.zeros(len(hits.row), dtype=np.int64)
         if not long_segments(self.offsets):
-            before = np.empty(len(self.labels) + 1, dtype=np.int64)  # non-relevant rows before each row
-            before[0] = 0
-            np.cumsum(self.judged_nonrelevant(rel), out=before[1:])
+            before = true_before(self.judged_nonrelevant(rel))  # non-relevant rows before each row
             first = hits.row - hits.rank  # the row before the query's first
             first += 1
             above = before.take(hits.row)

@@ -241,7 +241,7 @@ def _worker_counts(monkeypatch, module) -> list[int]:  # type: ignore[no-untyped
 
 def test_blocks_use_at_most_a_few_threads(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Each block in flight holds its caches: on a machine of many CPUs, the blocks still run on at most
-    BLOCK_THREADS threads, so the peak memory does not grow with the CPU count."""
+    MAX_WORKERS threads, so the peak memory does not grow with the CPU count."""
     import numpy as np
 
     import retrieval_eval._threads as threads_module
@@ -253,7 +253,7 @@ def test_blocks_use_at_most_a_few_threads(monkeypatch) -> None:  # type: ignore[
     workers = _worker_counts(monkeypatch, threads_module)
     runs = SetEvaluator.from_dict({f"q{i}": {"a": 1} for i in range(20)}, {f"q{i}": {"a": 1.0} for i in range(20)})
     assert np.array_equal(runs.array("AP"), np.ones(20))
-    assert workers == [evaluator_module.BLOCK_THREADS]
+    assert workers == [threads_module.MAX_WORKERS]
 
 
 def test_the_join_of_a_long_run_compares_its_chunks_on_threads(monkeypatch) -> None:  # type: ignore[no-untyped-def]
