@@ -10,7 +10,7 @@ in turn (medians are reported):
 * ``trec``    ``SetEvaluator.from_trec(QRELS, RUN)`` and the summaries of the measures;
 * ``parquet`` ``SetEvaluator.from_parquet(QRELS.parquet, RUN.parquet)`` and the same summaries;
 * ``spark local[N]``: in one Spark session per master, ``spark.read.parquet`` of both files,
-  ``retrieval_eval.spark.evaluate(..., partitions=P)`` and ``summarize`` (the action that runs it
+  ``retrieval_eval.integrations.spark.evaluate(..., partitions=P)`` and ``summarize`` (the action that runs it
   all: read, shuffle by query, evaluate each partition, collect the per-query values). The
   session's start is timed apart; one untimed warm-up runs first (Python workers, JIT) unless
   ``--no-warmup``.

@@ -25,21 +25,21 @@ _EXPORTS = {
     "InputFormatError": "model",
     "InputTypeError": "model",
     "InputWarning": "model",
-    "RetrievalEvaluator": "evaluator",
-    "SetEvaluator": "evaluator",
-    "compare": "comparison",
-    "Comparison": "comparison",
+    "RetrievalEvaluator": "evaluators.set",
+    "SetEvaluator": "evaluators.set",
+    "compare": "analysis.comparison",
+    "Comparison": "analysis.comparison",
     "Measure": "measures",
     "UnknownMeasureError": "measures",
     "InvalidParameterError": "measures",
     "MeasureError": "measures",
     "parse": "measures",
     "parse_all": "measures",
-    "TrecFormatError": "trec",
-    "read_qrels": "trec",
-    "read_run": "trec",
-    "write_qrels": "trec",
-    "write_run": "trec",
+    "TrecFormatError": "io.trec",
+    "read_qrels": "io.trec",
+    "read_run": "io.trec",
+    "write_qrels": "io.trec",
+    "write_run": "io.trec",
 }
 
 __all__ = sorted(_EXPORTS)  # noqa: PLE0605 (built from _EXPORTS, the one list of public names)
@@ -58,10 +58,10 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # the lazy names above, for type checkers (``X as X``: an explicit re-export)
-    from .comparison import Comparison as Comparison
-    from .comparison import compare as compare
-    from .evaluator import RetrievalEvaluator as RetrievalEvaluator
-    from .evaluator import SetEvaluator as SetEvaluator
+    from .analysis.comparison import Comparison as Comparison
+    from .analysis.comparison import compare as compare
+    from .evaluators.set import RetrievalEvaluator as RetrievalEvaluator
+    from .evaluators.set import SetEvaluator as SetEvaluator
     from .measures import InvalidParameterError as InvalidParameterError
     from .measures import Measure as Measure
     from .measures import MeasureError as MeasureError
@@ -74,8 +74,8 @@ if TYPE_CHECKING:  # the lazy names above, for type checkers (``X as X``: an exp
     from .model import InputWarning as InputWarning
     from .model import Judgment as Judgment
     from .model import RetrievalEvalError as RetrievalEvalError
-    from .trec import TrecFormatError as TrecFormatError
-    from .trec import read_qrels as read_qrels
-    from .trec import read_run as read_run
-    from .trec import write_qrels as write_qrels
-    from .trec import write_run as write_run
+    from .io.trec import TrecFormatError as TrecFormatError
+    from .io.trec import read_qrels as read_qrels
+    from .io.trec import read_run as read_run
+    from .io.trec import write_qrels as write_qrels
+    from .io.trec import write_run as write_run

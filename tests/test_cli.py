@@ -521,7 +521,7 @@ class TestReadErrors:
     def test_io_error_mid_file_counts_the_lines(self, capsys, files) -> None:
         """An OSError after some data: the complete lines before it are counted."""
         from retrieval_eval.model import TrecFormatError
-        from retrieval_eval.trec import read_run_columns
+        from retrieval_eval.io.trec import read_run_columns
 
         class Failing(io.RawIOBase):
             def __init__(self) -> None:
@@ -606,7 +606,7 @@ class TestNoNaNOrInfinity:
 
     def test_json_writes_null_for_a_value_that_is_not_finite(self, capsys, files, monkeypatch) -> None:
         """Should a measure ever give NaN or infinity, the JSON stays valid: null, never NaN."""
-        from retrieval_eval.evaluator import SetEvaluator
+        from retrieval_eval.evaluators.set import SetEvaluator
 
         real = SetEvaluator.array
 
@@ -677,7 +677,7 @@ class TestPlot:
     def test_a_failed_write_exits_1(self, capsys, tmp_path, files, monkeypatch) -> None:
         """The save itself fails (a full disk): the output failed, exit 1, as for evaluate."""
         pytest.importorskip("matplotlib")
-        from retrieval_eval import plotting
+        from retrieval_eval.report import plotting
 
         def full_disk(figure: object, path: object) -> None:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
@@ -772,7 +772,7 @@ def test_a_process_substitution_is_named_by_its_path(capsys, monkeypatch, files,
         code, out, _ = _run(capsys, "compare", "--quiet", qrels, a, b, "-m", "AP", "--format", "csv")
         assert code == 0 and out.splitlines()[1].startswith(f"AP,{a},{b},"), out
         if importlib.util.find_spec("matplotlib") is not None:
-            from retrieval_eval import plotting
+            from retrieval_eval.report import plotting
 
             titles: list[str] = []
             monkeypatch.setattr(plotting, "save", lambda figure, path: titles.append(figure.axes[0].get_title()))

@@ -19,7 +19,7 @@ from retrieval_eval import SetEvaluator
 from retrieval_eval.cli import main
 from retrieval_eval import compare
 from retrieval_eval.model import RetrievalEvalError
-from retrieval_eval.testing import assert_at_least, assert_not_worse
+from retrieval_eval.integrations.testing import assert_at_least, assert_not_worse
 
 N_QUERIES = 40
 

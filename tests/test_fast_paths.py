@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import retrieval_eval._tokenize as tokenize
+import retrieval_eval.io._tokenize as tokenize
 from retrieval_eval import TrecFormatError
-from retrieval_eval.trec import read_run_columns
+from retrieval_eval.io.trec import read_run_columns
 
 decimal_text = st.builds(
     lambda sign, whole, point, fraction: sign + whole + point + fraction,
@@ -243,7 +243,7 @@ def test_fields_of_uniform_lines_are_views_of_the_same_values(lines: list[str], 
     those of the gathered fields every other block uses."""
     import attrs
 
-    from retrieval_eval.trec import _single_digits
+    from retrieval_eval.io.trec import _single_digits
 
     tokens = tokenize._tokenize(tokenize._Block.of("".join(line + "\n" for line in lines).encode()))
     assert tokens.uniform == fields

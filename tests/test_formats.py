@@ -146,7 +146,7 @@ class TestSeveralRuns:
 
     def test_qrels_are_read_once(self, capsys, other, monkeypatch) -> None:
         """Three runs, one read of the qrels (a spy on the qrels reader counts the calls)."""
-        import retrieval_eval.trec as trec
+        import retrieval_eval.io.trec as trec
 
         calls = []
         real = trec.read_qrels_columns

@@ -1,4 +1,4 @@
-"""Arrow tables, DataFrames and Parquet files (retrieval_eval.frames) give what the same TREC files give.
+"""Arrow tables, DataFrames and Parquet files (retrieval_eval.io.frames) give what the same TREC files give.
 
 The oracle is ``SetEvaluator.from_trec`` on the same data written as TREC text: every measure of
 ``all_trec``, per query, must be equal (not close), whatever the input type.

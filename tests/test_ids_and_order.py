@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval import _order
-from retrieval_eval._ids import PairIndex, _check_duplicates, _id_hash, _words, intern
-from retrieval_eval._order import _byte_ranks, _tie_order, canonical_order
+from retrieval_eval.engine import order as _order
+from retrieval_eval.engine.ids import PairIndex, _check_duplicates, _id_hash, _words, intern
+from retrieval_eval.engine.order import _byte_ranks, _tie_order, canonical_order
 
 ids = st.lists(st.binary(min_size=1, max_size=20).filter(lambda b: b"\0" not in b), min_size=0, max_size=60)
 
@@ -169,7 +169,7 @@ def test_a_handed_over_run_builds_the_same_batch() -> None:
     nothing the caller holds is changed (the columns are frozen)."""
     import weakref
 
-    from retrieval_eval.ranking import QrelsColumns, RunColumns, RunHandoff, build_batch
+    from retrieval_eval.engine.ranking import QrelsColumns, RunColumns, RunHandoff, build_batch
 
     def columns() -> tuple[QrelsColumns, RunColumns]:
         qrels = QrelsColumns(np.array([b"q2", b"q1", b"q1"]), np.array([b"a", b"b", b"c"]), np.array([1, 2, 0]),
@@ -200,7 +200,7 @@ def test_a_handed_over_run_builds_the_same_batch() -> None:
 def test_sort_rows_is_a_stable_argsort_with_the_sorted_keys(values: list[int], bound_kind: str) -> None:
     """Both ways of sorting rows by key: key and row packed in one number (the keys' bound leaves room
     for the row), and an ``argsort`` where it does not."""
-    from retrieval_eval._ids import _sort_rows
+    from retrieval_eval.engine.ids import _sort_rows
 
     keys = np.array(values, dtype=np.int64) % 97  # many equal keys
     bound = 97 if bound_kind == "small" else 2**62 + 1  # with no room for the row bits: the argsort
@@ -236,7 +236,7 @@ def test_descending_within_blocks_ignores_the_block_boundaries(scores: list[floa
 @given(st.lists(st.integers(0, 9), min_size=0, max_size=40), st.integers(1, 5))
 def test_repeated_keys_are_all_rows_but_one_of_each_key(values: list[int], n_slots: int) -> None:
     """Equal keys share a slot; rows sharing a slot with other keys are told apart by the keys."""
-    from retrieval_eval._ids import _repeated_keys, _sort_rows
+    from retrieval_eval.engine.ids import _repeated_keys, _sort_rows
 
     keys = np.array(values, dtype=np.uint64)
     slot = (keys % np.uint64(n_slots)).astype(np.int64)  # a few slots: many rows share one
@@ -251,7 +251,7 @@ def test_repeated_keys_are_all_rows_but_one_of_each_key(values: list[int], n_slo
 @pytest.mark.parametrize("seed", range(6))
 def test_along_runs_is_repeat_of_the_values_by_run_length(seed: int) -> None:
     """along_runs' three ways (every row its own run, long runs, short runs) against np.repeat."""
-    from retrieval_eval._ids import along_runs
+    from retrieval_eval.engine.ids import along_runs
 
     rnd = np.random.default_rng(seed)
     longest = [1, 1, 3, 3, 40, 40][seed]

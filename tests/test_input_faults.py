@@ -36,14 +36,14 @@ import pytest
 from retrieval_eval import (
     SetEvaluator,
     TrecFormatError,
-    _tokenize,
     read_qrels,
     read_run,
 )
 from retrieval_eval.cli import main
+from retrieval_eval.io import _tokenize
 from retrieval_eval.model import InputFormatError, InputTypeError, InputWarning
-from retrieval_eval.ranking import build_batch
-from retrieval_eval.trec import (
+from retrieval_eval.engine.ranking import build_batch
+from retrieval_eval.io.trec import (
     read_qrels_columns,
     read_run_columns,
     write_qrels,
@@ -673,7 +673,7 @@ def test_diff_no_common_query(tmp_path: Path, capsys) -> None:
         assert out == "" and err == ("retrieval-eval: error: a.run and b.run have no evaluated query in common, so "
                                      "there is nothing to compare; expected shared queries; got q1 and q2\n")
     from retrieval_eval import RetrievalEvalError
-    from retrieval_eval.inspection import diff_runs
+    from retrieval_eval.analysis.inspection import diff_runs
     from retrieval_eval.measures import parse
 
     # One check, one message for the CLI, the API and the plot (they used to word it three ways).
@@ -686,7 +686,7 @@ def test_diff_no_common_query(tmp_path: Path, capsys) -> None:
         diff_runs(runs[0], runs[1], parse("AP"), names=("base", "new"))
     assert str(raised.value).startswith("base and new have no evaluated query in common, so there is nothing")
     if importlib.util.find_spec("matplotlib") is not None:
-        from retrieval_eval.plotting import diff_bars
+        from retrieval_eval.report.plotting import diff_bars
 
         with pytest.raises(RetrievalEvalError) as plotted:
             diff_bars(runs[0], runs[1], "AP", ("base", "new"))

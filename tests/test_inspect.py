@@ -95,7 +95,7 @@ class TestInspectQuery:
     def test_api_values_are_exactly_the_set_evaluators(self) -> None:
         """inspect_query reads the query's own rows; its values equal the whole run's row exactly."""
         from retrieval_eval import SetEvaluator
-        from retrieval_eval.inspection import inspect_query
+        from retrieval_eval.analysis.inspection import inspect_query
         from retrieval_eval.measures import parse_trec_options
 
         results = SetEvaluator.from_trec(QRELS, RUN)
@@ -112,7 +112,7 @@ class TestInspectQuery:
 
     def test_does_not_evaluate_the_whole_run(self, capsys, monkeypatch) -> None:
         """One query's view never computes a measure over every query (no SetEvaluator.array call)."""
-        from retrieval_eval.evaluator import SetEvaluator
+        from retrieval_eval.evaluators.set import SetEvaluator
 
         def whole_run(*_: object) -> None:
             raise AssertionError("inspect --query computed a measure over the whole run")

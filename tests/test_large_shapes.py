@@ -17,13 +17,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import retrieval_eval.measures.base as base_module
-import retrieval_eval.ranking as ranking_module
+import retrieval_eval.engine.ranking as ranking_module
 from retrieval_eval import SetEvaluator
-from retrieval_eval._ids import PairIndex, _increasing, intern
-from retrieval_eval._segments import _offsets_of
+from retrieval_eval.engine.ids import PairIndex, _increasing, intern
+from retrieval_eval.engine.segments import _offsets_of
 from retrieval_eval.cli import main
 from retrieval_eval.measures.base import sequential_mean
-from retrieval_eval.ranking import _scan_join, _scan_repeats
+from retrieval_eval.engine.ranking import _scan_join, _scan_repeats
 
 #: Ids of one to three 8-byte words, sharing prefixes so that later words decide.
 ids_strategy = st.lists(
@@ -220,9 +220,9 @@ def test_the_command_line_keeps_freed_memory_with_the_same_output(tmp_path: Path
 def test_trec_text_in_pieces_is_the_lines_one_by_one(tmp_path: Path, per_query: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """The -q text written piece by piece is the line-by-line formatting (_line and _value for each
     value), whatever the piece size; integer, float and text measures alike."""
-    import retrieval_eval.output as output_module
+    import retrieval_eval.report.text as output_module
     from retrieval_eval.measures import parse
-    from retrieval_eval.output import NAME_WIDTH, Requested, _line, _value, trec_text
+    from retrieval_eval.report.text import NAME_WIDTH, Requested, _line, _value, trec_text
 
     qrels, run = _files(tmp_path, 2, duplicate=False)
     evaluator = SetEvaluator.from_trec(qrels, run)
@@ -286,7 +286,7 @@ def test_ideal_list_with_or_without_its_sort(tmp_path: Path, in_order: bool) -> 
 def test_keep_freed_memory_turns_off_numpys_huge_pages() -> None:
     """In a process of its own (the settings are process-wide): NumPy no longer asks for huge pages,
     and large arrays are still made, used and freed normally."""
-    code = ("from retrieval_eval._memory import keep_freed_memory; keep_freed_memory(); import numpy as np; "
+    code = ("from retrieval_eval.engine.memory import keep_freed_memory; keep_freed_memory(); import numpy as np; "
             "a = np.ones(10**7); b = a + 1; del a; c = np.zeros(2 * 10**7); "
             "print(np._core.multiarray._get_madvise_hugepage(), float(b.sum()), c.size)")
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
@@ -312,7 +312,7 @@ def test_a_program_calling_main_keeps_its_own_process_settings(tmp_path: Path) -
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.sampled_from([b"a", b"b", b"abcdefghX", b"abcdefghY"]), max_size=30), st.booleans())
 def test_run_heads_and_lengths_against_python(values: list[bytes], as_codes: bool) -> None:
-    from retrieval_eval._ids import _run_heads, _run_lengths
+    from retrieval_eval.engine.ids import _run_heads, _run_lengths
 
     ids = np.array([len(v) * 7 + v[-1] for v in values], dtype=np.int64) if as_codes else (
         np.array(values, dtype="S16") if values else np.zeros(0, dtype="S8"))

@@ -13,7 +13,7 @@ import pytest
 
 from retrieval_eval import SetEvaluator
 from retrieval_eval.cli import main
-from retrieval_eval.logs import read_log_columns
+from retrieval_eval.io.logs import read_log_columns
 from retrieval_eval.model import InputFormatError, TrecFormatError
 
 ROWS = [("s1", "a", "0.9", "1"), ("s1", "b", "0.5", "0"), ("s1", "c", "0.5", "1"),
@@ -87,7 +87,7 @@ def test_malformed_logs_name_the_line(tmp_path: Path, name: str, content: str, m
 
 
 def test_a_header_at_the_start_of_a_later_block_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import retrieval_eval._tokenize as tokenize
+    import retrieval_eval.io._tokenize as tokenize
 
     monkeypatch.setattr(tokenize, "_FIRST_BLOCK", 64)
     monkeypatch.setattr(tokenize, "_BLOCK", 64)

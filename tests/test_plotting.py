@@ -22,7 +22,7 @@ from retrieval_eval import (
     SetEvaluator,
 )
 from retrieval_eval.model import MissingExtraError
-from retrieval_eval.plotting import diff_bars, first_relevant_ranks, pr_curves, save
+from retrieval_eval.report.plotting import diff_bars, first_relevant_ranks, pr_curves, save
 
 DATA = Path(__file__).resolve().parents[1] / "retrieval_eval" / "data"
 RECALL_POINTS = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
@@ -293,7 +293,7 @@ class TestSave:
 def test_importing_the_package_imports_neither_matplotlib_nor_pandas() -> None:
     """The core, the evaluators and the plotting module itself load without the extras."""
     code = (
-        "import sys, retrieval_eval, retrieval_eval.plotting\n"
+        "import sys, retrieval_eval, retrieval_eval.report.plotting\n"
         "from retrieval_eval import SetEvaluator\n"
         "ev = SetEvaluator.from_dict({'q': {'a': 1}}, {'q': {'a': 1.0}})\n"
         "ev.evaluate(['official', 'P']); ev['q'].judgment('a')\n"
@@ -310,7 +310,7 @@ def test_plots_leave_pyplot_alone(tmp_path: Path) -> None:
     code = (
         "import sys\n"
         "from retrieval_eval import SetEvaluator\n"
-        "from retrieval_eval.plotting import pr_curves, diff_bars, first_relevant_ranks, save\n"
+        "from retrieval_eval.report.plotting import pr_curves, diff_bars, first_relevant_ranks, save\n"
         "ev = SetEvaluator.from_dict({'q': {'a': 1}}, {'q': {'a': 1.0}})\n"
         "for f in (pr_curves({'r': ev}), diff_bars(ev, ev, 'AP', ('a', 'b')), first_relevant_ranks({'r': ev})):\n"
         "    save(f, sys.argv[1])\n"

@@ -1,4 +1,4 @@
-"""retrieval_eval.spark gives SetEvaluator's numbers: per query and summaries identical, bit for bit.
+"""retrieval_eval.integrations.spark gives SetEvaluator's numbers: per query and summaries identical, bit for bit.
 
 One local Spark session (``local[2]``) serves the whole module. The tests skip, saying why, only
 where pyspark is not installed or Java is absent.
@@ -41,7 +41,7 @@ CATALOGUE = sorted({m for strings in CASES.values() for m in strings}) + [
 def spark() -> Iterator[Any]:
     from pyspark.sql import SparkSession
 
-    from retrieval_eval import spark as rs
+    from retrieval_eval.integrations import spark as rs
 
     active = SparkSession.getActiveSession()
     if active is not None:  # made elsewhere, its workers may run another Python: start afresh
@@ -61,7 +61,7 @@ def frame(spark: Any, columns: dict[str, Any]) -> Any:
 
 def check(spark: Any, qrels: dict[str, Any], run: dict[str, Any], measures: list[str], **options: Any) -> Any:
     """Evaluate with Spark and with SetEvaluator; per-query values and summaries identical."""
-    from retrieval_eval import spark as rs
+    from retrieval_eval.integrations import spark as rs
 
     partitions = options.pop("partitions", None)
     result = rs.evaluate(frame(spark, qrels), frame(spark, run), measures, partitions=partitions, **options)
@@ -72,7 +72,7 @@ def check(spark: Any, qrels: dict[str, Any], run: dict[str, Any], measures: list
 
 
 def same(result: Any, expected: SetEvaluator, names: list[str]) -> None:
-    from retrieval_eval import spark as rs
+    from retrieval_eval.integrations import spark as rs
 
     result = result.cache()
     rows = result.toArrow()
@@ -133,7 +133,7 @@ def test_integer_ids_and_the_default_partitioning(spark: Any) -> None:
 
 
 def test_summarize_refuses_a_query_counted_twice(spark: Any) -> None:
-    from retrieval_eval import spark as rs
+    from retrieval_eval.integrations import spark as rs
 
     qrels = frame(spark, {"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
     run = frame(spark, {"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
@@ -149,7 +149,7 @@ DUPLICATE = ("run DataFrame: duplicate document for query 'q', document 'a'; exp
 
 
 def test_a_duplicate_document_names_one_example(spark: Any) -> None:
-    from retrieval_eval import spark as rs
+    from retrieval_eval.integrations import spark as rs
 
     qrels = {"query_id": ["q", "r"], "doc_id": ["a", "a"], "relevance": [1, 1]}
     run = {"query_id": ["q", "q", "r", "q"], "doc_id": ["a", "b", "a", "a"], "score": [1.0, 2.0, 1.0, 0.5]}
@@ -163,7 +163,7 @@ def test_a_duplicate_document_names_one_example(spark: Any) -> None:
 
 def test_a_duplicate_judgment_names_its_ids() -> None:
     """The qrels side, on one partition's tagged table as a task sees it (no Spark session needed)."""
-    from retrieval_eval import spark as rs
+    from retrieval_eval.integrations import spark as rs
 
     table = pa.table({"query_id": ["q", "q", "q"], "doc_id": ["a", "a", "a"], "relevance": [1, 0, None],
                       "score": [None, None, 1.0], "_run": [False, False, True]})
@@ -175,7 +175,7 @@ def test_a_duplicate_judgment_names_its_ids() -> None:
 
 
 def test_evaluate_log_equals_from_log(spark: Any, tmp_path: Path) -> None:
-    from retrieval_eval import spark as rs
+    from retrieval_eval.integrations import spark as rs
 
     rng = np.random.default_rng(5)
     n = 4000
@@ -189,7 +189,7 @@ def test_evaluate_log_equals_from_log(spark: Any, tmp_path: Path) -> None:
 
 
 def test_bad_columns_and_measures_fail_at_once(spark: Any) -> None:
-    from retrieval_eval import spark as rs
+    from retrieval_eval.integrations import spark as rs
 
     qrels = frame(spark, {"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
     run = frame(spark, {"query_id": ["q"], "doc_id": ["a"], "score": ["high"]})
@@ -205,7 +205,7 @@ def test_bad_columns_and_measures_fail_at_once(spark: Any) -> None:
 
 
 def test_without_java_one_line_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    from retrieval_eval import spark as rs
+    from retrieval_eval.integrations import spark as rs
 
     monkeypatch.setattr(rs.shutil, "which", lambda name: None)
     monkeypatch.delenv("JAVA_HOME", raising=False)
@@ -214,13 +214,13 @@ def test_without_java_one_line_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_importing_the_package_does_not_import_pyspark() -> None:
-    code = "import sys, retrieval_eval, retrieval_eval.cli, retrieval_eval.frames; print('pyspark' in sys.modules)"
+    code = "import sys, retrieval_eval, retrieval_eval.cli, retrieval_eval.io.frames; print('pyspark' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
 
 
 def test_without_pyspark_one_line_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delitem(sys.modules, "retrieval_eval.spark", raising=False)
+    monkeypatch.delitem(sys.modules, "retrieval_eval.integrations.spark", raising=False)
     monkeypatch.setitem(sys.modules, "pyspark", None)  # the import then fails
     with pytest.raises(MissingExtraError, match=r"^retrieval_eval.spark needs pyspark \(and Java 17\+\): "
                                                 r"pip install 'retrieval_eval\[spark\]'$"):
-        import retrieval_eval.spark  # noqa: F401
+        import retrieval_eval.integrations.spark  # noqa: F401

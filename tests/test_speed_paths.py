@@ -14,13 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import retrieval_eval._ids as ids_module
-import retrieval_eval._tokenize as tokenize_module
+import retrieval_eval.engine.ids as ids_module
+import retrieval_eval.io._tokenize as tokenize_module
 from retrieval_eval import SetEvaluator
-from retrieval_eval._ids import PairIndex, _id_hash, intern
-from retrieval_eval._order import canonical_order
-from retrieval_eval.ranking import build_batch, prepared_qrels
-from retrieval_eval.trec import read_qrels_columns, read_run_columns
+from retrieval_eval.engine.ids import PairIndex, _id_hash, intern
+from retrieval_eval.engine.order import canonical_order
+from retrieval_eval.engine.ranking import build_batch, prepared_qrels
+from retrieval_eval.io.trec import read_qrels_columns, read_run_columns
 
 
 def _random_pairs(rnd: random.Random, n: int, n_queries: int) -> tuple[np.ndarray, np.ndarray]:
@@ -351,7 +351,7 @@ def test_the_summary_alone_keeps_no_per_query_arrays(
 ) -> None:
     """evaluate without -q prints each measure's summary and frees its per-query array; with -q the same
     summary lines follow the per-query ones."""
-    import retrieval_eval.evaluator as evaluator_module
+    import retrieval_eval.evaluators.set as evaluator_module
     from retrieval_eval.cli import main
 
     qrels, run = tmp_path / "qrels", tmp_path / "run"
@@ -379,7 +379,7 @@ def test_the_summary_alone_keeps_no_per_query_arrays(
 @pytest.mark.parametrize("seed", range(4))
 def test_segment_suffix_max_is_the_max_of_every_rest_of_segment(seed: int) -> None:
     """The doubling passes give, for every row, the plain max over the rest of its segment (IPrec reads them)."""
-    from retrieval_eval._segments import segment_suffix_max
+    from retrieval_eval.engine.segments import segment_suffix_max
 
     rnd = np.random.default_rng(seed)
     lengths = rnd.integers(0, 40, 30)
@@ -392,7 +392,8 @@ def test_segment_suffix_max_is_the_max_of_every_rest_of_segment(seed: int) -> No
 
 def test_the_cli_knows_the_table_formats_without_importing_them() -> None:
     """evaluate imports the table writer (and csv) only for a table format: its list must match the writer's."""
-    from retrieval_eval import cli, tables
+    from retrieval_eval import cli
+    from retrieval_eval.report import tables
 
     assert cli._TABLE_FORMATS == tables.FORMATS
 
@@ -485,7 +486,7 @@ def test_a_long_id_in_the_last_block_does_not_widen_the_column(tmp_path: Path) -
     """The per-block rule keeps a long id fixed-width in a block of few lines (the last one), and the
     column then took its width on every row (15.7 GB for a 7 MB run with one 20,000-byte id at the
     end): such a column turns to bytes objects instead, with the same results."""
-    from retrieval_eval.trec import read_run_columns
+    from retrieval_eval.io.trec import read_run_columns
 
     long_id = "x" * 5000
     lines = [f"q{i % 50} Q0 d{i} {i} {1.0 / (i + 1):.6f} r" for i in range(30_000)]
@@ -508,7 +509,7 @@ def test_a_long_id_in_the_last_block_does_not_widen_the_column(tmp_path: Path) -
 def test_only_a_large_run_read_hands_its_memory_back(tmp_path: Path, large_read: int, monkeypatch) -> None:
     """Freed memory goes back to the OS after reading more rows than _LARGE_READ, not after a small
     read (whose few MB the build reuses); the columns are the same either way."""
-    import retrieval_eval.trec as trec_module
+    import retrieval_eval.io.trec as trec_module
 
     calls: list[int] = []
     monkeypatch.setattr(trec_module, "_LARGE_READ", large_read)
@@ -525,7 +526,7 @@ def test_only_a_large_run_read_hands_its_memory_back(tmp_path: Path, large_read:
 def test_counts_by_offsets_equal_counts_by_query_index(seed: int) -> None:
     """offsets_count (one reduceat over the non-empty segments) against segment_count, with empty
     segments first, among the others and last, which reduceat alone would get wrong."""
-    from retrieval_eval._segments import long_segments, offsets_count, segment_count, segment_ids
+    from retrieval_eval.engine.segments import long_segments, offsets_count, segment_count, segment_ids
 
     rnd = np.random.default_rng(seed)
     lengths = rnd.integers(0, 60 if seed % 2 else 3, 40)
@@ -542,7 +543,7 @@ def test_counts_by_offsets_equal_counts_by_query_index(seed: int) -> None:
 def test_ideal_lists_alike_with_long_and_short_segments(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The ideal list made from per-query counts of positive judgments (long segments) against the one
     made from the query index (short ones), for default and custom gains, and against a sort per query."""
-    import retrieval_eval._segments as segments_module
+    import retrieval_eval.engine.segments as segments_module
     from retrieval_eval import SetEvaluator
     from retrieval_eval.measures.gains import Gains, ideal_list
 
@@ -565,7 +566,7 @@ def test_ideal_lists_alike_with_long_and_short_segments(seed: int, monkeypatch: 
 
 @pytest.mark.parametrize("long", [False, True])
 def test_a_batch_counts_judgments_alike_with_long_and_short_segments(long: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    import retrieval_eval._segments as segments_module
+    import retrieval_eval.engine.segments as segments_module
     from retrieval_eval import SetEvaluator
 
     qrels = {f"q{q}": {f"d{d}": (d * q) % 4 - 1 for d in range(q * 5)} for q in range(12)}
@@ -583,7 +584,7 @@ def test_the_judgments_read_are_shared_and_a_caller_s_columns_copied(tmp_path: P
     writable column given by a caller is copied, so changing it afterwards changes nothing."""
     from retrieval_eval import SetEvaluator
     from retrieval_eval.model import QrelsColumns
-    from retrieval_eval.trec import read_qrels_columns, read_run_columns
+    from retrieval_eval.io.trec import read_qrels_columns, read_run_columns
 
     (tmp_path / "qrels").write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n")
     (tmp_path / "run").write_text("q1 Q0 a 1 2 r\nq1 Q0 b 2 1 r\nq2 Q0 c 1 1 r\n")
@@ -622,7 +623,7 @@ def test_prepared_qrels_group_each_query_in_input_order(layout: str, repeat: boo
     query's rows in input order, its counts, and values that are not the caller's array; a repeated
     judgment is reported at its own line whichever way the rows moved."""
     from retrieval_eval.model import InputFormatError, QrelsColumns
-    from retrieval_eval.ranking import _prepare_qrels
+    from retrieval_eval.engine.ranking import _prepare_qrels
 
     rnd = random.Random(len(layout))
     rows = [(q, f"d{rnd.randrange(10 ** 6)}", rnd.randrange(-1, 3)) for q, n in (("q1", 30), ("q2", 40), ("q3", 50))
@@ -676,7 +677,7 @@ def test_build_is_the_plain_ranking_and_join(judgments, ranked, max_depth, judge
                      np.array([s for _, _, s in ranked], dtype=np.float64), np.arange(1, len(ranked) + 1))
     from unittest import mock
 
-    import retrieval_eval.ranking as ranking_module
+    import retrieval_eval.engine.ranking as ranking_module
 
     batches = []
     for comparisons in (4, 0):  # the join by comparing ids, then by the hash table (with the build's keys)
@@ -727,7 +728,7 @@ def test_the_duplicate_check_sorts_its_own_keys_in_place() -> None:
     a sorted copy would add as much again to the build's peak (55 MB on msmarco's 7 M rows)."""
     import tracemalloc
 
-    from retrieval_eval._ids import _check_duplicates
+    from retrieval_eval.engine.ids import _check_duplicates
 
     n = 200_000
     query = np.repeat(np.arange(200, dtype=np.int64), n // 200)
@@ -768,7 +769,7 @@ def test_one_row_per_query_builds_as_the_general_path(layout: str, options: dict
     """A run of one row per query (a log of one-query sessions) skips the duplicate check, the count and
     the ordering when its queries come in code order; the batch, the report and any error are those of
     the general path (which is checked against a plain Python build above)."""
-    import retrieval_eval.ranking as ranking_module
+    import retrieval_eval.engine.ranking as ranking_module
     from retrieval_eval.model import QrelsColumns, RunColumns
 
     rnd = random.Random(f"{layout}{options}")
@@ -843,7 +844,7 @@ def test_run_queries_taken_as_the_judged_ones_only_when_every_byte_agrees(run_wi
     """A run whose query ids are the judged ones in their order takes codes 0, 1, 2... without a search;
     ids that differ past their first 8 bytes, or by a trailing byte, are looked up (and not found)."""
     from retrieval_eval.model import QrelsColumns
-    from retrieval_eval.ranking import _query_codes
+    from retrieval_eval.engine.ranking import _query_codes
 
     ids = [b"query-0001-a", b"query-0001-b", b"query-0002", b"query-0002\x01"]
     qrels = QrelsColumns(np.array(ids), np.array([b"d"] * 4), np.ones(4, dtype=np.int64), np.arange(1, 5))
@@ -858,8 +859,8 @@ def test_run_queries_taken_as_the_judged_ones_only_when_every_byte_agrees(run_wi
 def test_codes_in_order_are_grouped_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     """Query codes that never decrease (a sorted qrels file) need no order; any other layout is still
     grouped stably by the blocks or the sort."""
-    import retrieval_eval._order as order_module
-    from retrieval_eval._order import grouped_order
+    import retrieval_eval.engine.order as order_module
+    from retrieval_eval.engine.order import grouped_order
 
     real = order_module._query_blocks
     calls = []
@@ -876,7 +877,7 @@ def test_many_run_queries_out_of_order_are_looked_up_in_sorted_order(monkeypatch
                                                                      threshold: int) -> None:
     """A log whose queries come in another order than the judged ones (and some not judged at all):
     with the searches sorted first (threshold 1) or not (a few ids), each id finds its own code."""
-    import retrieval_eval.ranking as ranking_module
+    import retrieval_eval.engine.ranking as ranking_module
     from retrieval_eval.model import QrelsColumns
 
     monkeypatch.setattr(ranking_module, "_SORTED_SEARCHES", threshold)

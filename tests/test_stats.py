@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval import stats
+from retrieval_eval.analysis import stats
 from retrieval_eval.model import RetrievalEvalError
-from retrieval_eval.stats import (
+from retrieval_eval.analysis.stats import (
     CORRECTIONS,
     TESTS,
     PairedResult,
@@ -462,6 +462,6 @@ class TestValidation:
 
     def test_module_imports_without_scipy(self) -> None:
         """scipy is imported inside the functions only."""
-        code = "import sys; sys.modules['scipy'] = None; import retrieval_eval.stats as s; print(s.TESTS[0])"
+        code = "import sys; sys.modules['scipy'] = None; import retrieval_eval.analysis.stats as s; print(s.TESTS[0])"
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
         assert done.stdout == "t\n"

@@ -1,4 +1,4 @@
-"""retrieval_eval._threads.in_order: work on threads, results in order, memory bounded, errors in place."""
+"""retrieval_eval.engine.threads.in_order: work on threads, results in order, memory bounded, errors in place."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from retrieval_eval._threads import in_order, usable_cpus
+from retrieval_eval.engine.threads import in_order, usable_cpus
 
 
 @pytest.mark.parametrize("workers", [0, 1, 2, 3])
@@ -75,7 +75,7 @@ def test_usable_cpus_follows_the_affinity() -> None:
 
 
 def _cli_runs(tmp_path, capsys, monkeypatch, cpus: int, runs: list[str]) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    import retrieval_eval._threads as threads_module
+    import retrieval_eval.engine.threads as threads_module
     from retrieval_eval.cli import main
 
     monkeypatch.setattr(threads_module, "usable_cpus", lambda: cpus)
@@ -102,7 +102,7 @@ def test_runs_read_ahead_print_the_same_as_runs_read_in_turn(tmp_path, capsys, m
     """evaluate with several runs reads the next run on a thread (several CPUs): its warnings wait for
     their turn, and a broken run stops the command at the same point, with the same messages."""
     import retrieval_eval.cli as cli_module
-    import retrieval_eval.trec as trec_module
+    import retrieval_eval.io.trec as trec_module
 
     runs = [*RUNS, "q1 Q0 a 1 high r4\n"] if broken else RUNS
     in_turn = _cli_runs(tmp_path, capsys, monkeypatch, 1, runs)
@@ -146,7 +146,7 @@ def _threads_calling(monkeypatch, module, name: str) -> list[int]:  # type: igno
 
 
 def test_the_next_run_is_read_on_another_thread(tmp_path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import retrieval_eval.trec as trec_module
+    import retrieval_eval.io.trec as trec_module
 
     readers = _threads_calling(monkeypatch, trec_module, "read_run_columns")
     assert _cli_runs(tmp_path, capsys, monkeypatch, 2, RUNS[::2])[0] == 0
@@ -160,7 +160,7 @@ def test_the_next_run_is_read_on_another_thread(tmp_path, capsys, monkeypatch) -
 def test_judgments_prepared_meanwhile_fail_as_when_prepared_by_the_build(tmp_path, capsys, monkeypatch, run: str) -> None:  # type: ignore[no-untyped-def]
     """A repeated judgment is reported when the first run is built, after that run is read: a run that
     cannot be read is reported instead, whether the judgments were prepared on a thread or not."""
-    import retrieval_eval._threads as threads_module
+    import retrieval_eval.engine.threads as threads_module
     from retrieval_eval.cli import main
 
     (tmp_path / "qrels").write_text("q1 0 a 1\nq1 0 a 0\nq2 0 c 2\n")
@@ -175,7 +175,7 @@ def test_judgments_prepared_meanwhile_fail_as_when_prepared_by_the_build(tmp_pat
 
 
 def test_judgments_are_prepared_once_off_the_main_thread(tmp_path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import retrieval_eval.ranking as ranking_module
+    import retrieval_eval.engine.ranking as ranking_module
 
     preparers = _threads_calling(monkeypatch, ranking_module, "_prepare_qrels")
     assert _cli_runs(tmp_path, capsys, monkeypatch, 2, RUNS)[0] == 0
@@ -193,7 +193,7 @@ def test_a_run_read_is_held_by_its_handoff_alone(tmp_path, monkeypatch, cpus: in
     import gc
     import weakref
 
-    import retrieval_eval._threads as threads_module
+    import retrieval_eval.engine.threads as threads_module
     from retrieval_eval.cli import _runs_read
 
     monkeypatch.setattr(threads_module, "usable_cpus", lambda: cpus)
@@ -244,8 +244,8 @@ def test_blocks_use_at_most_a_few_threads(monkeypatch) -> None:  # type: ignore[
     MAX_WORKERS threads, so the peak memory does not grow with the CPU count."""
     import numpy as np
 
-    import retrieval_eval._threads as threads_module
-    import retrieval_eval.evaluator as evaluator_module
+    import retrieval_eval.engine.threads as threads_module
+    import retrieval_eval.evaluators.set as evaluator_module
     from retrieval_eval import SetEvaluator
 
     monkeypatch.setattr(threads_module, "usable_cpus", lambda: 40)
@@ -261,8 +261,8 @@ def test_the_join_of_a_long_run_compares_its_chunks_on_threads(monkeypatch) -> N
     including pairs that fall on either side of a chunk's edge."""
     import numpy as np
 
-    import retrieval_eval._threads as threads_module
-    import retrieval_eval.ranking as ranking_module
+    import retrieval_eval.engine.threads as threads_module
+    import retrieval_eval.engine.ranking as ranking_module
 
     rng = np.random.default_rng(7)
     n_queries = 300

@@ -15,8 +15,8 @@ from strategies import Qrels, Run, evaluation_cases, judgments, ranking
 
 import retrieval_eval.measures.precision as precision_module
 from retrieval_eval import SetEvaluator
-from retrieval_eval._segments import _offsets_of, safe_div
-from retrieval_eval.ranking import RankedBatch
+from retrieval_eval.engine.segments import _offsets_of, safe_div
+from retrieval_eval.engine.ranking import RankedBatch
 
 RECALL_POINTS = tuple(i / 10 for i in range(11))
 
@@ -165,7 +165,7 @@ def test_offsets_are_the_running_sum_from_zero(lengths: list[int]) -> None:
 @given(st.lists(st.integers(0, 20), max_size=30), st.sampled_from([0, 8, 10**9]))
 def test_segment_ids_both_ways_repeat_each_query_index(lengths: list[int], long_segments: int) -> None:
     """Counting segment starts (short segments) and repeating indices (long ones) both give each row its segment."""
-    import retrieval_eval._segments as segments_module
+    import retrieval_eval.engine.segments as segments_module
 
     old = segments_module._LONG_SEGMENTS
     try:

@@ -209,7 +209,7 @@ class TestRangesAndTypes:
              "retrieval_mrr: 'k' must be an int >= 1 or None; got bool True"),
         ]
         try:
-            from retrieval_eval import spark
+            from retrieval_eval.integrations import spark
         except ImportError:  # MissingExtraError without pyspark
             spark = None
         if spark is not None:  # the check runs before any DataFrame is touched: no Spark session needed

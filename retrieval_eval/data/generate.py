@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from ..trec import write_qrels, write_run
+from ..io.trec import write_qrels, write_run
 
 
 def make_sample(seed: int = 20261121) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._segments import safe_div, segment_count, segment_sum
+from ..engine.segments import safe_div, segment_count, segment_sum
 from ..model import FloatArray, IntArray
-from ..ranking import RankedBatch
+from ..engine.ranking import RankedBatch
 from .base import REL, Param, measure
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._segments import safe_div, segment_sum
+from ..engine.segments import safe_div, segment_sum
 from ..model import FloatArray
-from ..ranking import UNJUDGED, Hits, RankedBatch
+from ..engine.ranking import UNJUDGED, Hits, RankedBatch
 from .base import CUTOFF, REL, Param, TrecName, measure
 from .trec_table import (
     P_CUTOFFS,

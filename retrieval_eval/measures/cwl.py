@@ -38,9 +38,9 @@ from typing import Any
 
 import numpy as np
 
-from .._segments import safe_div, segment_sum
+from ..engine.segments import safe_div, segment_sum
 from ..model import FloatArray, IntArray
-from ..ranking import UNJUDGED, Hits, RankedBatch
+from ..engine.ranking import UNJUDGED, Hits, RankedBatch
 from .base import CUTOFF, InvalidParameterError, Param, measure
 from .gains import segment_cumsum
 from .graded import _dcg

@@ -32,9 +32,9 @@ from __future__ import annotations
 import numpy as np
 from attrs import frozen
 
-from .._segments import safe_div, segment_count, segment_ids, segment_sum
+from ..engine.segments import safe_div, segment_count, segment_ids, segment_sum
 from ..model import BoolArray, FloatArray, IntArray
-from ..ranking import RankedBatch
+from ..engine.ranking import RankedBatch
 from .base import REL, Param, measure
 
 #: Redundancy intolerance: each further document on a subtopic gains (1 - alpha) times the previous one.

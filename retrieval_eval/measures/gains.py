@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 from attrs import frozen
 
-from .._segments import _offsets_of, range_max, safe_div, segment_ids
+from ..engine.segments import _offsets_of, range_max, safe_div, segment_ids
 from ..model import FloatArray, IntArray
-from ..ranking import Hits, RankedBatch
+from ..engine.ranking import Hits, RankedBatch
 from .base import Param
 
 

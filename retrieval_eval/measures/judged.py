@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._segments import safe_div, segment_heads, segment_sum
+from ..engine.segments import safe_div, segment_heads, segment_sum
 from ..model import FloatArray
-from ..ranking import NONPOOL, UNJUDGED, RankedBatch
+from ..engine.ranking import NONPOOL, UNJUDGED, RankedBatch
 from .base import CUTOFF, REL, Param, TrecName, measure
 from .graded import _powers
 from .trec_syntax import TrecValues

@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from .._segments import _offsets_of, safe_div, segment_ids, segment_suffix_max
+from ..engine.segments import _offsets_of, safe_div, segment_ids, segment_suffix_max
 from ..model import FloatArray, IntArray
-from ..ranking import RankedBatch
+from ..engine.ranking import RankedBatch
 from .base import CUTOFF, REL, Param, TrecName, measure
 from .trec_syntax import TrecFloatList
 from .trec_table import (

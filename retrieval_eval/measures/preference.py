@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._segments import safe_div, segment_sum
+from ..engine.segments import safe_div, segment_sum
 from ..model import FloatArray, IntArray
-from ..ranking import Hits, RankedBatch
+from ..engine.ranking import Hits, RankedBatch
 from .base import CUTOFF, REL, Param, measure
 
 # ------------------------------------------------------------------------------- Compat

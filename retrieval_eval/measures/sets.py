@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._segments import safe_div
+from ..engine.segments import safe_div
 from ..model import FloatArray
-from ..ranking import RankedBatch
+from ..engine.ranking import RankedBatch
 from .base import REL, Param, TrecName, measure
 from .trec_syntax import TrecValues
 

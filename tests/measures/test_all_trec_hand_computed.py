@@ -24,7 +24,7 @@ from retrieval_eval.measures import (
     parse_labelled,
     parse_trec_options,
 )
-from retrieval_eval.output import Requested, trec_lines
+from retrieval_eval.report.text import Requested, trec_lines
 
 
 def evaluator(ranking: list[str], judged: dict[str, int], rel: int = 1) -> RetrievalEvaluator:

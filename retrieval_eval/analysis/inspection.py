@@ -17,9 +17,9 @@ from collections.abc import Sequence
 import numpy as np
 from attrs import frozen
 
-from .evaluator import RetrievalEvaluator, SetEvaluator
-from .measures import Measure
-from .model import RetrievalEvalError
+from ..evaluators.set import RetrievalEvaluator, SetEvaluator
+from ..measures import Measure
+from ..model import RetrievalEvalError
 
 __all__ = [
     "QueryDelta", "QueryView", "RankedDocument", "RankingDiff", "RunDiff", "WorstQuery", "diff_query", "diff_runs",

@@ -5,7 +5,7 @@ per query, e.g. AP). Nothing here reads files; :func:`paired_test` compares two 
 :func:`tukey_hsd` compares many at once and :func:`adjust` corrects a family of p-values;
 :mod:`retrieval_eval.comparison` puts them together for runs read from files.
 
->>> from retrieval_eval.stats import paired_test
+>>> from retrieval_eval.analysis.stats import paired_test
 >>> baseline = [0.20, 0.35, 0.10, 0.50, 0.40, 0.30]
 >>> run = [0.25, 0.45, 0.10, 0.55, 0.60, 0.28]
 >>> result = paired_test(baseline, run, "permutation")
@@ -68,7 +68,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from attrs import evolve, frozen
 
-from .model import FloatArray, MissingExtraError, RetrievalEvalError
+from ..model import FloatArray, MissingExtraError, RetrievalEvalError
 
 if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
     import numpy.typing as npt

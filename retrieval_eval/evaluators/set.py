@@ -14,9 +14,9 @@ from typing import Any, cast
 
 import numpy as np
 
-from . import _threads
-from ._ids import Duplicates
-from .measures import (
+from ..engine import threads as _threads
+from ..engine.ids import Duplicates
+from ..measures import (
     AP,
     CUTOFF,
     REL,
@@ -34,9 +34,9 @@ from .measures import (
     parse,
     parse_list,
 )
-from .measures.base import Param, Summary, geometric_mean, summary_weights
-from .measures.trec_table import P_CUTOFFS, RECALL_POINTS
-from .model import (
+from ..measures.base import Param, Summary, geometric_mean, summary_weights
+from ..measures.trec_table import P_CUTOFFS, RECALL_POINTS
+from ..model import (
     Document,
     FloatArray,
     InputFormatError,
@@ -55,7 +55,7 @@ from .model import (
     to_relevance,
     to_score,
 )
-from .ranking import (
+from ..engine.ranking import (
     Order,
     QuerySetReport,
     RankedBatch,
@@ -620,7 +620,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         InputFormatError
             A duplicate document or judgment.
         """
-        from .trec import read_qrels_columns, read_run_columns
+        from ..io.trec import read_qrels_columns, read_run_columns
 
         options = _read_options(max_depth, duplicates, order)
         # Nobody else holds the run just read: handed over, its columns are freed as the build uses them.
@@ -652,7 +652,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         >>> clicks.per_query("AUC"), clicks.aggregate("GAUC"), clicks.left_out("GAUC")
         ({'s1': 0.75, 's2': 0.0}, 0.75, ['s2'])
         """
-        from .logs import Delimiter, read_log_columns
+        from ..io.logs import Delimiter, read_log_columns
 
         options = _read_options(max_depth, duplicates, "score")  # a log is ranked by its scores
         qrels, run = read_log_columns(log, delimiter=cast(Delimiter, delimiter), columns=columns)
@@ -691,7 +691,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         InputFormatError
             A missing column, a null, an empty id, a NaN score, a duplicate document or judgment.
         """
-        from .frames import qrels_from_table, run_from_table
+        from ..io.frames import qrels_from_table, run_from_table
 
         options = _read_options(max_depth, duplicates, order)
         judged = qrels_from_table(qrels, query_id=query_id, doc_id=doc_id, relevance=relevance, subtopic=subtopic,
@@ -735,7 +735,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         has one, else the file's name without its suffix. Errors name the file and the row
         (``run.parquet, row 12``), as :class:`TrecFormatError`.
         """
-        from .frames import read_parquet_qrels, read_parquet_run
+        from ..io.frames import read_parquet_qrels, read_parquet_run
 
         options = _read_options(max_depth, duplicates, order)
         judged = read_parquet_qrels(qrels, with_subtopics=subtopic is not None, query_id=query_id, doc_id=doc_id,

@@ -9,10 +9,10 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 from attrs import frozen
 
-from .evaluator import SetEvaluator
-from .measures import REGISTRY, Measure, print_order
-from .measures.base import MeasureDef
-from .model import FloatArray
+from ..evaluators.set import SetEvaluator
+from ..measures import REGISTRY, Measure, print_order
+from ..measures.base import MeasureDef
+from ..model import FloatArray
 
 #: trec_eval prints the measure name with ``%-22s``.
 NAME_WIDTH = 22
@@ -215,7 +215,7 @@ def find_measures(search: str | None = None) -> list[MeasureDef]:
 
 def catalogue_text(definitions: Sequence[MeasureDef]) -> str:
     """The blocks of ``retrieval-eval measures`` for ``definitions`` (every block for the whole registry)."""
-    from .measures.describe import listing
+    from ..measures.describe import listing
 
     text = listing()
     blocks = re.split(r"(?m)^(?=\S)", text)[1:]  # a block starts at each unindented line: the measure's name

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 import numpy as np
 from attrs import define, field, frozen
 
-from ._ids import (
+from .ids import (
     _CHUNK,
     _FIND_CHUNK,
     Duplicates,
@@ -38,9 +38,9 @@ from ._ids import (
     intern,
     pair_keys,
 )
-from ._memory import release_freed_memory
-from ._order import RowOrder, canonical_order, grouped_order
-from ._segments import (
+from .memory import release_freed_memory
+from .order import RowOrder, canonical_order, grouped_order
+from .segments import (
     _gather_segments,
     _offsets_of,
     long_on_average,
@@ -49,8 +49,8 @@ from ._segments import (
     segment_ids,
     true_before,
 )
-from ._threads import in_order, workers
-from .model import (
+from .threads import in_order, workers
+from ..model import (
     BoolArray,
     FloatArray,
     InputFormatError,

@@ -20,7 +20,7 @@ from typing import Literal
 
 import numpy as np
 
-from ._memory import release_freed_memory
+from ..engine.memory import release_freed_memory
 from ._tokenize import (
     _FRONT,
     Source,
@@ -36,7 +36,7 @@ from ._tokenize import (
     _source_name,
     _tokenize,
 )
-from .model import InputFormatError, QrelsColumns, RunColumns, TrecFormatError
+from ..model import InputFormatError, QrelsColumns, RunColumns, TrecFormatError
 
 __all__ = ["LOG_FORMAT", "Delimiter", "read_log_columns"]
 

@@ -60,7 +60,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
 
 import numpy as np
 
-from .model import BoolArray, FloatArray, InputFormatError, InputTypeError, IntArray, optional_int_at_least
+from ..model import BoolArray, FloatArray, InputFormatError, InputTypeError, IntArray, optional_int_at_least
 
 if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
     import numpy.typing as npt

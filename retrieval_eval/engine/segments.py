@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .model import BoolArray, FloatArray, IntArray
+from ..model import BoolArray, FloatArray, IntArray
 
 if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
     import numpy.typing as npt

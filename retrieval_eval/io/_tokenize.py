@@ -26,8 +26,8 @@ from typing import IO, TYPE_CHECKING, Any, TypeAlias, TypeVar, Union, cast, over
 import numpy as np
 from attrs import define
 
-from ._threads import usable_cpus
-from .model import (
+from ..engine.threads import usable_cpus
+from ..model import (
     FIELD_SEPARATORS,
     BoolArray,
     FloatArray,

@@ -29,7 +29,7 @@ from typing import IO, TYPE_CHECKING, cast
 
 import numpy as np
 
-from ._memory import release_freed_memory
+from ..engine.memory import release_freed_memory
 from ._tokenize import (
     Source,
     _BadLine,
@@ -47,7 +47,7 @@ from ._tokenize import (
     _Tokens,
 )
 from .frames import is_parquet, read_parquet_qrels, read_parquet_run
-from .model import (
+from ..model import (
     Document,
     InputWarning,
     Judgment,

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from ._memory import release_freed_memory
+from ..engine.memory import release_freed_memory
 from ._tokenize import file_starts_with
-from .model import (
+from ..model import (
     FloatArray,
     InputFormatError,
     InputTypeError,

@@ -3,7 +3,7 @@
 :func:`compare` evaluates every run on the same queries (the qrels are read once), then compares each
 run with a baseline, or every pair, on each measure: the mean difference, the test's raw and
 corrected p-values, the effect size, a confidence interval and the wins, ties and losses over
-queries. The statistics themselves are in :mod:`retrieval_eval.stats`; this module chooses what to
+queries. The statistics themselves are in :mod:`retrieval_eval.analysis.stats`; this module chooses what to
 compare and presents it. The multiple-testing family is all the comparisons of one measure.
 
 >>> from retrieval_eval import SetEvaluator
@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 from attrs import asdict, fields, frozen
 
-from .evaluator import SetEvaluator
-from .measures import Measure, parse, parse_list
-from .model import FloatArray, MissingExtraError, RetrievalEvalError
+from ..evaluators.set import SetEvaluator
+from ..measures import Measure, parse, parse_list
+from ..model import FloatArray, MissingExtraError, RetrievalEvalError
 
 __all__ = ["DEFAULT_MEASURES", "Comparison", "PairComparison", "compare"]
 
@@ -240,7 +240,7 @@ def compare(
         Compare every pair of runs instead (a pair with the baseline has it as ``baseline``;
         otherwise the earlier run is the ``baseline`` of the pair).
     test : {"t", "wilcoxon", "sign", "permutation", "bootstrap", "tukey"}
-        See :mod:`retrieval_eval.stats` and ``docs/comparing.md``.
+        See :mod:`retrieval_eval.analysis.stats` and ``docs/comparing.md``.
     correction : {"none", "bonferroni", "holm", "bh"}, default "holm"
         Applied within each measure. ``tukey`` corrects by itself: its correction is "none".
     alpha, permutations, samples, seed
@@ -348,8 +348,8 @@ class _Scored:
 def _score_runs(qrels: Any, runs: Mapping[str, Any], measures: list[Measure], **options: Any) -> dict[str, _Scored]:
     """Every run's values, the qrels read once. A run read from a file is evaluated and dropped before
     the next is read, so memory holds one run's evaluation at a time, not ten."""
-    from .ranking import RunHandoff
-    from .trec import read_qrels_columns, read_run_columns
+    from ..engine.ranking import RunHandoff
+    from ..io.trec import read_qrels_columns, read_run_columns
 
     files = [name for name, run in runs.items() if not isinstance(run, SetEvaluator)]
     if files and qrels is None:

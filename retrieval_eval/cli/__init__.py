@@ -18,10 +18,10 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 if TYPE_CHECKING:  # imported for annotations only: the commands import lazily, to keep --help fast
-    from .evaluator import SetEvaluator
-    from .model import QrelsColumns, RunColumns
-    from .output import Requested
-    from .ranking import RunHandoff
+    from ..evaluators.set import SetEvaluator
+    from ..model import QrelsColumns, RunColumns
+    from ..report.text import Requested
+    from ..engine.ranking import RunHandoff
 
 EXIT_OK = 0
 EXIT_REGRESSION = 1  #: compare --fail-if-worse found a significant regression
@@ -169,7 +169,7 @@ COMMANDS = ("evaluate", "demo", "compare", "inspect", "diff", "plot", "measures"
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser. With ``command``, only that command is added: a plain evaluation then
     does not pay for building the other commands (some 1 ms, each parser looking up its translations)."""
-    from . import __version__
+    from .. import __version__
 
     def wanted(name: str) -> bool:
         return command is None or command == name
@@ -382,7 +382,7 @@ than the baseline on MEASURE, after correction; each such run is named on stderr
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from .comparison import DEFAULT_MEASURES, compare
+    from ..analysis.comparison import DEFAULT_MEASURES, compare
 
     if len(args.runs) < 2:
         raise _Usage("compare needs at least two runs")
@@ -514,7 +514,7 @@ def _stderr_line(line: str) -> None:
 
 def _stdin(option: str) -> object:
     """The binary standard input, for ``-`` as ``option``; closed stdin is a bad-input error."""
-    from .model import TrecFormatError
+    from ..model import TrecFormatError
 
     stdin = sys.stdin
     if stdin is None or getattr(stdin, "closed", False):
@@ -528,9 +528,9 @@ def _requested(specs: Sequence[str] | None, level: int) -> tuple[list[Requested]
     trec_eval prints ``runid`` only when it is asked for, alone or through a group (official,
     all_trec, set). Several ``-m`` options combine as in trec_eval (see ``parse_trec_options``).
     """
-    from .measures import parse_trec_options, trec_table
-    from .model import RetrievalEvalError
-    from .output import Requested
+    from ..measures import parse_trec_options, trec_table
+    from ..model import RetrievalEvalError
+    from ..report.text import Requested
 
     specs = specs or ["official"]
     show_run_id = any(spec.strip() in (trec_table.RUN_ID, *trec_table.group_names()) for spec in specs)
@@ -568,7 +568,7 @@ def _counted(n: int, one: str, many: str) -> str:
 
 def _swap_hint(qrels: object, run: object) -> str | None:
     """A hint when QRELS looks like a run (6 fields or more) and RUN like qrels (4 fields); else None."""
-    from ._tokenize import first_line_fields
+    from ..io._tokenize import first_line_fields
 
     if not isinstance(qrels, str) or not isinstance(run, str):  # stdin cannot be read twice
         return None
@@ -588,7 +588,7 @@ def _name(source: object) -> str:
 
 def _check_overlap(results: SetEvaluator, qrels: object, run: object) -> None:
     """Refuse a run none of whose queries is judged: all zeros would hide a wrong or swapped file."""
-    from .model import TrecFormatError
+    from ..model import TrecFormatError
 
     not_judged = results.not_judged
     missing = set(results.missing_from_run)
@@ -607,8 +607,8 @@ def _check_overlap(results: SetEvaluator, qrels: object, run: object) -> None:
 
 def _read_judgments(qrels: Any, first_run: object, *, subtopics: bool) -> QrelsColumns:
     """The qrels, read once for every run; a qrels file that looks like a run gets the swap hint."""
-    from .model import TrecFormatError
-    from .trec import read_qrels_columns
+    from ..model import TrecFormatError
+    from ..io.trec import read_qrels_columns
 
     try:
         return read_qrels_columns(qrels, with_subtopics=subtopics)
@@ -623,7 +623,7 @@ def _build_run(args: argparse.Namespace, judged: QrelsColumns, qrels: object, ru
                columns: RunHandoff, preparing: _Preparing) -> SetEvaluator:
     """One run (``columns``, read from ``run``) evaluated against the judgments already read (the CLI's
     judging options applied), once their preparation is done."""
-    from .evaluator import RANKING_ORDERS, SetEvaluator
+    from ..evaluators.set import RANKING_ORDERS, SetEvaluator
 
     preparing.wait()
     # Nobody else holds the run just read: handed over, its columns are freed as the build uses them.
@@ -645,9 +645,9 @@ def _runs_read(args: argparse.Namespace, runs: Sequence[object]) -> Iterator[tup
     What a run read ahead warns is printed when its columns are taken, and its error raised then, so
     stderr reads as if the runs were read one after the other.
     """
-    from . import _threads
-    from .ranking import RunHandoff
-    from .trec import read_run_columns
+    from ..engine import threads as _threads
+    from ..engine.ranking import RunHandoff
+    from ..io.trec import read_run_columns
 
     def read(run: object) -> _ReadAhead:
         return _ReadAhead.of(lambda: read_run_columns(run, with_ranks=args.order == "rank"))  # type: ignore[arg-type]
@@ -667,8 +667,8 @@ class _Preparing:
     first build, so after a first run that cannot be read, as when the build prepared them itself."""
 
     def __init__(self, args: argparse.Namespace, judged: QrelsColumns) -> None:
-        from . import _threads
-        from .ranking import prepared_qrels
+        from ..engine import threads as _threads
+        from ..engine.ranking import prepared_qrels
 
         self.error: BaseException | None = None
         self.thread: threading.Thread | None = None
@@ -745,8 +745,8 @@ def _run_names(runs: Sequence[object]) -> list[str]:
 
 
 def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], log: object = None) -> int:
-    from .evaluator import SetEvaluator
-    from .output import (
+    from ..evaluators.set import SetEvaluator
+    from ..report.text import (
         json_report,
         order_requested,
         table_columns,
@@ -781,7 +781,7 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
     parts: list[str] = []
     table = args.format in _TABLE_FORMATS
     if table:  # imported only for a table: csv costs start-up time that trec lines do not need
-        from . import tables
+        from ..report import tables
 
         header, numeric = table_header(columns, per_query=args.per_query)
         parts.append(tables.head(args.format, header, numeric))
@@ -841,7 +841,7 @@ def _per_query_measures(specs: Sequence[str], level: int, *, text: bool = False)
     A group's other members (num_q and gm_map in ``official``) are left out; a measure without a
     per-query value asked for by itself, or ``runid``, is a usage error, as is a list left empty.
     """
-    from .measures import trec_table
+    from ..measures import trec_table
 
     for spec in specs:
         if spec.strip() == trec_table.RUN_ID:
@@ -863,8 +863,8 @@ def _per_query_measures(specs: Sequence[str], level: int, *, text: bool = False)
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    from .inspection import format_query, format_worst, inspect_query, worst_queries
-    from .output import order_requested
+    from ..analysis.inspection import format_query, format_worst, inspect_query, worst_queries
+    from ..report.text import order_requested
 
     if args.query is None and args.depth is not None:
         raise _Usage("--depth applies to one query's ranking; give --query Q")
@@ -893,8 +893,8 @@ def _inspect(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from . import tables
-    from .inspection import diff_query, diff_runs, format_diff, format_ranking_diff
+    from ..report import tables
+    from ..analysis.inspection import diff_query, diff_runs, format_diff, format_ranking_diff
 
     if args.query is None and args.depth is not None:
         raise _Usage("--depth applies to one query's rankings; give --query Q")
@@ -936,7 +936,7 @@ def _diff(args: argparse.Namespace) -> int:
 
 def _check_output(path: str) -> None:
     """plot's -o, before anything is read: a known suffix, in a directory that exists and can be written."""
-    from .plotting import FORMATS
+    from ..report.plotting import FORMATS
 
     shown = _short(path, 120)
     if os.path.splitext(path)[1].lower() not in FORMATS:
@@ -951,7 +951,7 @@ def _check_output(path: str) -> None:
 
 
 def _plot(args: argparse.Namespace) -> int:
-    from . import plotting
+    from ..report import plotting
 
     _refuse_stdin_twice(args.qrels, args.runs)
     _check_output(args.output)  # before reading the runs, not after
@@ -1058,7 +1058,7 @@ def _preview(items: Sequence[str], limit: int = 5) -> str:
 
 
 def _list_measures(args: argparse.Namespace) -> int:
-    from .output import catalogue_json, catalogue_text, find_measures
+    from ..report.text import catalogue_json, catalogue_text, find_measures
 
     found = find_measures(args.search)
     if not found:
@@ -1205,7 +1205,7 @@ def _main(argv: Sequence[str] | None, program: bool = False) -> int:
     args = parser.parse_args(_with_command(parser, argv))
     problem = _evaluate_usage_problem(args) if args.command == "evaluate" else None
     if program and args.command != "measures":  # this process is ours: see keep_freed_memory
-        from ._memory import keep_freed_memory
+        from ..engine.memory import keep_freed_memory
 
         keep_freed_memory()
     if problem is not None:  # exit 2 with one line, as argparse's own usage errors
@@ -1219,7 +1219,7 @@ def _main(argv: Sequence[str] | None, program: bool = False) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     try:
-        from .model import MissingExtraError, RetrievalEvalError
+        from ..model import MissingExtraError, RetrievalEvalError
 
         if args.command == "measures":
             return _list_measures(args)
@@ -1232,7 +1232,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "plot":
             return _plot(args)
         if args.command == "demo":
-            from .data import sample_paths
+            from ..data import sample_paths
 
             qrels_path, run_path = sample_paths()
             return _evaluate(args, qrels_path, [run_path])

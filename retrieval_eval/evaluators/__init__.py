@@ -1,0 +1,1 @@
+"""The objects users hold: :class:`RetrievalEvaluator` (one query) and :class:`SetEvaluator` (many)."""

@@ -1,0 +1,335 @@
+"""Evaluate runs and impression logs held as Spark DataFrames, with the package's own kernels.
+
+The rows are partitioned by query (``repartition`` on ``query_id``), so that every query's judgments
+and results meet in one partition. Each partition is then evaluated whole, as Arrow columns
+(``mapInArrow``): the same builder and the same vectorised kernels as :class:`SetEvaluator`, hence
+the same numbers, with no row-by-row UDF and no Python object per document. The result is a Spark
+DataFrame in long form, one row per query and measure; :func:`summarize` turns it into the summary
+values trec_eval prints.
+
+pyspark (and Java 17 or later) is the ``spark`` extra: ``pip install 'retrieval_eval[spark]'``.
+Importing :mod:`retrieval_eval` never imports pyspark; importing this module does. The executors
+need retrieval_eval and pyarrow too (see docs/scale.md).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from attrs import evolve
+
+from ..measures import Measure, MeasureError, parse, parse_all
+from ..measures.base import print_order
+from ..model import (
+    InputFormatError,
+    InputTypeError,
+    MissingExtraError,
+    QrelsColumns,
+    RunColumns,
+    optional_int_at_least,
+)
+
+try:
+    import pyspark  # noqa: F401  (the extra this module needs)
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+except ImportError:
+    raise MissingExtraError(
+        "retrieval_eval.spark needs pyspark (and Java 17+): pip install 'retrieval_eval[spark]'"
+    ) from None
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+__all__ = ["RESULT_SCHEMA", "evaluate", "evaluate_log", "session", "summarize"]
+
+#: The long form :func:`evaluate` returns. ``weight`` is each query's weight in the summary of a
+#: weighted measure (GAUC), null for every other measure.
+RESULT_SCHEMA = "query_id string, measure string, value double, weight double"
+
+_JAVA = "Spark needs Java 17 or later: install a JDK (e.g. apt-get install openjdk-17-jre-headless) or set JAVA_HOME"
+
+
+def session(master: str = "local[*]", app_name: str = "retrieval_eval", **config: str) -> SparkSession:
+    """A SparkSession (the active one if there is one), for local work and tests.
+
+    Python workers run this interpreter unless ``PYSPARK_PYTHON`` says otherwise (pyspark's own
+    default is whatever ``python3`` is on PATH, which may lack pyarrow), so that they import the
+    same retrieval_eval and pyarrow. On a cluster, build the session as the cluster wants instead.
+
+    Raises
+    ------
+    MissingExtraError
+        Without Java (no ``java`` on PATH and no JAVA_HOME, or a JVM that does not start).
+    """
+    from pyspark.sql import SparkSession
+
+    if not shutil.which("java") and not os.environ.get("JAVA_HOME"):
+        raise MissingExtraError(f"{_JAVA} (no java on PATH, JAVA_HOME unset)")
+    builder = SparkSession.builder.master(master).appName(app_name)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # read by pyspark when the context starts
+    settings = {"spark.ui.enabled": "false", **config}
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    try:
+        return builder.getOrCreate()
+    except Exception as exc:  # pyspark raises its own runtime error when the JVM cannot start
+        if "JAVA_GATEWAY_EXITED" in str(exc) or "Java gateway" in str(exc):
+            raise MissingExtraError(f"{_JAVA} (the JVM did not start)") from None
+        raise
+
+
+def _measures(measures: str | Measure | Iterable[str | Measure], rel: int) -> list[str]:
+    """The canonical strings of the requested measures (groups expanded, each once), checked here on
+    the driver so that a bad name fails at once rather than in every task."""
+    from ..evaluators.set import SetEvaluator
+
+    given = [measures] if isinstance(measures, (str, Measure)) else list(measures)
+    parsed: list[Measure] = []
+    for item in given:
+        parsed.extend([parse(item, rel=rel)] if isinstance(item, Measure) else parse_all(item, rel=rel))
+    names = list(dict.fromkeys(str(m) for m in parsed))
+    if not names:
+        raise MeasureError("no measure requested")
+    tiny = SetEvaluator.from_dict({"q": {"d": 1}}, {"q": {"d": 1.0}}, rel=rel)
+    for measure in dict.fromkeys(parsed):
+        if measure.definition.text:
+            raise MeasureError(f"{measure} is a text measure; spark.evaluate computes numeric measures only")
+        if measure.definition.subtopics:
+            raise MeasureError(f"{measure} needs subtopic (diversity) qrels, which spark.evaluate does not read")
+        tiny.array(measure)  # raises for a parameter outside its domain (a cutoff left out, ...)
+    return names
+
+
+def _column_check(df: DataFrame, what: str, roles: dict[str, str], kinds: dict[str, tuple[type, ...]]) -> None:
+    """Missing columns and columns of the wrong type, named on the driver before any task runs."""
+    fields = {f.name: f.dataType for f in df.schema.fields}
+    for role, name in roles.items():
+        if name not in fields:
+            raise InputFormatError(f"{what}: no column {name!r} ({role}); got columns {list(fields)} "
+                                   f"(other names are mapped by keyword, e.g. {role}='...')")
+        if not isinstance(fields[name], kinds[role]):
+            raise InputTypeError(f"{what}: column {name!r} ({role}) must hold "
+                                 f"{'strings or integers' if role in ('query_id', 'doc_id') else 'numbers'}; "
+                                 f"got {fields[name].simpleString()}")
+
+
+_IDS = (T.StringType, T.IntegralType)
+_NUMBERS = (T.NumericType,)
+
+
+def _long_rows(evaluator: Any, measures: list[str]) -> Iterator[Any]:
+    """One Arrow batch per measure: every query of ``evaluator`` with its value (and summary weight)."""
+    import pyarrow as pa
+
+    query_ids = pa.array(evaluator.query_ids, pa.string())
+    n = len(query_ids)
+    if n == 0:
+        return
+    repeat = pa.array(np.zeros(n, dtype=np.int64))
+    for name in measures:
+        measure = parse(name, rel=evaluator.rel)
+        weights = evaluator.summary_weights(measure)
+        yield pa.RecordBatch.from_arrays(
+            [query_ids, pa.array([name], pa.string()).take(repeat), pa.array(evaluator.array(measure), pa.float64()),
+             pa.nulls(n, pa.float64()) if weights is None else pa.array(weights, pa.float64())],
+            names=["query_id", "measure", "value", "weight"],
+        )
+
+
+def _partition_id() -> int:
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    return context.partitionId() if context is not None else 0
+
+
+def _evaluate_partitions(
+    table_to_columns: Callable[[Any, int], tuple[QrelsColumns, RunColumns] | None], measures: list[str],
+    rel: int, options: dict[str, Any],
+) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """The ``mapInArrow`` function: a whole partition's batches as one table, evaluated at once."""
+
+    def evaluate_partition(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        from ..evaluators.set import SetEvaluator
+        from ..engine.ranking import RunHandoff
+
+        received = list(batches)
+        if not received:  # an empty partition (more partitions than queries)
+            return
+        columns = table_to_columns(pa.Table.from_batches(received), _partition_id())
+        del received
+        if columns is None:
+            return
+        qrels, run = columns
+        evaluator = SetEvaluator._built(qrels, RunHandoff(run), rel=rel, order="score", duplicates="error", **options)
+        yield from _long_rows(evaluator, measures)
+
+    return evaluate_partition
+
+
+def _map(df: DataFrame, key: str, partitions: int | None, function: Callable[[Iterator[Any]], Iterator[Any]]) -> DataFrame:
+    shuffled = df.repartition(partitions, key) if partitions is not None else df.repartition(key)
+    with warnings.catch_warnings():  # pyspark warns about pandas versions, which mapInArrow does not use
+        warnings.filterwarnings("ignore", message=".*pandas.*", category=FutureWarning)
+        return shuffled.mapInArrow(function, RESULT_SCHEMA)
+
+
+def _check_partitions(partitions: object) -> int | None:
+    return optional_int_at_least(partitions, "'partitions'", 1)
+
+
+def _split_union(table: Any, partition: int) -> tuple[QrelsColumns, RunColumns] | None:
+    """A partition of the tagged union of qrels and run rows, as the builder's two inputs."""
+    import pyarrow.compute as pc
+
+    from ..io.frames import qrels_from_table, run_from_table
+
+    is_run = table.column("_run")
+    judged = table.filter(pc.invert(is_run))
+    if judged.num_rows == 0:  # only run rows of queries nobody judged: nothing is evaluated
+        return None
+    ranked = table.filter(is_run)
+    where = f"partition {partition}"
+    qrels = qrels_from_table(judged, origin=f"qrels DataFrame ({where})")
+    run = run_from_table(ranked, origin=f"run DataFrame ({where})")
+    # A row of a partition is nowhere a user can look it up (a DataFrame has no row numbers, and a
+    # partition holds the rows of a shuffle): a duplicate is named by its query and document only.
+    return evolve(qrels, origin="qrels DataFrame", unit=""), evolve(run, origin="run DataFrame", unit="")
+
+
+def evaluate(
+    qrels_df: DataFrame, run_df: DataFrame, measures: str | Measure | Iterable[str | Measure], *, rel: int = 1,
+    complete: bool = True, judged_only: bool = False, max_depth: int | None = None, partitions: int | None = None,
+    query_id: str = "query_id", doc_id: str = "doc_id", relevance: str = "relevance", score: str = "score",
+) -> DataFrame:
+    """Per-query values of ``measures`` as a Spark DataFrame ``query_id, measure, value, weight``.
+
+    ``qrels_df`` has the columns ``query_id, doc_id, relevance`` and ``run_df`` ``query_id, doc_id,
+    score`` (other names are mapped by keyword); ids are strings or integers. Each query is ranked
+    by score, ties by doc_id descending (trec_eval's rule), exactly as :class:`SetEvaluator` does:
+    the values are those of ``SetEvaluator.from_arrow`` on the same rows. ``complete`` scores the
+    judged queries the run lacks as empty rankings (``evaluate -c``); run queries without judgments
+    are ignored. ``measures`` may hold groups (``"official"``, ``"P"``).
+
+    The work is shuffled by query into ``partitions`` partitions (Spark's
+    ``spark.sql.shuffle.partitions`` by default), each evaluated whole in one Python task: a
+    partition must fit in a worker's memory (about 100 bytes per row).
+
+    The result is lazy, as any DataFrame: bad data (a null, a NaN score, a document twice for one
+    query) fails the Spark action that computes it, with this package's message (the query and
+    document of a duplicate) in Spark's error; :func:`summarize` raises it as the package's own
+    error. Missing or mistyped columns and unknown measures raise at once.
+    """
+    from ..evaluators.set import _check_max_depth, _check_rel
+
+    rel = _check_rel("spark.evaluate", rel)
+    options = {"max_depth": _check_max_depth(max_depth), "judged_only": bool(judged_only), "complete": bool(complete)}
+    names = _measures(measures, rel)
+    partitions = _check_partitions(partitions)
+    _column_check(qrels_df, "qrels DataFrame", {"query_id": query_id, "doc_id": doc_id, "relevance": relevance},
+                  {"query_id": _IDS, "doc_id": _IDS, "relevance": _NUMBERS})
+    _column_check(run_df, "run DataFrame", {"query_id": query_id, "doc_id": doc_id, "score": score},
+                  {"query_id": _IDS, "doc_id": _IDS, "score": _NUMBERS})
+    # One table of both, tagged by side (the other side's value column is null there), so that one
+    # shuffle brings a query's judgments and results together.
+    judged = qrels_df.select(F.col(query_id).cast("string").alias("query_id"), F.col(doc_id).cast("string").alias("doc_id"),
+                             F.col(relevance).alias("relevance"), F.lit(False).alias("_run"))
+    ranked = run_df.select(F.col(query_id).cast("string").alias("query_id"), F.col(doc_id).cast("string").alias("doc_id"),
+                           F.col(score).alias("score"), F.lit(True).alias("_run"))
+    both = judged.unionByName(ranked, allowMissingColumns=True)
+    return _map(both, "query_id", partitions, _evaluate_partitions(_split_union, names, rel, options))
+
+
+def evaluate_log(
+    log_df: DataFrame, measures: str | Measure | Iterable[str | Measure], *, group: str = "group",
+    item: str = "item", score: str = "score", label: str = "label", rel: int = 1, judged_only: bool = False,
+    max_depth: int | None = None, partitions: int | None = None,
+) -> DataFrame:
+    """Per-group values of ``measures`` over a labelled log, as :meth:`SetEvaluator.from_log` computes them.
+
+    Each row of ``log_df`` is one impression: its ``group`` (a query or a session), the ``item``
+    shown, the model's ``score`` and the observed ``label`` (an integer grade or click). Each group
+    is ranked by score (ties by item descending) and judged by its labels, so AUC, GAUC and every
+    ranking measure apply. The result has the form of :func:`evaluate`'s, with the group as
+    ``query_id``.
+    """
+    from ..evaluators.set import _check_max_depth, _check_rel
+
+    rel = _check_rel("spark.evaluate_log", rel)
+    options = {"max_depth": _check_max_depth(max_depth), "judged_only": bool(judged_only), "complete": True}
+    names = _measures(measures, rel)
+    partitions = _check_partitions(partitions)
+    _column_check(log_df, "log DataFrame", {"group": group, "item": item, "score": score, "label": label},
+                  {"group": _IDS, "item": _IDS, "score": _NUMBERS, "label": _NUMBERS})
+    rows = log_df.select(F.col(group).cast("string").alias("query_id"), F.col(item).cast("string").alias("doc_id"),
+                         F.col(score).alias("score"), F.col(label).alias("relevance"))
+    return _map(rows, "query_id", partitions, _evaluate_partitions(_split_log, names, rel, options))
+
+
+def _split_log(table: Any, partition: int) -> tuple[QrelsColumns, RunColumns]:
+    """A partition of a log as judgments (its labels) and a run (its scores), as logs.py reads one."""
+    from ..io.frames import qrels_from_table, run_from_table
+
+    where = f"log DataFrame (partition {partition})"
+    return qrels_from_table(table, origin=where), run_from_table(table, origin=where)
+
+
+#: How an error raised in a Python task appears in Spark's message: the exception's class and text.
+_TASK_ERROR = re.compile(r"retrieval_eval\.model\.(InputFormatError|InputTypeError|TrecFormatError): (.*)")
+
+
+def summarize(per_query_df: DataFrame) -> dict[str, float]:
+    """The summary of each measure of :func:`evaluate`'s result, as trec_eval prints it.
+
+    The mean over queries for most measures, the sum for the counts (``NumRet``, ``NumRel``...), the
+    geometric mean for ``GMAP`` and ``GMBpref``, the weighted mean for ``GAUC``: the measure's own
+    summary, as :meth:`SetEvaluator.aggregate` computes it, each query counted once and in the same
+    (byte) order of query ids, so the values are identical to it. Measures come in trec_eval's order.
+
+    The per-query values are collected to the driver (one row per query and measure).
+
+    Raises
+    ------
+    InputFormatError
+        Bad data found by the tasks (a duplicate document, a null ...), with the package's message;
+        or a query listed twice for one measure (results of several evaluations mixed).
+    """
+    import pyarrow.compute as pc
+
+    try:
+        table = per_query_df.select("query_id", "measure", "value", "weight").toArrow()
+    except Exception as exc:  # a task failed (Spark wraps it): raise the package's error, if it was one
+        found = _TASK_ERROR.search(str(exc))
+        if found is None:
+            raise
+        kind = {"InputTypeError": InputTypeError}.get(found[1], InputFormatError)
+        raise kind(found[2].strip()) from None
+    summary: dict[str, float] = {}
+    names = sorted(pc.unique(table.column("measure")).to_pylist(), key=lambda name: (print_order(parse(name)), name))
+    for name in names:
+        rows = table.filter(pc.equal(table.column("measure"), name))
+        query_ids = np.asarray(rows.column("query_id").to_numpy(zero_copy_only=False), dtype=str)
+        order = np.argsort(query_ids, kind="stable")  # code point order is UTF-8 byte order: SetEvaluator's
+        ordered_ids = query_ids[order]
+        repeated = np.flatnonzero(ordered_ids[1:] == ordered_ids[:-1])
+        if len(repeated):
+            raise InputFormatError(f"summarize: query {str(ordered_ids[repeated[0]])!r} has two values of {name}; "
+                                   "expected the result of one evaluation (each query once per measure)")
+        values = rows.column("value").to_numpy(zero_copy_only=False)[order].astype(np.float64)
+        definition = parse(name).definition
+        weights = None
+        if definition.weight is not None:
+            weights = rows.column("weight").to_numpy(zero_copy_only=False)[order].astype(np.float64)
+        summary[name] = definition.aggregate_values(values, weights)
+    return summary
+

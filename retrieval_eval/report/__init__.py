@@ -1,0 +1,2 @@
+"""What users read: trec_eval's lines and JSON (:mod:`.text`), tables (:mod:`.tables`) and plots
+(:mod:`.plotting`)."""
