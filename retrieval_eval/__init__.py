@@ -9,10 +9,9 @@ The public names are imported on first use, so that ``retrieval-eval --help`` st
 loading NumPy.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING, Any
+import importlib as _importlib
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
 
 #: The one place the version is written: pyproject.toml reads it (hatchling's [tool.hatch.version]).
 __version__ = "0.1.0"
@@ -44,20 +43,27 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)  # noqa: PLE0605 (built from _EXPORTS, the one list of public names)
 
+#: The subpackages and public modules, in pipeline order: what ``dir(retrieval_eval)`` shows beside ``__all__``.
+_SUBMODULES = (
+    "model", "io", "engine", "measures", "evaluators", "analysis", "report", "labels", "integrations", "cli",
+    "data", "plotting", "spark", "testing",
+)
 
-def __getattr__(name: str) -> Any:
+
+def __getattr__(name: str) -> _Any:
     if name in _EXPORTS:
-        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        value = getattr(_importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'retrieval_eval' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+    """Only what a user may rely on: the public names, the version and the subpackages."""
+    return sorted([*__all__, "__version__", *_SUBMODULES])
 
 
-if TYPE_CHECKING:  # the lazy names above, for type checkers (``X as X``: an explicit re-export)
+if _TYPE_CHECKING:  # the lazy names above, for type checkers (``X as X``: an explicit re-export)
     from .analysis.comparison import Comparison as Comparison
     from .analysis.comparison import compare as compare
     from .evaluators.set import RetrievalEvaluator as RetrievalEvaluator
