@@ -12,7 +12,6 @@ import numpy as np
 from attrs import define
 
 from ..model import BoolArray, InputFormatError, IntArray, QrelsColumns, RunColumns, id_text
-from . import judgments
 from .batch import RankedBatch
 from .ids import (
     _CHUNK,
@@ -28,7 +27,7 @@ from .ids import (
     intern,
     pair_keys,
 )
-from .judgments import PreparedQrels, _scan_comparisons, prepared_qrels
+from .judgments import PreparedQrels, _joins_by_scan, _scan_comparisons, prepared_qrels
 from .memory import release_freed_memory
 from .order import RowOrder, canonical_order, grouped_order
 from .segments import _offsets_of, long_on_average, segment_ids
@@ -169,7 +168,7 @@ def build_batch(
         # Each row's key of (query, document), for the duplicate check and then (in the rows' new order)
         # for the join, when that looks pairs up in the table: when it compares ids instead (queries of
         # few judgments), the check makes its own keys and sorts them in place, which takes less memory.
-        keys = None if _scan_comparisons(counts, judged.offsets) <= judgments._SCAN_COMPARISONS * len(rq) else pair_keys(rq, rd)
+        keys = None if _joins_by_scan(_scan_comparisons(counts, judged.offsets), len(rq)) else pair_keys(rq, rd)
         keep_r = _check_duplicates(rq, rd, r_lines, run_origin, run_unit, "document", judged.query_vocab,
                                    duplicates, keys)
         if not keep_r.all():

@@ -96,7 +96,7 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray, doc_
         return None
     if comparisons is None:
         comparisons = int(np.diff(offsets).take(query_code).sum())
-    if comparisons > _SCAN_COMPARISONS * len(query_code):
+    if not _joins_by_scan(comparisons, len(query_code)):
         return None
     out = np.empty(len(query_code), dtype=values.dtype)
     if not len(judged):
@@ -132,6 +132,13 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray, doc_
     for _ in in_order(chunk, starts, workers(len(query_code))):
         pass
     return out
+
+
+def _joins_by_scan(comparisons: int, rows: int) -> bool:
+    """Whether ``rows`` run rows that take ``comparisons`` comparisons in all (:func:`_scan_comparisons`)
+    are joined by :func:`_scan_join` rather than through the hash table. The build asks too: it makes
+    the rows' keys only for the table."""
+    return comparisons <= _SCAN_COMPARISONS * rows
 
 
 def _scan_comparisons(rows_per_query: IntArray, judged_offsets: IntArray) -> int:
