@@ -169,7 +169,8 @@ def test_a_handed_over_run_builds_the_same_batch() -> None:
     nothing the caller holds is changed (the columns are frozen)."""
     import weakref
 
-    from retrieval_eval.engine.ranking import QrelsColumns, RunColumns, RunHandoff, build_batch
+    from retrieval_eval.engine.build import RunHandoff, build_batch
+    from retrieval_eval.model import QrelsColumns, RunColumns
 
     def columns() -> tuple[QrelsColumns, RunColumns]:
         qrels = QrelsColumns(np.array([b"q2", b"q1", b"q1"]), np.array([b"a", b"b", b"c"]), np.array([1, 2, 0]),

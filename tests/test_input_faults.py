@@ -42,7 +42,7 @@ from retrieval_eval import (
 from retrieval_eval.cli import main
 from retrieval_eval.io import _tokenize
 from retrieval_eval.model import InputFormatError, InputTypeError, InputWarning
-from retrieval_eval.engine.ranking import build_batch
+from retrieval_eval.engine.build import build_batch
 from retrieval_eval.io.trec import (
     read_qrels_columns,
     read_run_columns,

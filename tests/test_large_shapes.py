@@ -17,13 +17,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import retrieval_eval.measures.base as base_module
-import retrieval_eval.engine.ranking as ranking_module
+import retrieval_eval.engine.judgments as judgments_module
 from retrieval_eval import SetEvaluator
 from retrieval_eval.engine.ids import PairIndex, _increasing, intern
 from retrieval_eval.engine.segments import _offsets_of
 from retrieval_eval.cli import main
 from retrieval_eval.measures.base import sequential_mean
-from retrieval_eval.engine.ranking import _scan_join, _scan_repeats
+from retrieval_eval.engine.judgments import _scan_join, _scan_repeats
 
 #: Ids of one to three 8-byte words, sharing prefixes so that later words decide.
 ids_strategy = st.lists(
@@ -134,7 +134,7 @@ def test_scanning_and_hashing_give_the_same_evaluation(tmp_path: Path, seed: int
     qrels, run = _files(tmp_path, seed, duplicate=False)
     results = []
     for comparisons in (4, 0):  # the scan, then the hash table for everything
-        monkeypatch.setattr(ranking_module, "_SCAN_COMPARISONS", comparisons)
+        monkeypatch.setattr(judgments_module, "_SCAN_COMPARISONS", comparisons)
         evaluator = SetEvaluator.from_trec(qrels, run)
         results.append({m: evaluator.per_query(m) for m in ("AP", "nDCG@10", "P@5", "NumRelRet", "Bpref", "infAP")})
     assert results[0] == results[1]
@@ -145,7 +145,7 @@ def test_a_repeated_judgment_is_found_by_either_path(tmp_path: Path, monkeypatch
     qrels, run = _files(tmp_path, 0, duplicate=True)
     messages = []
     for comparisons in (4, 0):
-        monkeypatch.setattr(ranking_module, "_SCAN_COMPARISONS", comparisons)
+        monkeypatch.setattr(judgments_module, "_SCAN_COMPARISONS", comparisons)
         with pytest.raises(Exception) as error:
             SetEvaluator.from_trec(qrels, run)
         messages.append(str(error.value))

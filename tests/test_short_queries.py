@@ -12,13 +12,13 @@ import pytest
 import reference
 import test_blocks
 
+import retrieval_eval.engine.batch as batch_module
 import retrieval_eval.engine.segments as segments_module
-import retrieval_eval.engine.ranking as ranking_module
 from retrieval_eval import SetEvaluator
 from retrieval_eval.engine.segments import _offsets_of, safe_div, segment_ids, segment_suffix_max
 from retrieval_eval.measures import AP, GMAP, IDCG, IPrec, compute, compute_text, graded
 from retrieval_eval.measures.gains import ideal_list, styled
-from retrieval_eval.engine.ranking import Hits, RankedBatch
+from retrieval_eval.engine.batch import Hits, RankedBatch
 
 RECALL_POINTS = tuple(i / 10 for i in range(11))
 
@@ -67,7 +67,7 @@ def _batch(lengths: list[int], labels: list[int]) -> RankedBatch:
 def test_a_batch_of_short_queries_finds_its_hits_through_the_query_index(monkeypatch: pytest.MonkeyPatch) -> None:
     """Short segments: the hits come from the query index of the rows; long ones do without it."""
     indexed: list[int] = []
-    monkeypatch.setattr(ranking_module, "segment_ids", lambda offsets: indexed.append(1) or segment_ids(offsets))
+    monkeypatch.setattr(batch_module, "segment_ids", lambda offsets: indexed.append(1) or segment_ids(offsets))
     assert _batch([1, 0, 2, 1], [1, -1, 1, 0]).hits(1).query.tolist() == [0, 2] and indexed
     indexed.clear()
     assert _batch([0, 20], [1, -1, 1] + [0] * 17).hits(1).query.tolist() == [1, 1] and not indexed

@@ -19,7 +19,8 @@ import retrieval_eval.io._tokenize as tokenize_module
 from retrieval_eval import SetEvaluator
 from retrieval_eval.engine.ids import PairIndex, _id_hash, intern
 from retrieval_eval.engine.order import canonical_order
-from retrieval_eval.engine.ranking import build_batch, prepared_qrels
+from retrieval_eval.engine.build import build_batch
+from retrieval_eval.engine.judgments import prepared_qrels
 from retrieval_eval.io.trec import read_qrels_columns, read_run_columns
 
 
@@ -623,7 +624,7 @@ def test_prepared_qrels_group_each_query_in_input_order(layout: str, repeat: boo
     query's rows in input order, its counts, and values that are not the caller's array; a repeated
     judgment is reported at its own line whichever way the rows moved."""
     from retrieval_eval.model import InputFormatError, QrelsColumns
-    from retrieval_eval.engine.ranking import _prepare_qrels
+    from retrieval_eval.engine.judgments import _prepare_qrels
 
     rnd = random.Random(len(layout))
     rows = [(q, f"d{rnd.randrange(10 ** 6)}", rnd.randrange(-1, 3)) for q, n in (("q1", 30), ("q2", 40), ("q3", 50))
@@ -677,11 +678,11 @@ def test_build_is_the_plain_ranking_and_join(judgments, ranked, max_depth, judge
                      np.array([s for _, _, s in ranked], dtype=np.float64), np.arange(1, len(ranked) + 1))
     from unittest import mock
 
-    import retrieval_eval.engine.ranking as ranking_module
+    import retrieval_eval.engine.judgments as judgments_module
 
     batches = []
     for comparisons in (4, 0):  # the join by comparing ids, then by the hash table (with the build's keys)
-        with mock.patch.object(ranking_module, "_SCAN_COMPARISONS", comparisons):
+        with mock.patch.object(judgments_module, "_SCAN_COMPARISONS", comparisons):
             batches.append(build_batch(qrels_columns, run, duplicates="first", max_depth=max_depth,
                                        judged_only=judged_only)[0])
     queries = sorted({q for q, _ in pairs})
@@ -769,7 +770,7 @@ def test_one_row_per_query_builds_as_the_general_path(layout: str, options: dict
     """A run of one row per query (a log of one-query sessions) skips the duplicate check, the count and
     the ordering when its queries come in code order; the batch, the report and any error are those of
     the general path (which is checked against a plain Python build above)."""
-    import retrieval_eval.engine.ranking as ranking_module
+    import retrieval_eval.engine.build as build_module
     from retrieval_eval.model import QrelsColumns, RunColumns
 
     rnd = random.Random(f"{layout}{options}")
@@ -799,16 +800,16 @@ def test_one_row_per_query_builds_as_the_general_path(layout: str, options: dict
                      np.array([rnd.choice([0.5, 1.0]) for _ in queries]), np.arange(1, len(queries) + 1),
                      ranks=np.array([rnd.randrange(1, 3) for _ in queries], dtype=np.int64))
     taken = []
-    real = ranking_module._one_row_each
+    real = build_module._one_row_each
 
     def spy(query_code: np.ndarray, n_q: int) -> Any:
         taken.append(True)
         return real(query_code, n_q)
 
-    monkeypatch.setattr(ranking_module, "_one_row_each", spy)
+    monkeypatch.setattr(build_module, "_one_row_each", spy)
     fast = _batch_fields(qrels, run, **options)
     assert bool(taken) == (layout in ("in order", "holes", "unjudged between", "empty"))
-    monkeypatch.setattr(ranking_module, "_strictly_increasing", lambda codes: False)  # the general path only
+    monkeypatch.setattr(build_module, "_strictly_increasing", lambda codes: False)  # the general path only
     assert fast == _batch_fields(qrels, run, **options)
     assert (fast[1] is not None) == (layout == "a pair twice" and options.get("duplicates") != "first")
 
@@ -844,7 +845,7 @@ def test_run_queries_taken_as_the_judged_ones_only_when_every_byte_agrees(run_wi
     """A run whose query ids are the judged ones in their order takes codes 0, 1, 2... without a search;
     ids that differ past their first 8 bytes, or by a trailing byte, are looked up (and not found)."""
     from retrieval_eval.model import QrelsColumns
-    from retrieval_eval.engine.ranking import _query_codes
+    from retrieval_eval.engine.build import _query_codes
 
     ids = [b"query-0001-a", b"query-0001-b", b"query-0002", b"query-0002\x01"]
     qrels = QrelsColumns(np.array(ids), np.array([b"d"] * 4), np.ones(4, dtype=np.int64), np.arange(1, 5))
@@ -877,10 +878,10 @@ def test_many_run_queries_out_of_order_are_looked_up_in_sorted_order(monkeypatch
                                                                      threshold: int) -> None:
     """A log whose queries come in another order than the judged ones (and some not judged at all):
     with the searches sorted first (threshold 1) or not (a few ids), each id finds its own code."""
-    import retrieval_eval.engine.ranking as ranking_module
+    import retrieval_eval.engine.build as build_module
     from retrieval_eval.model import QrelsColumns
 
-    monkeypatch.setattr(ranking_module, "_SORTED_SEARCHES", threshold)
+    monkeypatch.setattr(build_module, "_SORTED_SEARCHES", threshold)
     judged = [f"s{i:05d}".encode() for i in range(0, 4000, 2)]  # in byte order, as prepared
     qrels = QrelsColumns(np.array(judged), np.array([b"d"] * len(judged)), np.ones(len(judged), dtype=np.int64),
                          np.arange(1, len(judged) + 1))
@@ -888,8 +889,8 @@ def test_many_run_queries_out_of_order_are_looked_up_in_sorted_order(monkeypatch
     run = [f"s{i:05d}".encode() for i in random.Random(5).sample(range(4000), 3000)] + [b"s0000", b"s03998", b"t"]
     code = {query: i for i, query in enumerate(judged)}
     searched = []
-    real = ranking_module._search
-    monkeypatch.setattr(ranking_module, "_search", lambda a, b: searched.append(len(b)) or real(a, b))
-    codes = ranking_module._query_codes(prepared, np.array(run)).tolist()
+    real = build_module._search
+    monkeypatch.setattr(build_module, "_search", lambda a, b: searched.append(len(b)) or real(a, b))
+    codes = build_module._query_codes(prepared, np.array(run)).tolist()
     assert codes == [code.get(query, -1) for query in run] and searched == [len(run)]
     assert -1 in codes and 0 in codes

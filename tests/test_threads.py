@@ -175,9 +175,9 @@ def test_judgments_prepared_meanwhile_fail_as_when_prepared_by_the_build(tmp_pat
 
 
 def test_judgments_are_prepared_once_off_the_main_thread(tmp_path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import retrieval_eval.engine.ranking as ranking_module
+    import retrieval_eval.engine.judgments as judgments_module
 
-    preparers = _threads_calling(monkeypatch, ranking_module, "_prepare_qrels")
+    preparers = _threads_calling(monkeypatch, judgments_module, "_prepare_qrels")
     assert _cli_runs(tmp_path, capsys, monkeypatch, 2, RUNS)[0] == 0
     assert len(preparers) == 1 and preparers[0] != threading.get_ident()
     preparers.clear()
@@ -261,8 +261,8 @@ def test_the_join_of_a_long_run_compares_its_chunks_on_threads(monkeypatch) -> N
     including pairs that fall on either side of a chunk's edge."""
     import numpy as np
 
+    import retrieval_eval.engine.judgments as judgments_module
     import retrieval_eval.engine.threads as threads_module
-    import retrieval_eval.engine.ranking as ranking_module
 
     rng = np.random.default_rng(7)
     n_queries = 300
@@ -275,15 +275,15 @@ def test_the_join_of_a_long_run_compares_its_chunks_on_threads(monkeypatch) -> N
     for row, query in enumerate(query_code.tolist()):
         if judged_per_query[query] and row % 2:
             doc_ids[row] = judged[offsets[query] + row % judged_per_query[query]]
-    monkeypatch.setattr(ranking_module, "_FIND_CHUNK", 7)  # chunks end mid-query
+    monkeypatch.setattr(judgments_module, "_FIND_CHUNK", 7)  # chunks end mid-query
 
     def found(cpus: int) -> set[tuple[int, int]]:
         monkeypatch.setattr(threads_module, "usable_cpus", lambda: cpus)
-        result = ranking_module._scan_join(offsets, judged, query_code, doc_ids, np.arange(len(judged)))
+        result = judgments_module._scan_join(offsets, judged, query_code, doc_ids, np.arange(len(judged)))
         assert result is not None
         return {(row, at) for row, at in enumerate(result.tolist()) if at >= 0}
 
-    on_threads = _worker_counts(monkeypatch, ranking_module)
+    on_threads = _worker_counts(monkeypatch, judgments_module)
     monkeypatch.setattr(threads_module, "THREADED_ROWS", 100)
     expected = {(row, int(offsets[q] + row % judged_per_query[q]))
                 for row, q in enumerate(query_code.tolist()) if judged_per_query[q] and row % 2}

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # imported for annotations only: the commands import lazily, 
     from ..evaluators.set import SetEvaluator
     from ..model import QrelsColumns, RunColumns
     from ..report.text import Requested
-    from ..engine.ranking import RunHandoff
+    from ..engine.build import RunHandoff
 
 EXIT_OK = 0
 EXIT_REGRESSION = 1  #: compare --fail-if-worse found a significant regression
@@ -646,7 +646,7 @@ def _runs_read(args: argparse.Namespace, runs: Sequence[object]) -> Iterator[tup
     stderr reads as if the runs were read one after the other.
     """
     from ..engine import threads as _threads
-    from ..engine.ranking import RunHandoff
+    from ..engine.build import RunHandoff
     from ..io.trec import read_run_columns
 
     def read(run: object) -> _ReadAhead:
@@ -668,7 +668,7 @@ class _Preparing:
 
     def __init__(self, args: argparse.Namespace, judged: QrelsColumns) -> None:
         from ..engine import threads as _threads
-        from ..engine.ranking import prepared_qrels
+        from ..engine.judgments import prepared_qrels
 
         self.error: BaseException | None = None
         self.thread: threading.Thread | None = None

@@ -55,14 +55,8 @@ from ..model import (
     to_relevance,
     to_score,
 )
-from ..engine.ranking import (
-    Order,
-    QuerySetReport,
-    RankedBatch,
-    RunHandoff,
-    build_batch,
-    check_duplicates_option,
-)
+from ..engine.batch import RankedBatch
+from ..engine.build import Order, QuerySetReport, RunHandoff, build_batch, check_duplicates_option
 
 #: Queries per block when a batch of more is evaluated block by block, on one CPU: each block's arrays
 #: (a few hundred kB) stay in the CPU's caches. 10 M sessions of one document, the 30 official

@@ -161,7 +161,7 @@ def _evaluate_partitions(
         import pyarrow as pa
 
         from ..evaluators.set import SetEvaluator
-        from ..engine.ranking import RunHandoff
+        from ..engine.build import RunHandoff
 
         received = list(batches)
         if not received:  # an empty partition (more partitions than queries)

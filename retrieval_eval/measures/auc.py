@@ -12,7 +12,7 @@ import numpy as np
 
 from ..engine.segments import safe_div, segment_count, segment_sum
 from ..model import FloatArray, IntArray
-from ..engine.ranking import RankedBatch
+from ..engine.batch import RankedBatch
 from .base import REL, Param, measure
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..engine.segments import safe_div, segment_sum
 from ..model import FloatArray
-from ..engine.ranking import UNJUDGED, Hits, RankedBatch
+from ..engine.batch import UNJUDGED, Hits, RankedBatch
 from .base import CUTOFF, REL, Param, TrecName, measure
 from .trec_table import (
     P_CUTOFFS,

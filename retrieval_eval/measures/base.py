@@ -27,7 +27,7 @@ import numpy as np
 from attrs import define, field, frozen
 
 from ..model import FloatArray, RetrievalEvalError
-from ..engine.ranking import RankedBatch
+from ..engine.batch import RankedBatch
 from . import trec_table
 
 Aggregate = Literal["mean", "sum", "gmean", "weighted"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model import FloatArray
-from ..engine.ranking import RankedBatch
+from ..engine.batch import RankedBatch
 from .base import REL, Param, TrecName, measure
 
 

@@ -40,7 +40,7 @@ import numpy as np
 
 from ..engine.segments import safe_div, segment_sum
 from ..model import FloatArray, IntArray
-from ..engine.ranking import UNJUDGED, Hits, RankedBatch
+from ..engine.batch import UNJUDGED, Hits, RankedBatch
 from .base import CUTOFF, InvalidParameterError, Param, measure
 from .gains import segment_cumsum
 from .graded import _dcg

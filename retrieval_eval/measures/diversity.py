@@ -34,7 +34,7 @@ from attrs import frozen
 
 from ..engine.segments import safe_div, segment_count, segment_ids, segment_sum
 from ..model import BoolArray, FloatArray, IntArray
-from ..engine.ranking import RankedBatch
+from ..engine.batch import RankedBatch
 from .base import REL, Param, measure
 
 #: Redundancy intolerance: each further document on a subtopic gains (1 - alpha) times the previous one.

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..engine.segments import safe_div, segment_heads, segment_sum
 from ..model import FloatArray
-from ..engine.ranking import NONPOOL, UNJUDGED, RankedBatch
+from ..engine.batch import NONPOOL, UNJUDGED, RankedBatch
 from .base import CUTOFF, REL, Param, TrecName, measure
 from .graded import _powers
 from .trec_syntax import TrecValues

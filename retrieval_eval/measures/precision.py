@@ -11,7 +11,7 @@ import numpy as np
 
 from ..engine.segments import _offsets_of, safe_div, segment_ids, segment_suffix_max
 from ..model import FloatArray, IntArray
-from ..engine.ranking import RankedBatch
+from ..engine.batch import RankedBatch
 from .base import CUTOFF, REL, Param, TrecName, measure
 from .trec_syntax import TrecFloatList
 from .trec_table import (

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..engine.segments import safe_div, segment_sum
 from ..model import FloatArray, IntArray
-from ..engine.ranking import Hits, RankedBatch
+from ..engine.batch import Hits, RankedBatch
 from .base import CUTOFF, REL, Param, measure
 
 # ------------------------------------------------------------------------------- Compat

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..engine.segments import safe_div
 from ..model import FloatArray
-from ..engine.ranking import RankedBatch
+from ..engine.batch import RankedBatch
 from .base import REL, Param, TrecName, measure
 from .trec_syntax import TrecValues
 

@@ -17,7 +17,7 @@ import test_completeness
 from retrieval_eval.cli import main
 from retrieval_eval.measures import REL, TrecName, base, measure, parse, parse_all, trec_table
 from retrieval_eval.measures.describe import listing, reference_page
-from retrieval_eval.engine.ranking import RankedBatch
+from retrieval_eval.engine.batch import RankedBatch
 
 QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 1\n"
 RUN = "q1 Q0 a 1 3.0 r\nq1 Q0 b 2 2.0 r\nq2 Q0 x 1 1.0 r\nq2 Q0 c 2 0.5 r\n"
