@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from retrieval_eval import labels
+from retrieval_eval.labels import _relevance
 from retrieval_eval.model import InputFormatError, InputTypeError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -186,7 +187,7 @@ def test_chunks_do_not_change_results(name: str, monkeypatch: pytest.MonkeyPatch
     function: Callable[..., float] = getattr(labels, name)
     expected = [function(queries, candidates, k) for k in (None, 1, 5, 13)]
     for chunk_bytes in (1, 200, 1000):
-        monkeypatch.setattr(labels, "_CHUNK_BYTES", chunk_bytes)
+        monkeypatch.setattr(_relevance, "_CHUNK_BYTES", chunk_bytes)
         assert [function(queries, candidates, k) for k in (None, 1, 5, 13)] == expected, chunk_bytes
 
 
@@ -215,13 +216,13 @@ def test_first_hit_shortcut_gathers_the_missed_queries(monkeypatch: pytest.Monke
     A query without any class shares none with its candidates, and is not read on either.
     """
     looked_at: list[Any] = []
-    blocks = labels._relevance_blocks
+    blocks = _relevance._relevance_blocks
 
     def spy(queries: Any, candidates: Any, relation: Any, rows: Any, ranks: slice) -> Any:
         looked_at.append((None if rows is None else rows.tolist(), ranks.start, ranks.stop))
         return blocks(queries, candidates, relation, rows, ranks)
 
-    monkeypatch.setattr(labels, "_relevance_blocks", spy)
+    monkeypatch.setattr(_relevance, "_relevance_blocks", spy)
     queries = [[1, 0], [1, 0], [1, 0], [0, 1], [0, 1], [0, 0]]
     vectors = [[[1, 0]] + [[0, 1]] * 7] * 2 + [[[0, 1]] * 5 + [[1, 0]] * 3, [[0, 1]] * 8, [[1, 0]] * 8, [[1, 1]] * 8]
     expected = (1 + 1 + 1 / 6 + 1 + 0 + 0) / 6
@@ -247,14 +248,14 @@ def test_binary_count_of_macro_ndcg_agrees_with_comparisons(
     candidates[:20] = candidates[:20] > 0  # the first chunks 0/1, the others maybe not
     settled = np.zeros_like(candidates)  # relevant everywhere for the 0 query labels ...
     settled[::8] = candidates[::8]  # ... except in every 8th list: only those are read past k
-    monkeypatch.setattr(labels, "_CHUNK_BYTES", 10 * candidates[0].nbytes)  # ten queries a chunk
+    monkeypatch.setattr(_relevance, "_CHUNK_BYTES", 10 * candidates[0].nbytes)  # ten queries a chunk
     for candidates_ in (candidates, settled):
         queries_ = queries if candidates_ is candidates else np.zeros_like(queries)
         fast = labels.retrieval_ndcg_macro(queries_, candidates_, k)
         expected = oracle.retrieval_ndcg_macro(queries_.tolist(), candidates_.tolist(), k)
         assert fast == pytest.approx(expected, abs=1e-12)
         with monkeypatch.context() as patched:
-            patched.setattr(labels, "_is_binary", lambda labels: False)
+            patched.setattr(_relevance, "_is_binary", lambda labels: False)
             assert fast == pytest.approx(labels.retrieval_ndcg_macro(queries_, candidates_, k), abs=1e-15)
 
 
