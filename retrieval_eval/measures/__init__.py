@@ -9,20 +9,14 @@ from __future__ import annotations
 
 # Registration order is the order of the measures page and, after trec_eval's own, the print order.
 from . import counts, precision, average_precision, graded, sets, judged, auc, diversity, cwl, preference  # noqa: F401, I001  (in this order)
-from .base import (
+from .params import CUTOFF, REL, InvalidParameterError, MeasureError, Param, TrecName, UnknownMeasureError
+from .registry import (
     ALIAS_PARAMS,
     ALIASES,
-    CUTOFF,
-    InvalidParameterError,
-    MeasureError,
-    REL,
     REGISTRY,
     TREC_NAMES,
     Measure,
     MeasureDef,
-    Param,
-    TrecName,
-    UnknownMeasureError,
     compute,
     compute_text,
     measure,

@@ -13,7 +13,8 @@ import numpy as np
 from ..engine.segments import safe_div, segment_count, segment_sum
 from ..model import FloatArray, IntArray
 from ..engine.ranking import RankedBatch
-from .base import REL, Param, measure
+from .params import REL, Param
+from .registry import measure
 
 
 def _score_order(b: RankedBatch) -> IntArray | None:

@@ -21,7 +21,7 @@ from attrs import frozen
 from ..engine.segments import _offsets_of, range_max, safe_div, segment_ids
 from ..model import FloatArray, IntArray
 from ..engine.ranking import Hits, RankedBatch
-from .base import Param
+from .params import Param
 
 
 class Gains(Mapping[int, float]):

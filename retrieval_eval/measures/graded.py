@@ -4,7 +4,7 @@ Gains follow trec_eval's gain tables (:mod:`.gains`): a judged document gains it
 custom gain of its level), unjudged documents gain 0, and the ideal list holds the positive gains of
 all judgments, largest first. These measures ignore the relevance threshold, as trec_eval does.
 
-The kernels' contract and notation (R, NR, n, nrr, rel@k, r_m) are in :mod:`retrieval_eval.measures.base`.
+The kernels' contract and notation (R, NR, n, nrr, rel@k, r_m) are in :mod:`retrieval_eval.measures.registry`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import numpy as np
 from ..engine.segments import safe_div, segment_count, segment_sum
 from ..model import FloatArray, IntArray
 from ..engine.ranking import RankedBatch
-from .base import CUTOFF, REL, InvalidParameterError, Param, TrecName, measure
+from .params import CUTOFF, REL, InvalidParameterError, Param, TrecName
+from .registry import measure
 from .gains import (
     DCG_STYLE,
     GAINS_PARAM,

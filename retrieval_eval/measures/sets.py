@@ -1,6 +1,6 @@
 """Set measures: the retrieved documents as an unranked set (set_P, set_recall, set_F, set_map, utility).
 
-The kernels' contract and notation (R, NR, n, nrr, rel@k, r_m) are in :mod:`retrieval_eval.measures.base`.
+The kernels' contract and notation (R, NR, n, nrr, rel@k, r_m) are in :mod:`retrieval_eval.measures.registry`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import numpy as np
 from ..engine.segments import safe_div
 from ..model import FloatArray
 from ..engine.ranking import RankedBatch
-from .base import REL, Param, TrecName, measure
+from .params import REL, Param, TrecName
+from .registry import measure
 from .trec_syntax import TrecValues
 
 
