@@ -7,12 +7,15 @@ defaults (``P@10``, ``P(rel=2)@10``, ``nDCG(dcg='exp-log2')@10``). Its string ro
 A :class:`MeasureDef` is what :func:`measure` registers: the vectorised kernel plus everything else the
 project needs to know about the measure (parameters, aliases, trec_eval names, how the summary
 aggregates it, its documentation). Adding a measure means writing one decorated kernel (in the
-module of its family: counts, precision, average_precision, graded, sets, judged) and, for a trec_eval
-measure, one row of :data:`~retrieval_eval.measures.trec_table.TREC_TABLE`.
+module of its family: counts, precision, average_precision, graded, sets, judged, auc, diversity,
+cwl, preference) and, for a trec_eval measure, one row of
+:data:`~retrieval_eval.measures.trec_table.TREC_TABLE`. Parameters and errors are in
+:mod:`~retrieval_eval.measures.params`, the summaries over queries in
+:mod:`~retrieval_eval.measures.summary`.
 
-Every kernel takes a :class:`~retrieval_eval.ranking.RankedBatch` and keyword parameters and returns
-float64 values of shape ``(n_queries,)``, computed over all queries at once (no loop over queries or
-documents), with 0.0 wherever a denominator is 0. Notation: R = relevant judged documents
+Every kernel takes a :class:`~retrieval_eval.engine.ranking.RankedBatch` and keyword parameters and
+returns float64 values of shape ``(n_queries,)``, computed over all queries at once (no loop over
+queries or documents), with 0.0 wherever a denominator is 0. Notation: R = relevant judged documents
 (value >= rel), NR = judged non-relevant (0 <= value < rel), n = documents retrieved, nrr = relevant
 retrieved, rel@k = relevant documents in ranks 1..k, r_m = rank of the m-th relevant retrieved document.
 """
