@@ -21,7 +21,8 @@ import retrieval_eval.evaluators.set as evaluator_module
 from retrieval_eval import SetEvaluator
 from retrieval_eval.cli import main
 from retrieval_eval.measures import REGISTRY, Measure, MeasureError, compute, compute_text
-from retrieval_eval.measures.base import MeasureDef, Summary, sequential_mean, sequential_sum, sequential_sums
+from retrieval_eval.measures.registry import MeasureDef
+from retrieval_eval.measures.summary import Summary, sequential_mean, sequential_sum, sequential_sums
 
 #: Small enough that the seeded data below (60 queries) makes many blocks, of unequal sizes.
 TINY_BLOCK = 7
@@ -184,7 +185,7 @@ def test_a_summary_added_in_parts_is_the_summary_of_the_whole(aggregate: str) ->
 
 
 def test_sequential_sums_chain_and_keep_negative_zero(monkeypatch: pytest.MonkeyPatch) -> None:
-    import retrieval_eval.measures.base as base_module
+    import retrieval_eval.measures.summary as summary_module
 
     values = np.random.default_rng(3).random(1000) / 3
     left_to_right = 0.0
@@ -192,7 +193,7 @@ def test_sequential_sums_chain_and_keep_negative_zero(monkeypatch: pytest.Monkey
         left_to_right += value
     assert sequential_sum(values) == left_to_right
     assert sequential_sum(values[300:], sequential_sum(values[:300])) == left_to_right
-    monkeypatch.setattr(base_module, "_SUM_CHUNK", 7)  # many chunks, each starting from the sum so far
+    monkeypatch.setattr(summary_module, "_SUM_CHUNK", 7)  # many chunks, each starting from the sum so far
     assert sequential_sum(values) == left_to_right
     assert sequential_sum(values[300:], sequential_sum(values[:300])) == left_to_right
     assert str(sequential_sum(np.array([-0.0, -0.0]))) == "-0.0" and sequential_sum(np.zeros(0)) is None

@@ -16,14 +16,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import retrieval_eval.measures.base as base_module
 import retrieval_eval.engine.judgments as judgments_module
+import retrieval_eval.measures.summary as summary_module
 from retrieval_eval import SetEvaluator
-from retrieval_eval.engine.ids import PairIndex, _increasing, intern
-from retrieval_eval.engine.segments import _offsets_of
 from retrieval_eval.cli import main
-from retrieval_eval.measures.base import sequential_mean
+from retrieval_eval.engine.ids import PairIndex, _increasing, intern
 from retrieval_eval.engine.judgments import _scan_join, _scan_repeats
+from retrieval_eval.engine.segments import _offsets_of
+from retrieval_eval.measures.summary import sequential_mean
 
 #: Ids of one to three 8-byte words, sharing prefixes so that later words decide.
 ids_strategy = st.lists(
@@ -171,12 +171,12 @@ def test_run_queries_in_the_judged_order_or_not() -> None:
 @given(st.lists(st.floats(min_value=-1e12, max_value=1e12), min_size=1, max_size=50))
 def test_sequential_mean_in_chunks_adds_left_to_right(values: list[float]) -> None:
     array = np.array(values)
-    old = base_module._SUM_CHUNK
+    old = summary_module._SUM_CHUNK
     try:
-        base_module._SUM_CHUNK = 3
+        summary_module._SUM_CHUNK = 3
         chunked = sequential_mean(array)
     finally:
-        base_module._SUM_CHUNK = old
+        summary_module._SUM_CHUNK = old
     total = values[0]
     for value in values[1:]:
         total += value

@@ -34,7 +34,9 @@ from ..measures import (
     parse,
     parse_list,
 )
-from ..measures.base import Param, Summary, geometric_mean, summary_weights
+from ..measures.params import Param
+from ..measures.registry import summary_weights
+from ..measures.summary import Summary, geometric_mean
 from ..measures.trec_table import P_CUTOFFS, RECALL_POINTS
 from ..model import (
     Document,
@@ -996,7 +998,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         >>> runs.mean("GMAP")
         Traceback (most recent call last):
           ...
-        retrieval_eval.measures.base.MeasureError: mean('GMAP'): the summary of GMAP is a geometric mean, not an arithmetic mean; aggregate('GMAP') returns it (array('GMAP').mean() is the arithmetic mean of the per-query values)
+        retrieval_eval.measures.params.MeasureError: mean('GMAP'): the summary of GMAP is a geometric mean, not an arithmetic mean; aggregate('GMAP') returns it (array('GMAP').mean() is the arithmetic mean of the per-query values)
         """
         parsed = parse(measure, rel=self.rel)
         how = _NOT_A_MEAN.get(parsed.definition.aggregate)

@@ -26,7 +26,7 @@ import numpy as np
 from attrs import evolve
 
 from ..measures import Measure, MeasureError, parse, parse_all
-from ..measures.base import print_order
+from ..measures.registry import print_order
 from ..model import (
     InputFormatError,
     InputTypeError,

@@ -8,28 +8,22 @@
 from __future__ import annotations
 
 # Registration order is the order of the measures page and, after trec_eval's own, the print order.
-from . import counts, precision, average_precision, graded, sets, judged, auc, diversity, cwl, preference  # noqa: F401, I001  (in this order)
-from .base import (
+from . import auc, average_precision, counts, cwl, diversity, graded, judged, precision, preference, sets  # noqa: F401, I001  (in this order)
+from .gains import Gains
+from .params import CUTOFF, REL, InvalidParameterError, MeasureError, Param, TrecName, UnknownMeasureError
+from .parse import parse, parse_all, parse_labelled, parse_list, parse_trec_options
+from .registry import (
     ALIAS_PARAMS,
     ALIASES,
-    CUTOFF,
-    InvalidParameterError,
-    MeasureError,
-    REL,
     REGISTRY,
     TREC_NAMES,
     Measure,
     MeasureDef,
-    Param,
-    TrecName,
-    UnknownMeasureError,
     compute,
     compute_text,
     measure,
     print_order,
 )
-from .gains import Gains
-from .parse import parse, parse_all, parse_labelled, parse_list, parse_trec_options
 from .trec_table import TREC_TABLE, TrecRow
 
 # The registered definitions under their canonical names, for ``AP @ 10`` style use.

@@ -3,17 +3,18 @@
 Unlike the rank-based measures these compare scores: two documents with the same score are a tie
 (half a correct pair) whatever order the tie rule gives them. Positives are the retrieved documents
 judged >= rel; negatives are every other retrieved document (unjudged ones included; ``-J`` leaves
-only judged ones). The kernels' contract is in :mod:`retrieval_eval.measures.base`.
+only judged ones). The kernels' contract is in :mod:`retrieval_eval.measures.registry`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..engine.batch import RankedBatch
 from ..engine.segments import safe_div, segment_count, segment_sum
 from ..model import FloatArray, IntArray
-from ..engine.batch import RankedBatch
-from .base import REL, Param, measure
+from .params import REL, Param
+from .registry import measure
 
 
 def _score_order(b: RankedBatch) -> IntArray | None:

@@ -1,16 +1,17 @@
 """Average precision and its relatives: AP (with cutoffs), GMAP, infAP and YAAP.
 
-The kernels' contract and notation (R, NR, n, nrr, rel@k, r_m) are in :mod:`retrieval_eval.measures.base`.
+The kernels' contract and notation (R, NR, n, nrr, rel@k, r_m) are in :mod:`retrieval_eval.measures.registry`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..engine.batch import UNJUDGED, Hits, RankedBatch
 from ..engine.segments import safe_div, segment_sum
 from ..model import FloatArray
-from ..engine.batch import UNJUDGED, Hits, RankedBatch
-from .base import CUTOFF, REL, Param, TrecName, measure
+from .params import CUTOFF, REL, Param, TrecName
+from .registry import measure
 from .trec_table import (
     P_CUTOFFS,
 )

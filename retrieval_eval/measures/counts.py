@@ -1,15 +1,16 @@
 """Counts: queries, documents retrieved, relevant judgments and their intersections; summed over queries.
 
-The kernels' contract and notation (R, NR, n, nrr, rel@k, r_m) are in :mod:`retrieval_eval.measures.base`.
+The kernels' contract and notation (R, NR, n, nrr, rel@k, r_m) are in :mod:`retrieval_eval.measures.registry`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..model import FloatArray
 from ..engine.batch import RankedBatch
-from .base import REL, Param, TrecName, measure
+from ..model import FloatArray
+from .params import REL, Param, TrecName
+from .registry import measure
 
 
 @measure("NumQ", trec=(TrecName("num_q"),), aggregate="sum", integer=True, summary_only=True)

@@ -26,7 +26,7 @@ cwl-eval 1.0.12 (``cwl/ruler``) and matched by them:
   score with a stable sort, so it breaks ties by the run's input order: its values equal ours when
   the run lists each query's documents in trec_eval's order.
 
-The kernels' contract and notation are in :mod:`retrieval_eval.measures.base`. They work on the ranked
+The kernels' contract and notation are in :mod:`retrieval_eval.measures.registry`. They work on the ranked
 rows that gain something (g > 0) and on constant tables over the D ranks, never on a padded
 ``queries x D`` array.
 """
@@ -38,12 +38,13 @@ from typing import Any
 
 import numpy as np
 
+from ..engine.batch import UNJUDGED, Hits, RankedBatch
 from ..engine.segments import safe_div, segment_sum
 from ..model import FloatArray, IntArray
-from ..engine.batch import UNJUDGED, Hits, RankedBatch
-from .base import CUTOFF, InvalidParameterError, Param, measure
 from .gains import segment_cumsum
 from .graded import _dcg
+from .params import CUTOFF, InvalidParameterError, Param
+from .registry import measure
 
 #: The ranks the C/W/L user model runs over: cwl-eval's ``max_n``, fixed at 1000 by ir_measures.
 CWL_DEPTH = 1000

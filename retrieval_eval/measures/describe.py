@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 
-from .base import ALIAS_PARAMS, ALIASES, REGISTRY, MeasureDef
+from .registry import ALIAS_PARAMS, ALIASES, REGISTRY, MeasureDef
 
 
 def _parameters(definition: MeasureDef) -> list[str]:

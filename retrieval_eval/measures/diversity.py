@@ -24,7 +24,7 @@ ndeval's model, which every kernel here follows:
 Where we differ from pyndeval, we follow this library's conventions: the run is ranked by score, ties
 by document id *descending* (trec_eval's order; pyndeval breaks ties by ascending id); cutoffs beyond
 ndeval's depth of 20 are allowed; queries follow trec_eval's rules (``-c`` scores judged queries
-missing from the run as empty rankings). Notation as in :mod:`retrieval_eval.measures.base`.
+missing from the run as empty rankings). Notation as in :mod:`retrieval_eval.measures.registry`.
 """
 
 from __future__ import annotations
@@ -32,10 +32,11 @@ from __future__ import annotations
 import numpy as np
 from attrs import frozen
 
+from ..engine.batch import RankedBatch
 from ..engine.segments import safe_div, segment_count, segment_ids, segment_sum
 from ..model import BoolArray, FloatArray, IntArray
-from ..engine.batch import RankedBatch
-from .base import REL, Param, measure
+from .params import REL, Param
+from .registry import measure
 
 #: Redundancy intolerance: each further document on a subtopic gains (1 - alpha) times the previous one.
 ALPHA = Param(float, 0.5, "redundancy intolerance: a subtopic's gain shrinks by (1 - alpha) each time it "

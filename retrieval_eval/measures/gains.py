@@ -5,7 +5,7 @@ overrides it. A ranked document with a judged level (>= 0) gains its level's gai
 qrels do not mention, or mention with a negative value, gain 0. The *ideal list* of a query holds the
 gain of every non-negative judgment, largest first, and stops before the first gain <= 0.
 
-Everything here is vectorised over a whole :class:`~retrieval_eval.ranking.RankedBatch` and cached
+Everything here is vectorised over a whole :class:`~retrieval_eval.engine.batch.RankedBatch` and cached
 on the batch per gain table.
 """
 
@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 from attrs import frozen
 
+from ..engine.batch import Hits, RankedBatch
 from ..engine.segments import _offsets_of, range_max, safe_div, segment_ids
 from ..model import FloatArray, IntArray
-from ..engine.batch import Hits, RankedBatch
-from .base import Param
+from .params import Param
 
 
 class Gains(Mapping[int, float]):

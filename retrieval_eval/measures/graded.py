@@ -4,17 +4,16 @@ Gains follow trec_eval's gain tables (:mod:`.gains`): a judged document gains it
 custom gain of its level), unjudged documents gain 0, and the ideal list holds the positive gains of
 all judgments, largest first. These measures ignore the relevance threshold, as trec_eval does.
 
-The kernels' contract and notation (R, NR, n, nrr, rel@k, r_m) are in :mod:`retrieval_eval.measures.base`.
+The kernels' contract and notation (R, NR, n, nrr, rel@k, r_m) are in :mod:`retrieval_eval.measures.registry`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..engine.batch import RankedBatch
 from ..engine.segments import safe_div, segment_count, segment_sum
 from ..model import FloatArray, IntArray
-from ..engine.batch import RankedBatch
-from .base import CUTOFF, REL, InvalidParameterError, Param, TrecName, measure
 from .gains import (
     DCG_STYLE,
     GAINS_PARAM,
@@ -25,6 +24,8 @@ from .gains import (
     styled,
     unit_gains,
 )
+from .params import CUTOFF, REL, InvalidParameterError, Param, TrecName
+from .registry import measure
 from .trec_syntax import TrecGainPairs
 from .trec_table import (
     P_CUTOFFS,

@@ -1,18 +1,19 @@
 """Measures of judged and unjudged documents: Bpref, the unjudged and judged fractions, the RBP residual
 and the relstring of judgments.
 
-The kernels' contract and notation (R, NR, n, nrr, rel@k, r_m) are in :mod:`retrieval_eval.measures.base`.
+The kernels' contract and notation (R, NR, n, nrr, rel@k, r_m) are in :mod:`retrieval_eval.measures.registry`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..engine.batch import NONPOOL, UNJUDGED, RankedBatch
 from ..engine.segments import safe_div, segment_heads, segment_sum
 from ..model import FloatArray
-from ..engine.batch import NONPOOL, UNJUDGED, RankedBatch
-from .base import CUTOFF, REL, Param, TrecName, measure
 from .graded import _powers
+from .params import CUTOFF, REL, Param, TrecName
+from .registry import measure
 from .trec_syntax import TrecValues
 from .trec_table import (
     UNJ_CUTOFFS,

@@ -11,16 +11,8 @@ from typing import Any, cast
 
 from ..model import InputTypeError
 from . import trec_table
-from .base import (
-    ALIAS_PARAMS,
-    ALIASES,
-    REGISTRY,
-    TREC_NAMES,
-    InvalidParameterError,
-    Measure,
-    MeasureError,
-    UnknownMeasureError,
-)
+from .params import InvalidParameterError, MeasureError, UnknownMeasureError
+from .registry import ALIAS_PARAMS, ALIASES, REGISTRY, TREC_NAMES, Measure
 
 #: A measure with the name it is printed under.
 Labelled = tuple[Measure, str]

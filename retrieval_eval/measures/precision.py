@@ -1,6 +1,6 @@
 """Precision and recall at rank cutoffs: P, R, R-precision, RR, Success, F1 and interpolated precision.
 
-The kernels' contract and notation (R, NR, n, nrr, rel@k, r_m) are in :mod:`retrieval_eval.measures.base`.
+The kernels' contract and notation (R, NR, n, nrr, rel@k, r_m) are in :mod:`retrieval_eval.measures.registry`.
 """
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 
+from ..engine.batch import RankedBatch
 from ..engine.segments import _offsets_of, safe_div, segment_ids, segment_suffix_max
 from ..model import FloatArray, IntArray
-from ..engine.batch import RankedBatch
-from .base import CUTOFF, REL, Param, TrecName, measure
+from .params import CUTOFF, REL, Param, TrecName
+from .registry import measure
 from .trec_syntax import TrecFloatList
 from .trec_table import (
     P_CUTOFFS,

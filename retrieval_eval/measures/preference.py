@@ -4,17 +4,18 @@ compute them.
 
 Both read only the ranking order, never the scores. We rank by score descending, ties by doc_id
 descending (trec_eval); each kernel's docstring says how its provider breaks ties and what else it
-does differently. The kernels' contract and notation are in :mod:`retrieval_eval.measures.base`.
+does differently. The kernels' contract and notation are in :mod:`retrieval_eval.measures.registry`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..engine.batch import Hits, RankedBatch
 from ..engine.segments import safe_div, segment_sum
 from ..model import FloatArray, IntArray
-from ..engine.batch import Hits, RankedBatch
-from .base import CUTOFF, REL, Param, measure
+from .params import CUTOFF, REL, Param
+from .registry import measure
 
 # ------------------------------------------------------------------------------- Compat
 

@@ -1,16 +1,17 @@
 """Set measures: the retrieved documents as an unranked set (set_P, set_recall, set_F, set_map, utility).
 
-The kernels' contract and notation (R, NR, n, nrr, rel@k, r_m) are in :mod:`retrieval_eval.measures.base`.
+The kernels' contract and notation (R, NR, n, nrr, rel@k, r_m) are in :mod:`retrieval_eval.measures.registry`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..engine.batch import RankedBatch
 from ..engine.segments import safe_div
 from ..model import FloatArray
-from ..engine.batch import RankedBatch
-from .base import REL, Param, TrecName, measure
+from .params import REL, Param, TrecName
+from .registry import measure
 from .trec_syntax import TrecValues
 
 

@@ -20,8 +20,8 @@ from typing import Any
 
 from attrs import frozen
 
-from .base import UnknownMeasureError
 from .gains import Gains
+from .params import UnknownMeasureError
 
 _LEVEL = re.compile(r"^[+-]?\d+$")
 

@@ -4,7 +4,7 @@ trec_eval prints measures in the order of its own table, whatever the order of t
 its groups (``-m official``, ``-m all_trec``, ``-m set``) are sets of rows of that table. Here that
 table is :data:`TREC_TABLE`: one :class:`TrecRow` per trec_eval name, in print order, with the groups
 the row belongs to. Which measure a name computes is said where the measure is defined, by the
-``TrecName`` entries of its :func:`~retrieval_eval.measures.base.measure` decorator; this module
+``TrecName`` entries of its :func:`~retrieval_eval.measures.registry.measure` decorator; this module
 knows names only.
 
 Everything else is derived from the table when it is asked for (nothing is copied at import time):

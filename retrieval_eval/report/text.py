@@ -11,7 +11,7 @@ from attrs import frozen
 
 from ..evaluators.set import SetEvaluator
 from ..measures import REGISTRY, Measure, print_order
-from ..measures.base import MeasureDef
+from ..measures.registry import MeasureDef
 from ..model import FloatArray
 
 #: trec_eval prints the measure name with ``%-22s``.

@@ -15,7 +15,7 @@ import pytest
 import test_completeness
 
 from retrieval_eval.cli import main
-from retrieval_eval.measures import REL, TrecName, base, measure, parse, parse_all, trec_table
+from retrieval_eval.measures import REL, TrecName, measure, parse, parse_all, registry as registry_tables, trec_table
 from retrieval_eval.measures.describe import listing, reference_page
 from retrieval_eval.engine.batch import RankedBatch
 
@@ -26,7 +26,7 @@ RUN = "q1 Q0 a 1 3.0 r\nq1 Q0 b 2 2.0 r\nq2 Q0 x 1 1.0 r\nq2 Q0 c 2 0.5 r\n"
 @pytest.fixture
 def registry() -> Iterator[None]:
     """Put the registry back as it was once the test is done."""
-    saved = [(table, dict(table)) for table in (base.REGISTRY, base.ALIASES, base.ALIAS_PARAMS, base.TREC_NAMES)]
+    saved = [(table, dict(table)) for table in (registry_tables.REGISTRY, registry_tables.ALIASES, registry_tables.ALIAS_PARAMS, registry_tables.TREC_NAMES)]
     yield
     for table, content in saved:
         table.clear()
