@@ -15,7 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import retrieval_eval.engine.ids as ids_module
-import retrieval_eval.io._tokenize as tokenize_module
+import retrieval_eval.io._parse as parse_module
+import retrieval_eval.io._source as source_module
+import retrieval_eval.io._tokens as tokens_module
 from retrieval_eval import SetEvaluator
 from retrieval_eval.engine.ids import PairIndex, _id_hash, intern
 from retrieval_eval.engine.order import canonical_order
@@ -171,7 +173,7 @@ def test_a_few_long_ids_are_read_as_objects_and_evaluate_as_fixed_width(tmp_path
     assert columns.doc_ids.dtype == object and columns.query_ids.dtype.kind == "S"
     measures = ["AP", "nDCG@10", "P@5", "RR", "Bpref", "NumRelRet"]
     loose = SetEvaluator.from_trec(qrels, run)
-    monkeypatch.setattr(tokenize_module, "_WIDE_ID", 10**9)  # the fixed-width path, for the same files
+    monkeypatch.setattr(tokens_module, "_WIDE_ID", 10**9)  # the fixed-width path, for the same files
     assert read_run_columns(run).doc_ids.dtype.kind == "S"
     fixed = SetEvaluator.from_trec(qrels, run)
     for measure in measures:
@@ -215,30 +217,30 @@ def test_small_files_and_one_cpu_are_read_on_the_calling_thread(tmp_path, monkey
     big = tmp_path / "big.run"
     big.write_text(Path(run_path).read_text() * 40)  # several blocks
     size = big.stat().st_size
-    monkeypatch.setattr(tokenize_module, "_BLOCK", 4096)
-    monkeypatch.setattr(tokenize_module, "_threads", lambda: 3)
-    pool = tokenize_module._parsed_on_threads
+    monkeypatch.setattr(parse_module, "_BLOCK", 4096)
+    monkeypatch.setattr(parse_module, "_threads", lambda: 3)
+    pool = parse_module._parsed_on_threads
     pooled: list[int] = []  # lines numbered before the pool took over, for each read that used it
 
-    def spy(blocks: object, parse: object, numbered: tokenize_module._Numbering, threads: int) -> object:
+    def spy(blocks: object, parse: object, numbered: parse_module._Numbering, threads: int) -> object:
         pooled.append(numbered.lines_before)
         return pool(blocks, parse, numbered, threads)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(tokenize_module, "_parsed_on_threads", spy)
-    monkeypatch.setattr(tokenize_module, "_POOL_FROM", size + 1)
+    monkeypatch.setattr(parse_module, "_parsed_on_threads", spy)
+    monkeypatch.setattr(parse_module, "_POOL_FROM", size + 1)
     on_caller = read_run_columns(str(big), with_ranks=True)
     read_qrels_columns(qrels_path)
     with big.open("rb") as stream:  # a stream of unknown size: decided by the bytes read
         from_stream = read_run_columns(stream, with_ranks=True)
     assert pooled == []
-    monkeypatch.setattr(tokenize_module, "_POOL_FROM", size)
+    monkeypatch.setattr(parse_module, "_POOL_FROM", size)
     on_threads = read_run_columns(str(big), with_ranks=True)
     assert pooled == [0]  # a file's known size starts the pool at its first block
-    monkeypatch.setattr(tokenize_module, "_POOL_FROM", size // 2)
+    monkeypatch.setattr(parse_module, "_POOL_FROM", size // 2)
     with big.open("rb") as stream:
         from_stream_on_threads = read_run_columns(stream, with_ranks=True)
     assert len(pooled) == 2 and 0 < pooled[1] < len(on_caller.doc_ids)  # the rest of the stream went to the pool
-    monkeypatch.setattr(tokenize_module, "_threads", lambda: 1)
+    monkeypatch.setattr(parse_module, "_threads", lambda: 1)
     single = read_run_columns(str(big), with_ranks=True)
     assert len(pooled) == 2
     for name in ("query_ids", "doc_ids", "scores", "lines", "ranks"):
@@ -251,19 +253,19 @@ def test_reads_that_may_go_to_the_pool_use_larger_blocks(tmp_path, monkeypatch) 
     _POOL_FROM bytes or more, or a stream on several CPUs), and the columns read are the same."""
     _, run_path = _long_id_files(tmp_path, long=False)
     size = Path(run_path).stat().st_size
-    monkeypatch.setattr(tokenize_module, "_BLOCK", 1024)
-    blocks = tokenize_module._blocks
+    monkeypatch.setattr(parse_module, "_BLOCK", 1024)
+    blocks = parse_module._blocks  # (imported by _parse: patched there)
     largest: list[int | None] = []
 
     def spy(source: object, biggest: int | None = None) -> object:
         largest.append(biggest)
         return blocks(source, biggest)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(tokenize_module, "_blocks", spy)
+    monkeypatch.setattr(parse_module, "_blocks", spy)
     reads = []
     for threads, pool_from, stream in [(3, size + 1, False), (1, 0, True), (3, size, False), (3, size + 1, True)]:
-        monkeypatch.setattr(tokenize_module, "_threads", lambda threads=threads: threads)
-        monkeypatch.setattr(tokenize_module, "_POOL_FROM", pool_from)
+        monkeypatch.setattr(parse_module, "_threads", lambda threads=threads: threads)
+        monkeypatch.setattr(parse_module, "_POOL_FROM", pool_from)
         with Path(run_path).open("rb") as handle:
             reads.append(read_run_columns(handle if stream else run_path))
     assert largest == [1024, 1024, 2048, 2048]
@@ -311,7 +313,7 @@ def test_long_query_ids_and_subtopics_evaluate_as_fixed_width(tmp_path, monkeypa
     measures = ["AP", "nDCG@10", "P@5", "alpha_nDCG@10"]
     loose = SetEvaluator.from_trec(str(tmp_path / "q"), str(tmp_path / "r"), subtopics=True)
     assert read_run_columns(str(tmp_path / "r")).query_ids.dtype == object
-    monkeypatch.setattr(tokenize_module, "_WIDE_ID", 10**9)
+    monkeypatch.setattr(tokens_module, "_WIDE_ID", 10**9)
     fixed = SetEvaluator.from_trec(str(tmp_path / "q"), str(tmp_path / "r"), subtopics=True)
     assert loose.query_ids == fixed.query_ids and loose.not_judged == fixed.not_judged
     for measure in measures:
@@ -459,16 +461,16 @@ def test_long_ids_read_in_small_blocks_on_threads_evaluate_as_fixed_width(tmp_pa
     tied documents, the judged documents and the duplicate error are those of the fixed-width path."""
     qrels, run, dup = _random_long_id_files(tmp_path, seed)
     assert " " + "L" * 700 in Path(run).read_text()
-    monkeypatch.setattr(tokenize_module, "_BLOCK", 4096)
-    monkeypatch.setattr(tokenize_module, "_FIRST_BLOCK", 1024)
-    monkeypatch.setattr(tokenize_module, "_threads", lambda: 3)
-    monkeypatch.setattr(tokenize_module, "_POOL_FROM", 0)
+    monkeypatch.setattr(parse_module, "_BLOCK", 4096)
+    monkeypatch.setattr(source_module, "_FIRST_BLOCK", 1024)
+    monkeypatch.setattr(parse_module, "_threads", lambda: 3)
+    monkeypatch.setattr(parse_module, "_POOL_FROM", 0)
     monkeypatch.setattr(ids_module, "_OBJECT_CHUNK", 50)
     monkeypatch.setattr(ids_module, "_FIND_CHUNK", 64)
     assert read_run_columns(run).doc_ids.dtype == object and read_qrels_columns(qrels).doc_ids.dtype == object
     results = []
-    for wide_id in (tokenize_module._WIDE_ID, 10**9):  # objects, then the fixed-width path
-        monkeypatch.setattr(tokenize_module, "_WIDE_ID", wide_id)
+    for wide_id in (tokens_module._WIDE_ID, 10**9):  # objects, then the fixed-width path
+        monkeypatch.setattr(tokens_module, "_WIDE_ID", wide_id)
         evaluator = SetEvaluator.from_trec(qrels, run)
         ranked = {q: evaluator[q].retrieved_documents() for q in evaluator.query_ids}
         judged = {q: evaluator[q].relevant_retrieved_documents() for q in evaluator.query_ids}

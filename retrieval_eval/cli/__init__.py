@@ -568,7 +568,7 @@ def _counted(n: int, one: str, many: str) -> str:
 
 def _swap_hint(qrels: object, run: object) -> str | None:
     """A hint when QRELS looks like a run (6 fields or more) and RUN like qrels (4 fields); else None."""
-    from ..io._tokenize import first_line_fields
+    from ..io._parse import first_line_fields
 
     if not isinstance(qrels, str) or not isinstance(run, str):  # stdin cannot be read twice
         return None

@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from ..engine.memory import release_freed_memory
-from ._tokenize import file_starts_with
 from ..model import (
     FloatArray,
     InputFormatError,
@@ -32,6 +31,7 @@ from ..model import (
     RunColumns,
     TrecFormatError,
 )
+from ._source import file_starts_with
 
 __all__ = ["PARQUET_MAGIC", "as_table", "is_parquet", "qrels_from_table", "read_parquet_qrels",
            "read_parquet_run", "run_from_table"]

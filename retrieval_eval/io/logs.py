@@ -21,22 +21,10 @@ from typing import Literal
 import numpy as np
 
 from ..engine.memory import release_freed_memory
-from ._tokenize import (
-    _FRONT,
-    Source,
-    _BadLine,
-    _Block,
-    _check_field_count,
-    _Columns,
-    _floats,
-    _numbers,
-    _Parsed,
-    _parsed_blocks,
-    _snippet,
-    _source_name,
-    _tokenize,
-)
 from ..model import InputFormatError, QrelsColumns, RunColumns, TrecFormatError
+from ._parse import _check_field_count, _Columns, _floats, _numbers, _Parsed, _parsed_blocks
+from ._source import _FRONT, Source, _Block, _snippet, _source_name
+from ._tokens import _BadLine, _tokenize
 
 __all__ = ["LOG_FORMAT", "Delimiter", "read_log_columns"]
 

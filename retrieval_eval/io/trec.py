@@ -30,23 +30,6 @@ from typing import IO, TYPE_CHECKING, cast
 import numpy as np
 
 from ..engine.memory import release_freed_memory
-from ._tokenize import (
-    Source,
-    _BadLine,
-    _Block,
-    _check_field_count,
-    _Columns,
-    _floats,
-    _is_gzip,
-    _numbers,
-    _overflow_warning,
-    _Parsed,
-    _parsed_blocks,
-    _source_name,
-    _tokenize,
-    _Tokens,
-)
-from .frames import is_parquet, read_parquet_qrels, read_parquet_run
 from ..model import (
     Document,
     InputWarning,
@@ -60,6 +43,10 @@ from ..model import (
     to_relevance,
     to_score,
 )
+from ._parse import _check_field_count, _Columns, _floats, _numbers, _overflow_warning, _Parsed, _parsed_blocks
+from ._source import Source, _Block, _is_gzip, _source_name
+from ._tokens import _BadLine, _tokenize, _Tokens
+from .frames import is_parquet, read_parquet_qrels, read_parquet_run
 
 if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
     import numpy.typing as npt
