@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from retrieval_eval.io import _parse, _source, _tokens
 from retrieval_eval import TrecFormatError
-from retrieval_eval.io.trec import read_run_columns
+from retrieval_eval.io.formats import read_run_columns
 
 decimal_text = st.builds(
     lambda sign, whole, point, fraction: sign + whole + point + fraction,

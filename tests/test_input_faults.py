@@ -43,12 +43,8 @@ from retrieval_eval.cli import main
 from retrieval_eval.io import _parse, _source
 from retrieval_eval.model import InputFormatError, InputTypeError, InputWarning
 from retrieval_eval.engine.ranking import build_batch
-from retrieval_eval.io.trec import (
-    read_qrels_columns,
-    read_run_columns,
-    write_qrels,
-    write_run,
-)
+from retrieval_eval.io.formats import read_qrels_columns, read_run_columns
+from retrieval_eval.io.trec import write_qrels, write_run
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "input-faults.md"
 QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 1\n"

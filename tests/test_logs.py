@@ -13,7 +13,7 @@ import pytest
 
 from retrieval_eval import SetEvaluator
 from retrieval_eval.cli import main
-from retrieval_eval.io.logs import read_log_columns
+from retrieval_eval.io.formats import read_log_columns
 from retrieval_eval.model import InputFormatError, TrecFormatError
 
 ROWS = [("s1", "a", "0.9", "1"), ("s1", "b", "0.5", "0"), ("s1", "c", "0.5", "1"),

@@ -22,7 +22,7 @@ from retrieval_eval import SetEvaluator
 from retrieval_eval.engine.ids import PairIndex, _id_hash, intern
 from retrieval_eval.engine.order import canonical_order
 from retrieval_eval.engine.ranking import build_batch, prepared_qrels
-from retrieval_eval.io.trec import read_qrels_columns, read_run_columns
+from retrieval_eval.io.formats import read_qrels_columns, read_run_columns
 
 
 def _random_pairs(rnd: random.Random, n: int, n_queries: int) -> tuple[np.ndarray, np.ndarray]:
@@ -488,7 +488,7 @@ def test_a_long_id_in_the_last_block_does_not_widen_the_column(tmp_path: Path) -
     """The per-block rule keeps a long id fixed-width in a block of few lines (the last one), and the
     column then took its width on every row (15.7 GB for a 7 MB run with one 20,000-byte id at the
     end): such a column turns to bytes objects instead, with the same results."""
-    from retrieval_eval.io.trec import read_run_columns
+    from retrieval_eval.io.formats import read_run_columns
 
     long_id = "x" * 5000
     lines = [f"q{i % 50} Q0 d{i} {i} {1.0 / (i + 1):.6f} r" for i in range(30_000)]
@@ -586,7 +586,7 @@ def test_the_judgments_read_are_shared_and_a_caller_s_columns_copied(tmp_path: P
     writable column given by a caller is copied, so changing it afterwards changes nothing."""
     from retrieval_eval import SetEvaluator
     from retrieval_eval.model import QrelsColumns
-    from retrieval_eval.io.trec import read_qrels_columns, read_run_columns
+    from retrieval_eval.io.formats import read_qrels_columns, read_run_columns
 
     (tmp_path / "qrels").write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n")
     (tmp_path / "run").write_text("q1 Q0 a 1 2 r\nq1 Q0 b 2 1 r\nq2 Q0 c 1 1 r\n")

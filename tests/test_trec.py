@@ -9,7 +9,7 @@ import pytest
 
 from retrieval_eval import Document, Judgment, SetEvaluator, TrecFormatError, read_qrels, read_run, write_qrels, write_run
 from retrieval_eval.model import InputFormatError
-from retrieval_eval.io.trec import read_qrels_columns, read_run_columns
+from retrieval_eval.io.formats import read_qrels_columns, read_run_columns
 
 QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n"
 RUN = "q1 Q0 a 1 2.5 runA\nq1 Q0 b 2 1.5 runA\nq2 Q0 c 1 9 runB\n"

@@ -608,7 +608,7 @@ def _check_overlap(results: SetEvaluator, qrels: object, run: object) -> None:
 def _read_judgments(qrels: Any, first_run: object, *, subtopics: bool) -> QrelsColumns:
     """The qrels, read once for every run; a qrels file that looks like a run gets the swap hint."""
     from ..model import TrecFormatError
-    from ..io.trec import read_qrels_columns
+    from ..io.formats import read_qrels_columns
 
     try:
         return read_qrels_columns(qrels, with_subtopics=subtopics)
@@ -647,7 +647,7 @@ def _runs_read(args: argparse.Namespace, runs: Sequence[object]) -> Iterator[tup
     """
     from ..engine import threads as _threads
     from ..engine.ranking import RunHandoff
-    from ..io.trec import read_run_columns
+    from ..io.formats import read_run_columns
 
     def read(run: object) -> _ReadAhead:
         return _ReadAhead.of(lambda: read_run_columns(run, with_ranks=args.order == "rank"))  # type: ignore[arg-type]
