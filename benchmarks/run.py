@@ -177,7 +177,7 @@ def compute_ours(qrels: str, run: str, repeat: int) -> dict:
     import attrs
 
     from retrieval_eval import SetEvaluator
-    from retrieval_eval.io.trec import read_qrels_columns, read_run_columns
+    from retrieval_eval.io.formats import read_qrels_columns, read_run_columns
 
     start = time.perf_counter()
     qrels_columns, run_columns = read_qrels_columns(qrels), read_run_columns(run)
@@ -241,7 +241,7 @@ def work_shared_qrels(qrels: str, run: str, repeat: int) -> dict:
     """One process: the qrels read once, then ``repeat`` runs (the same file) each read, built against
     those qrels and scored (8 means), as ``evaluate QRELS RUN1 ... RUNn`` and ``compare`` do."""
     from retrieval_eval import SetEvaluator
-    from retrieval_eval.io.trec import read_qrels_columns, read_run_columns
+    from retrieval_eval.io.formats import read_qrels_columns, read_run_columns
 
     start = time.perf_counter()
     judged = read_qrels_columns(qrels)

@@ -521,7 +521,7 @@ class TestReadErrors:
     def test_io_error_mid_file_counts_the_lines(self, capsys, files) -> None:
         """An OSError after some data: the complete lines before it are counted."""
         from retrieval_eval.model import TrecFormatError
-        from retrieval_eval.io.trec import read_run_columns
+        from retrieval_eval.io.formats import read_run_columns
 
         class Failing(io.RawIOBase):
             def __init__(self) -> None:

@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import retrieval_eval.io._tokenize as tokenize
+from retrieval_eval.io import _parse, _source, _tokens
 from retrieval_eval import TrecFormatError
-from retrieval_eval.io.trec import read_run_columns
+from retrieval_eval.io.formats import read_run_columns
 
 decimal_text = st.builds(
     lambda sign, whole, point, fraction: sign + whole + point + fraction,
@@ -78,7 +78,7 @@ def test_plain_decimals_are_read_by_the_decimal_path(texts: list[str]) -> None:
     """Every plain decimal of at most 15 digits is read by the vectorised path (NumPy's parser is only
     the fallback), one word or two, as float() reads it."""
     block = "".join(f"q Q0 d{i} 1 {text} r\n" for i, text in enumerate(texts)).encode()
-    values, plain = tokenize._tokenize(tokenize._Block.of(block)).decimals(4)
+    values, plain = _tokens._tokenize(_source._Block.of(block)).decimals(4)
     assert plain.all()
     assert values.tolist() == [float(text) for text in texts]
 
@@ -86,10 +86,10 @@ def test_plain_decimals_are_read_by_the_decimal_path(texts: list[str]) -> None:
 def _same_decimals(texts: list[str]) -> list[float] | None:
     """What the same-decimals path of :meth:`_Tokens.decimals` makes of a block of these scores."""
     block = "".join(f"q Q0 d{i} 1 {text} r\n" for i, text in enumerate(texts)).encode()
-    tokens = tokenize._tokenize(tokenize._Block.of(block))
+    tokens = _tokens._tokenize(_source._Block.of(block))
     before, end = tokens.bounds(4)
     values = tokens._same_decimals(tokens._words_at(), before, end, end - before - 1)
-    read = tokenize._floats(tokens, 4, "score must be a number", "a score")[0]  # whichever path reads them
+    read = _parse._floats(tokens, 4, "score must be a number", "a score")[0]  # whichever path reads them
     assert read.tolist() == [float(text) for text in texts]
     return None if values is None else values.tolist()
 
@@ -127,7 +127,7 @@ def test_scores_of_mixed_formats_are_left_to_the_general_path(texts: list[str]) 
         assert _same_decimals(texts) is None
     else:
         block = "".join(f"q Q0 d{i} 1 {text} r\n" for i, text in enumerate(texts)).encode()
-        tokens = tokenize._tokenize(tokenize._Block.of(block))
+        tokens = _tokens._tokenize(_source._Block.of(block))
         before, end = tokens.bounds(4)
         assert tokens._same_decimals(tokens._words_at(), before, end, end - before - 1) is None
         _check_decimals(texts)
@@ -136,12 +136,12 @@ def test_scores_of_mixed_formats_are_left_to_the_general_path(texts: list[str]) 
 def test_byte_index_of_every_byte() -> None:
     """_byte_index finds the one marked byte of a word, counted from the right, at each of the 8 places."""
     marks = np.array([0x80 << (8 * k) for k in range(8)], dtype=np.uint64)
-    assert tokenize._byte_index(marks).tolist() == list(range(8))
+    assert _tokens._byte_index(marks).tolist() == list(range(8))
 
 
 def _check_decimals(texts: list[str]) -> None:
     block = "".join(f"q Q0 d{i} 1 {text} r\n" for i, text in enumerate(texts)).encode()
-    values, plain = tokenize._tokenize(tokenize._Block.of(block)).decimals(4)
+    values, plain = _tokens._tokenize(_source._Block.of(block)).decimals(4)
     for text, value, ok in zip(texts, values.tolist(), plain.tolist()):
         expected = _python_float(text)
         if ok:
@@ -191,9 +191,9 @@ def test_every_layout_reads_the_same(layout: str) -> None:
 @pytest.mark.parametrize("pool_from", [0, 10**9], ids=["pool", "calling-thread"])
 def test_earlier_malformed_line_is_reported_before_a_truncated_stream(tmp_path, monkeypatch, pool_from: int) -> None:  # noqa: ANN001
     """Blocks parsed ahead on threads or one at a time: the first problem in the file is the one reported."""
-    monkeypatch.setattr(tokenize, "_BLOCK", 64)
-    monkeypatch.setattr(tokenize, "_threads", lambda: 3)
-    monkeypatch.setattr(tokenize, "_POOL_FROM", pool_from)
+    monkeypatch.setattr(_parse, "_BLOCK", 64)
+    monkeypatch.setattr(_parse, "_threads", lambda: 3)
+    monkeypatch.setattr(_parse, "_POOL_FROM", pool_from)
     good = "".join(f"q1 Q0 d{i} 1 {i} r\n" for i in range(200))
     data = gzip.compress(("q1 Q0 bad 1 notanumber r\n" + good).encode())
     path = tmp_path / "run.gz"
@@ -209,7 +209,7 @@ def test_fields_copied_as_words_round_trip() -> None:
     """Ids of every length up to 3 words, at block edges, come back byte for byte."""
     ids = [("x" * n) + str(n) for n in range(0, 25)]
     block = "".join(f"{d} 0 {d} 1\n" for d in ids).encode()
-    tokens = tokenize._tokenize(tokenize._Block.of(block))
+    tokens = _tokens._tokenize(_source._Block.of(block))
     assert tokens.strings(2).tolist() == [d.encode() for d in ids]
     assert tokens.strings(0, np.array([3, 0])).tolist() == [ids[3].encode(), ids[0].encode()]
 
@@ -218,8 +218,8 @@ def test_fields_copied_as_words_round_trip() -> None:
 def test_columns_grow_and_widen_across_blocks(tmp_path, monkeypatch, source: str) -> None:  # noqa: ANN001
     """Columns sized from the first block still come out whole when later lines are longer (more
     bytes per line than the estimate assumed) and their ids wider than the first block's."""
-    monkeypatch.setattr(tokenize, "_BLOCK", 256)
-    monkeypatch.setattr(tokenize, "_FIRST_BLOCK", 64)
+    monkeypatch.setattr(_parse, "_BLOCK", 256)
+    monkeypatch.setattr(_source, "_FIRST_BLOCK", 64)
     lines = [(f"q{i // 50}", f"d{i}" if i < 100 else f"long-document-id-{i:06d}", f"{i / 7:.3f}") for i in range(300)]
     text = "".join(f"{q} Q0 {d} 1 {s} run\n" for q, d, s in lines).encode()
     path = tmp_path / "run"
@@ -245,7 +245,7 @@ def test_fields_of_uniform_lines_are_views_of_the_same_values(lines: list[str], 
 
     from retrieval_eval.io.trec import _single_digits
 
-    tokens = tokenize._tokenize(tokenize._Block.of("".join(line + "\n" for line in lines).encode()))
+    tokens = _tokens._tokenize(_source._Block.of("".join(line + "\n" for line in lines).encode()))
     assert tokens.uniform == fields
     gathered = attrs.evolve(tokens, uniform=0)
     for field in range(6):
@@ -267,11 +267,11 @@ def test_fields_of_uniform_lines_are_views_of_the_same_values(lines: list[str], 
 def test_lines_located_by_counting_fields_are_those_located_one_by_one(monkeypatch, text: str) -> None:
     """Where every line has as many fields, lines are located from that number instead of from each
     newline; both give the same tokens (and a block of lines of different counts is not taken for one)."""
-    counted = tokenize._tokenize(tokenize._Block.of(text.encode()))
+    counted = _tokens._tokenize(_source._Block.of(text.encode()))
     lines = text.splitlines()
     same = len({len(line.split()) for line in lines}) == 1
-    monkeypatch.setattr(tokenize, "_fields_per_line", lambda newline: 0)
-    located = tokenize._tokenize(tokenize._Block.of(text.encode()))
+    monkeypatch.setattr(_tokens, "_fields_per_line", lambda newline: 0)
+    located = _tokens._tokenize(_source._Block.of(text.encode()))
     for name in ["line_index", "first_token", "n_tokens", "before", "ends", "line_ends"]:
         assert getattr(counted, name).tolist() == getattr(located, name).tolist(), name
     assert counted.uniform == located.uniform == (len(lines[0].split()) if same and "#" not in text else 0)
@@ -284,4 +284,4 @@ def test_fields_per_line_only_when_every_line_has_as_many(counts: list[int], fie
     """The count is taken only when every line has it: the last field of every line at the places it
     gives, and no other line end (2, 1, 1, 2 puts line ends at all the places 2, 2, 2 would)."""
     newline = np.array([i == count - 1 for count in counts for i in range(count)])
-    assert tokenize._fields_per_line(newline) == fields
+    assert _tokens._fields_per_line(newline) == fields

@@ -146,16 +146,16 @@ class TestSeveralRuns:
 
     def test_qrels_are_read_once(self, capsys, other, monkeypatch) -> None:
         """Three runs, one read of the qrels (a spy on the qrels reader counts the calls)."""
-        import retrieval_eval.io.trec as trec
+        import retrieval_eval.io.formats as formats
 
         calls = []
-        real = trec.read_qrels_columns
+        real = formats.read_qrels_columns
 
         def spy(*args: object, **kwargs: object) -> object:
             calls.append(args[0])
             return real(*args, **kwargs)  # type: ignore[arg-type]
 
-        monkeypatch.setattr(trec, "read_qrels_columns", spy)
+        monkeypatch.setattr(formats, "read_qrels_columns", spy)
         code, _, _ = _run(capsys, "evaluate", "--quiet", "-m", "map", QRELS, RUN, other, RUN)
         assert code == 0 and calls == [QRELS]
         calls.clear()

@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from retrieval_eval import InputWarning, RetrievalEvalError, SetEvaluator, TrecFormatError
-from retrieval_eval.io.trec import read_qrels, read_qrels_columns, read_run, read_run_columns
+from retrieval_eval.io.formats import read_qrels_columns, read_run_columns
+from retrieval_eval.io.trec import read_qrels, read_run
 
 FIELD = st.sampled_from([
     b"q1", b"q2", b"0", b"Q0", b"d1", b"d2", b"1", b"2", b"-1", b"0.5", b"-3.25", b"1e5", b"inf", b"nan", b"abc",

@@ -40,15 +40,11 @@ from retrieval_eval import (
     read_run,
 )
 from retrieval_eval.cli import main
-from retrieval_eval.io import _tokenize
+from retrieval_eval.io import _parse, _source
 from retrieval_eval.model import InputFormatError, InputTypeError, InputWarning
 from retrieval_eval.engine.build import build_batch
-from retrieval_eval.io.trec import (
-    read_qrels_columns,
-    read_run_columns,
-    write_qrels,
-    write_run,
-)
+from retrieval_eval.io.formats import read_qrels_columns, read_run_columns
+from retrieval_eval.io.trec import write_qrels, write_run
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "input-faults.md"
 QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 1\n"
@@ -328,7 +324,7 @@ def test_bom_split_across_reads(monkeypatch: pytest.MonkeyPatch) -> None:
 
         yield fill, "<one byte at a time>"
 
-    monkeypatch.setattr(_tokenize, "_open_binary", one_byte_at_a_time)
+    monkeypatch.setattr(_source, "_open_binary", one_byte_at_a_time)
     with pytest.warns(InputWarning, match="<one byte at a time>:1: UTF-8 byte order mark"):
         qrels = read_qrels_columns(io.BytesIO(data))
     assert qrels.query_ids.tolist() == [b"q1", b"q1", b"q2"]
@@ -444,8 +440,8 @@ def test_gzip_bomb_one_line(tmp_path: Path) -> None:
 def test_gzip_bomb_short_lines(monkeypatch: pytest.MonkeyPatch, pool_from: int) -> None:
     """A gzip bomb of many short (comment) lines is read in bounded memory: 4x the data, same peak,
     on the thread pool and on the calling thread."""
-    monkeypatch.setattr(_tokenize, "_threads", lambda: 3)
-    monkeypatch.setattr(_tokenize, "_POOL_FROM", pool_from)
+    monkeypatch.setattr(_parse, "_threads", lambda: 3)
+    monkeypatch.setattr(_parse, "_POOL_FROM", pool_from)
     member = gzip.compress(b"# c\n" * (4 << 20), mtime=0)  # 16 MiB of comment lines
     last = gzip.compress(RUN.encode(), mtime=0)
     peaks = []
@@ -463,7 +459,7 @@ def test_gzip_bomb_short_lines(monkeypatch: pytest.MonkeyPatch, pool_from: int) 
 def test_line_length_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A line of exactly the limit passes and one byte more fails, wherever it lies in a block; the
     environment variable moves the limit, and a bad value of it is an input error."""
-    limit = _tokenize.MAX_LINE_BYTES
+    limit = _source.MAX_LINE_BYTES
     assert limit == 1 << 20
 
     def line(length: int) -> str:  # a run line of ``length`` bytes, long in its ignored columns (not its ids)

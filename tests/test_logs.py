@@ -13,7 +13,7 @@ import pytest
 
 from retrieval_eval import SetEvaluator
 from retrieval_eval.cli import main
-from retrieval_eval.io.logs import read_log_columns
+from retrieval_eval.io.formats import read_log_columns
 from retrieval_eval.model import InputFormatError, TrecFormatError
 
 ROWS = [("s1", "a", "0.9", "1"), ("s1", "b", "0.5", "0"), ("s1", "c", "0.5", "1"),
@@ -87,10 +87,10 @@ def test_malformed_logs_name_the_line(tmp_path: Path, name: str, content: str, m
 
 
 def test_a_header_at_the_start_of_a_later_block_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import retrieval_eval.io._tokenize as tokenize
+    from retrieval_eval.io import _parse, _source
 
-    monkeypatch.setattr(tokenize, "_FIRST_BLOCK", 64)
-    monkeypatch.setattr(tokenize, "_BLOCK", 64)
+    monkeypatch.setattr(_source, "_FIRST_BLOCK", 64)
+    monkeypatch.setattr(_parse, "_BLOCK", 64)
     rows = "".join(f"s1\ti{i:03d}\t0.500\t1\n" for i in range(4))  # 4 lines of 16 bytes: exactly one block
     assert len(rows) == 64
     (tmp_path / "log.tsv").write_text(rows + "group\titem\tscore\tlabel\n" + rows.replace("s1", "s2"))

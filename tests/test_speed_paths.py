@@ -15,13 +15,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import retrieval_eval.engine.ids as ids_module
-import retrieval_eval.io._tokenize as tokenize_module
+import retrieval_eval.io._parse as parse_module
+import retrieval_eval.io._source as source_module
+import retrieval_eval.io._tokens as tokens_module
 from retrieval_eval import SetEvaluator
 from retrieval_eval.engine.ids import PairIndex, _id_hash, intern
 from retrieval_eval.engine.order import canonical_order
 from retrieval_eval.engine.build import build_batch
 from retrieval_eval.engine.judgments import prepared_qrels
-from retrieval_eval.io.trec import read_qrels_columns, read_run_columns
+from retrieval_eval.io.formats import read_qrels_columns, read_run_columns
 
 
 def _random_pairs(rnd: random.Random, n: int, n_queries: int) -> tuple[np.ndarray, np.ndarray]:
@@ -172,7 +174,7 @@ def test_a_few_long_ids_are_read_as_objects_and_evaluate_as_fixed_width(tmp_path
     assert columns.doc_ids.dtype == object and columns.query_ids.dtype.kind == "S"
     measures = ["AP", "nDCG@10", "P@5", "RR", "Bpref", "NumRelRet"]
     loose = SetEvaluator.from_trec(qrels, run)
-    monkeypatch.setattr(tokenize_module, "_WIDE_ID", 10**9)  # the fixed-width path, for the same files
+    monkeypatch.setattr(tokens_module, "_WIDE_ID", 10**9)  # the fixed-width path, for the same files
     assert read_run_columns(run).doc_ids.dtype.kind == "S"
     fixed = SetEvaluator.from_trec(qrels, run)
     for measure in measures:
@@ -216,30 +218,30 @@ def test_small_files_and_one_cpu_are_read_on_the_calling_thread(tmp_path, monkey
     big = tmp_path / "big.run"
     big.write_text(Path(run_path).read_text() * 40)  # several blocks
     size = big.stat().st_size
-    monkeypatch.setattr(tokenize_module, "_BLOCK", 4096)
-    monkeypatch.setattr(tokenize_module, "_threads", lambda: 3)
-    pool = tokenize_module._parsed_on_threads
+    monkeypatch.setattr(parse_module, "_BLOCK", 4096)
+    monkeypatch.setattr(parse_module, "_threads", lambda: 3)
+    pool = parse_module._parsed_on_threads
     pooled: list[int] = []  # lines numbered before the pool took over, for each read that used it
 
-    def spy(blocks: object, parse: object, numbered: tokenize_module._Numbering, threads: int) -> object:
+    def spy(blocks: object, parse: object, numbered: parse_module._Numbering, threads: int) -> object:
         pooled.append(numbered.lines_before)
         return pool(blocks, parse, numbered, threads)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(tokenize_module, "_parsed_on_threads", spy)
-    monkeypatch.setattr(tokenize_module, "_POOL_FROM", size + 1)
+    monkeypatch.setattr(parse_module, "_parsed_on_threads", spy)
+    monkeypatch.setattr(parse_module, "_POOL_FROM", size + 1)
     on_caller = read_run_columns(str(big), with_ranks=True)
     read_qrels_columns(qrels_path)
     with big.open("rb") as stream:  # a stream of unknown size: decided by the bytes read
         from_stream = read_run_columns(stream, with_ranks=True)
     assert pooled == []
-    monkeypatch.setattr(tokenize_module, "_POOL_FROM", size)
+    monkeypatch.setattr(parse_module, "_POOL_FROM", size)
     on_threads = read_run_columns(str(big), with_ranks=True)
     assert pooled == [0]  # a file's known size starts the pool at its first block
-    monkeypatch.setattr(tokenize_module, "_POOL_FROM", size // 2)
+    monkeypatch.setattr(parse_module, "_POOL_FROM", size // 2)
     with big.open("rb") as stream:
         from_stream_on_threads = read_run_columns(stream, with_ranks=True)
     assert len(pooled) == 2 and 0 < pooled[1] < len(on_caller.doc_ids)  # the rest of the stream went to the pool
-    monkeypatch.setattr(tokenize_module, "_threads", lambda: 1)
+    monkeypatch.setattr(parse_module, "_threads", lambda: 1)
     single = read_run_columns(str(big), with_ranks=True)
     assert len(pooled) == 2
     for name in ("query_ids", "doc_ids", "scores", "lines", "ranks"):
@@ -252,19 +254,19 @@ def test_reads_that_may_go_to_the_pool_use_larger_blocks(tmp_path, monkeypatch) 
     _POOL_FROM bytes or more, or a stream on several CPUs), and the columns read are the same."""
     _, run_path = _long_id_files(tmp_path, long=False)
     size = Path(run_path).stat().st_size
-    monkeypatch.setattr(tokenize_module, "_BLOCK", 1024)
-    blocks = tokenize_module._blocks
+    monkeypatch.setattr(parse_module, "_BLOCK", 1024)
+    blocks = parse_module._blocks  # (imported by _parse: patched there)
     largest: list[int | None] = []
 
     def spy(source: object, biggest: int | None = None) -> object:
         largest.append(biggest)
         return blocks(source, biggest)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(tokenize_module, "_blocks", spy)
+    monkeypatch.setattr(parse_module, "_blocks", spy)
     reads = []
     for threads, pool_from, stream in [(3, size + 1, False), (1, 0, True), (3, size, False), (3, size + 1, True)]:
-        monkeypatch.setattr(tokenize_module, "_threads", lambda threads=threads: threads)
-        monkeypatch.setattr(tokenize_module, "_POOL_FROM", pool_from)
+        monkeypatch.setattr(parse_module, "_threads", lambda threads=threads: threads)
+        monkeypatch.setattr(parse_module, "_POOL_FROM", pool_from)
         with Path(run_path).open("rb") as handle:
             reads.append(read_run_columns(handle if stream else run_path))
     assert largest == [1024, 1024, 2048, 2048]
@@ -312,7 +314,7 @@ def test_long_query_ids_and_subtopics_evaluate_as_fixed_width(tmp_path, monkeypa
     measures = ["AP", "nDCG@10", "P@5", "alpha_nDCG@10"]
     loose = SetEvaluator.from_trec(str(tmp_path / "q"), str(tmp_path / "r"), subtopics=True)
     assert read_run_columns(str(tmp_path / "r")).query_ids.dtype == object
-    monkeypatch.setattr(tokenize_module, "_WIDE_ID", 10**9)
+    monkeypatch.setattr(tokens_module, "_WIDE_ID", 10**9)
     fixed = SetEvaluator.from_trec(str(tmp_path / "q"), str(tmp_path / "r"), subtopics=True)
     assert loose.query_ids == fixed.query_ids and loose.not_judged == fixed.not_judged
     for measure in measures:
@@ -460,16 +462,16 @@ def test_long_ids_read_in_small_blocks_on_threads_evaluate_as_fixed_width(tmp_pa
     tied documents, the judged documents and the duplicate error are those of the fixed-width path."""
     qrels, run, dup = _random_long_id_files(tmp_path, seed)
     assert " " + "L" * 700 in Path(run).read_text()
-    monkeypatch.setattr(tokenize_module, "_BLOCK", 4096)
-    monkeypatch.setattr(tokenize_module, "_FIRST_BLOCK", 1024)
-    monkeypatch.setattr(tokenize_module, "_threads", lambda: 3)
-    monkeypatch.setattr(tokenize_module, "_POOL_FROM", 0)
+    monkeypatch.setattr(parse_module, "_BLOCK", 4096)
+    monkeypatch.setattr(source_module, "_FIRST_BLOCK", 1024)
+    monkeypatch.setattr(parse_module, "_threads", lambda: 3)
+    monkeypatch.setattr(parse_module, "_POOL_FROM", 0)
     monkeypatch.setattr(ids_module, "_OBJECT_CHUNK", 50)
     monkeypatch.setattr(ids_module, "_FIND_CHUNK", 64)
     assert read_run_columns(run).doc_ids.dtype == object and read_qrels_columns(qrels).doc_ids.dtype == object
     results = []
-    for wide_id in (tokenize_module._WIDE_ID, 10**9):  # objects, then the fixed-width path
-        monkeypatch.setattr(tokenize_module, "_WIDE_ID", wide_id)
+    for wide_id in (tokens_module._WIDE_ID, 10**9):  # objects, then the fixed-width path
+        monkeypatch.setattr(tokens_module, "_WIDE_ID", wide_id)
         evaluator = SetEvaluator.from_trec(qrels, run)
         ranked = {q: evaluator[q].retrieved_documents() for q in evaluator.query_ids}
         judged = {q: evaluator[q].relevant_retrieved_documents() for q in evaluator.query_ids}
@@ -487,7 +489,7 @@ def test_a_long_id_in_the_last_block_does_not_widen_the_column(tmp_path: Path) -
     """The per-block rule keeps a long id fixed-width in a block of few lines (the last one), and the
     column then took its width on every row (15.7 GB for a 7 MB run with one 20,000-byte id at the
     end): such a column turns to bytes objects instead, with the same results."""
-    from retrieval_eval.io.trec import read_run_columns
+    from retrieval_eval.io.formats import read_run_columns
 
     long_id = "x" * 5000
     lines = [f"q{i % 50} Q0 d{i} {i} {1.0 / (i + 1):.6f} r" for i in range(30_000)]
@@ -585,7 +587,7 @@ def test_the_judgments_read_are_shared_and_a_caller_s_columns_copied(tmp_path: P
     writable column given by a caller is copied, so changing it afterwards changes nothing."""
     from retrieval_eval import SetEvaluator
     from retrieval_eval.model import QrelsColumns
-    from retrieval_eval.io.trec import read_qrels_columns, read_run_columns
+    from retrieval_eval.io.formats import read_qrels_columns, read_run_columns
 
     (tmp_path / "qrels").write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n")
     (tmp_path / "run").write_text("q1 Q0 a 1 2 r\nq1 Q0 b 2 1 r\nq2 Q0 c 1 1 r\n")

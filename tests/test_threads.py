@@ -102,12 +102,12 @@ def test_runs_read_ahead_print_the_same_as_runs_read_in_turn(tmp_path, capsys, m
     """evaluate with several runs reads the next run on a thread (several CPUs): its warnings wait for
     their turn, and a broken run stops the command at the same point, with the same messages."""
     import retrieval_eval.cli as cli_module
-    import retrieval_eval.io.trec as trec_module
+    import retrieval_eval.io.formats as formats_module
 
     runs = [*RUNS, "q1 Q0 a 1 high r4\n"] if broken else RUNS
     in_turn = _cli_runs(tmp_path, capsys, monkeypatch, 1, runs)
     # Run 1's notes wait until run 2 is read ahead, so that its warnings come first unless held back.
-    second_read, reads, real_read, real_check = threading.Event(), [], trec_module.read_run_columns, cli_module._check_overlap
+    second_read, reads, real_read, real_check = threading.Event(), [], formats_module.read_run_columns, cli_module._check_overlap
 
     def read(*args, **kwargs):  # type: ignore[no-untyped-def]
         try:
@@ -121,7 +121,7 @@ def test_runs_read_ahead_print_the_same_as_runs_read_in_turn(tmp_path, capsys, m
         assert second_read.wait(10)
         return real_check(*args, **kwargs)
 
-    monkeypatch.setattr(trec_module, "read_run_columns", read)
+    monkeypatch.setattr(formats_module, "read_run_columns", read)
     monkeypatch.setattr(cli_module, "_check_overlap", check)
     ahead = _cli_runs(tmp_path, capsys, monkeypatch, 2, runs)
     assert ahead == in_turn
@@ -146,9 +146,9 @@ def _threads_calling(monkeypatch, module, name: str) -> list[int]:  # type: igno
 
 
 def test_the_next_run_is_read_on_another_thread(tmp_path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import retrieval_eval.io.trec as trec_module
+    import retrieval_eval.io.formats as formats_module
 
-    readers = _threads_calling(monkeypatch, trec_module, "read_run_columns")
+    readers = _threads_calling(monkeypatch, formats_module, "read_run_columns")
     assert _cli_runs(tmp_path, capsys, monkeypatch, 2, RUNS[::2])[0] == 0
     assert len(readers) == 2 and threading.get_ident() not in readers
     readers.clear()

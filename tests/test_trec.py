@@ -9,7 +9,7 @@ import pytest
 
 from retrieval_eval import Document, Judgment, SetEvaluator, TrecFormatError, read_qrels, read_run, write_qrels, write_run
 from retrieval_eval.model import InputFormatError
-from retrieval_eval.io.trec import read_qrels_columns, read_run_columns
+from retrieval_eval.io.formats import read_qrels_columns, read_run_columns
 
 QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n"
 RUN = "q1 Q0 a 1 2.5 runA\nq1 Q0 b 2 1.5 runA\nq2 Q0 c 1 9 runB\n"
@@ -120,15 +120,15 @@ class TestDuplicates:
 def test_files_larger_than_one_block(monkeypatch, write, block: int, pool_from: int) -> None:  # noqa: ANN001
     """Files are parsed block by block, on the calling thread or (from _POOL_FROM bytes on) on the
     thread pool; lines that straddle blocks and line numbers survive."""
-    import retrieval_eval.io._tokenize as tokenize
+    from retrieval_eval.io import _parse
 
     text = "".join(f"q{i % 7} Q0 doc{i} {i} {i / 3!r} run{i}\n" for i in range(300)) + "# end\nq1 Q0 last 1 0.5 final"
     path = write("run", text)
     whole = read_run_columns(path)
-    monkeypatch.setattr(tokenize, "_BLOCK", block)
-    monkeypatch.setattr(tokenize, "_threads", lambda: 3)
-    monkeypatch.setattr(tokenize, "_plain_file_size", lambda source: None)  # read as a stream of unknown size
-    monkeypatch.setattr(tokenize, "_POOL_FROM", pool_from)
+    monkeypatch.setattr(_parse, "_BLOCK", block)
+    monkeypatch.setattr(_parse, "_threads", lambda: 3)
+    monkeypatch.setattr(_parse, "_plain_file_size", lambda source: None)  # read as a stream of unknown size
+    monkeypatch.setattr(_parse, "_POOL_FROM", pool_from)
     pieces = read_run_columns(path)
     assert pieces.doc_ids.tolist() == whole.doc_ids.tolist() == [f"doc{i}".encode() for i in range(300)] + [b"last"]
     assert pieces.scores.tolist() == whole.scores.tolist()
@@ -164,7 +164,7 @@ def test_reader_threads_follow_the_cpus_the_process_may_use(monkeypatch, cpus: s
     """The parsing pool is sized from os.sched_getaffinity, not from a constant tuned to one machine."""
     import os
 
-    import retrieval_eval.io._tokenize as tokenize
+    from retrieval_eval.io import _parse
 
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: cpus, raising=False)
-    assert tokenize._threads() == threads
+    assert _parse._threads() == threads

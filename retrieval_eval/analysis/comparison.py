@@ -349,7 +349,7 @@ def _score_runs(qrels: Any, runs: Mapping[str, Any], measures: list[Measure], **
     """Every run's values, the qrels read once. A run read from a file is evaluated and dropped before
     the next is read, so memory holds one run's evaluation at a time, not ten."""
     from ..engine.build import RunHandoff
-    from ..io.trec import read_qrels_columns, read_run_columns
+    from ..io.formats import read_qrels_columns, read_run_columns
 
     files = [name for name, run in runs.items() if not isinstance(run, SetEvaluator)]
     if files and qrels is None:

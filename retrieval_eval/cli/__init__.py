@@ -568,7 +568,7 @@ def _counted(n: int, one: str, many: str) -> str:
 
 def _swap_hint(qrels: object, run: object) -> str | None:
     """A hint when QRELS looks like a run (6 fields or more) and RUN like qrels (4 fields); else None."""
-    from ..io._tokenize import first_line_fields
+    from ..io._parse import first_line_fields
 
     if not isinstance(qrels, str) or not isinstance(run, str):  # stdin cannot be read twice
         return None
@@ -608,7 +608,7 @@ def _check_overlap(results: SetEvaluator, qrels: object, run: object) -> None:
 def _read_judgments(qrels: Any, first_run: object, *, subtopics: bool) -> QrelsColumns:
     """The qrels, read once for every run; a qrels file that looks like a run gets the swap hint."""
     from ..model import TrecFormatError
-    from ..io.trec import read_qrels_columns
+    from ..io.formats import read_qrels_columns
 
     try:
         return read_qrels_columns(qrels, with_subtopics=subtopics)
@@ -647,7 +647,7 @@ def _runs_read(args: argparse.Namespace, runs: Sequence[object]) -> Iterator[tup
     """
     from ..engine import threads as _threads
     from ..engine.build import RunHandoff
-    from ..io.trec import read_run_columns
+    from ..io.formats import read_run_columns
 
     def read(run: object) -> _ReadAhead:
         return _ReadAhead.of(lambda: read_run_columns(run, with_ranks=args.order == "rank"))  # type: ignore[arg-type]

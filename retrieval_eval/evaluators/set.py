@@ -616,7 +616,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         InputFormatError
             A duplicate document or judgment.
         """
-        from ..io.trec import read_qrels_columns, read_run_columns
+        from ..io.formats import read_qrels_columns, read_run_columns
 
         options = _read_options(max_depth, duplicates, order)
         # Nobody else holds the run just read: handed over, its columns are freed as the build uses them.
@@ -648,7 +648,8 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         >>> clicks.per_query("AUC"), clicks.aggregate("GAUC"), clicks.left_out("GAUC")
         ({'s1': 0.75, 's2': 0.0}, 0.75, ['s2'])
         """
-        from ..io.logs import Delimiter, read_log_columns
+        from ..io.formats import read_log_columns
+        from ..io.logs import Delimiter
 
         options = _read_options(max_depth, duplicates, "score")  # a log is ranked by its scores
         qrels, run = read_log_columns(log, delimiter=cast(Delimiter, delimiter), columns=columns)

@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from ..engine.memory import release_freed_memory
-from ._tokenize import file_starts_with
 from ..model import (
     FloatArray,
     InputFormatError,
@@ -33,11 +32,7 @@ from ..model import (
     TrecFormatError,
 )
 
-__all__ = ["PARQUET_MAGIC", "as_table", "is_parquet", "qrels_from_table", "read_parquet_qrels",
-           "read_parquet_run", "run_from_table"]
-
-#: The first (and last) four bytes of every Parquet file.
-PARQUET_MAGIC = b"PAR1"
+__all__ = ["as_table", "qrels_from_table", "read_parquet_qrels", "read_parquet_run", "run_from_table"]
 
 
 def pyarrow(feature: str) -> ModuleType:
@@ -49,17 +44,6 @@ def pyarrow(feature: str) -> ModuleType:
         raise MissingExtraError(f"{feature} needs pyarrow: pip install 'retrieval_eval[parquet]'") from None
     module: ModuleType = pa
     return module
-
-
-def is_parquet(source: object) -> bool:
-    """True for a path named ``*.parquet`` or whose file starts with Parquet's magic bytes."""
-    if not isinstance(source, (str, os.PathLike)):
-        return False
-    path = os.fspath(source)
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
-    # A missing or unreadable file is not Parquet here: the text reader reports it in its own words.
-    return path.lower().endswith(".parquet") or file_starts_with(path, PARQUET_MAGIC)
 
 
 def as_table(data: object, what: str) -> Any:

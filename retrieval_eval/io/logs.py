@@ -10,7 +10,8 @@ by commas (``.csv``, or a file whose lines hold commas and no whitespace); ``.gz
 The first line may be a header (its score and label are not numbers). Ids cannot contain the
 separator or whitespace; quoted CSV fields are not supported. Parquet logs (``.parquet``, or any
 name for a file that starts with Parquet's magic bytes ``PAR1``) need pyarrow. Errors give
-``path:line`` (or ``path, row N`` for Parquet), as for TREC files.
+``path:line`` (or ``path, row N`` for Parquet), as for TREC files. Which of the two readers a source
+goes to is chosen by :func:`.formats.read_log_columns`.
 """
 
 from __future__ import annotations
@@ -21,24 +22,12 @@ from typing import Literal
 import numpy as np
 
 from ..engine.memory import release_freed_memory
-from ._tokenize import (
-    _FRONT,
-    Source,
-    _BadLine,
-    _Block,
-    _check_field_count,
-    _Columns,
-    _floats,
-    _numbers,
-    _Parsed,
-    _parsed_blocks,
-    _snippet,
-    _source_name,
-    _tokenize,
-)
 from ..model import InputFormatError, QrelsColumns, RunColumns, TrecFormatError
+from ._parse import _check_field_count, _Columns, _floats, _numbers, _Parsed, _parsed_blocks
+from ._source import _FRONT, Source, _Block, _snippet, _source_name
+from ._tokens import _BadLine, _tokenize
 
-__all__ = ["LOG_FORMAT", "Delimiter", "read_log_columns"]
+__all__ = ["LOG_FORMAT", "Delimiter", "read_parquet_log", "read_text_log_columns"]
 
 LOG_FORMAT = "'group item score label'"
 
@@ -122,32 +111,21 @@ def _header(block: _Block) -> str | None:
     return shown
 
 
-def read_log_columns(
-    source: Source, *, delimiter: Delimiter = "auto", columns: tuple[str, str, str, str] | None = None,
-) -> tuple[QrelsColumns, RunColumns]:
-    """Read a labelled log into qrels (``group item label``) and run (``group item score``) columns.
+def read_text_log_columns(source: Source, *, delimiter: Delimiter = "auto") -> tuple[QrelsColumns, RunColumns]:
+    """Read a text log into qrels (``group item label``) and run (``group item score``) columns.
 
     Parameters
     ----------
     source : path or open file
-        A text log (``.tsv``, ``.csv``, any of them ``.gz``; ``-`` style streams too) or a
-        Parquet file (``.parquet``, or any name if it starts with ``PAR1``; needs pyarrow).
+        A text log (``.tsv``, ``.csv``, any of them ``.gz``; ``-`` style streams too).
     delimiter : {"auto", "csv", "tsv", "whitespace"}
-        How a text log separates fields; ``auto`` goes by the file name, then by the content.
-    columns : 4 names, optional
-        Parquet only: the group, item, score and label columns (default: the first four columns).
+        How the log separates fields; ``auto`` goes by the file name, then by the content.
 
     Raises
     ------
     TrecFormatError
         A malformed line, with ``path:line``, or a log without rows.
     """
-    from .frames import is_parquet  # by suffix or by its magic bytes, as the TREC readers tell
-
-    if isinstance(source, (str, os.PathLike)) and is_parquet(source):
-        return _read_parquet(os.fsdecode(source), columns)
-    if columns is not None:
-        raise ValueError("'columns' selects Parquet columns; a text log's fields are taken in order")
     how = _delimiter_for(source, delimiter)
     parts = _Columns(source)
     for tokens, part in _parsed_blocks(source, lambda block: _parse_log_block(block, how)):
@@ -170,7 +148,8 @@ def _split(groups: np.ndarray, items: np.ndarray, scores: np.ndarray, labels: np
     return qrels, run
 
 
-def _read_parquet(path: str, names: tuple[str, str, str, str] | None) -> tuple[QrelsColumns, RunColumns]:
+def read_parquet_log(path: str, names: tuple[str, str, str, str] | None) -> tuple[QrelsColumns, RunColumns]:
+    """Read a Parquet log: its first four columns, or the four ``names``, as group, item, score and label."""
     try:
         import pyarrow.parquet as pq
     except ImportError:

@@ -13,8 +13,8 @@ Blank lines and lines whose first non-blank character is ``#`` are skipped. Ever
 parse: a malformed one raises :class:`TrecFormatError` with ``path:line``, what was expected and
 what was found. Sources can be a path or an open binary or text file; gzip data is decompressed
 whatever the name (it is recognised by its first bytes), and bzip2, xz or zstd data is refused.
-A path to a Parquet file (named ``.parquet``, or starting with ``PAR1``) is read as a table with
-named columns instead (:mod:`retrieval_eval.frames`; pyarrow is the ``parquet`` extra).
+Parquet files are not read here: :mod:`.formats` picks this reader or the Parquet one for a path, and
+its ``read_qrels_columns`` and ``read_run_columns`` are the entry points for either.
 """
 
 from __future__ import annotations
@@ -25,28 +25,11 @@ import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
-from typing import IO, TYPE_CHECKING, cast
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
 from ..engine.memory import release_freed_memory
-from ._tokenize import (
-    Source,
-    _BadLine,
-    _Block,
-    _check_field_count,
-    _Columns,
-    _floats,
-    _is_gzip,
-    _numbers,
-    _overflow_warning,
-    _Parsed,
-    _parsed_blocks,
-    _source_name,
-    _tokenize,
-    _Tokens,
-)
-from .frames import is_parquet, read_parquet_qrels, read_parquet_run
 from ..model import (
     Document,
     InputWarning,
@@ -60,13 +43,16 @@ from ..model import (
     to_relevance,
     to_score,
 )
+from ._parse import _check_field_count, _Columns, _floats, _numbers, _overflow_warning, _Parsed, _parsed_blocks
+from ._source import Source, _Block, _is_gzip, _source_name
+from ._tokens import _BadLine, _tokenize, _Tokens
 
 if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
     import numpy.typing as npt
 
 __all__ = [
-    "QRELS_FORMAT", "RUN_FORMAT", "Source", "TrecFormatError", "read_qrels", "read_qrels_columns", "read_run",
-    "read_run_columns", "write_qrels", "write_run",
+    "QRELS_FORMAT", "RUN_FORMAT", "Source", "TrecFormatError", "read_qrels", "read_run", "read_text_qrels_columns",
+    "read_text_run_columns", "write_qrels", "write_run",
 ]
 
 QRELS_FORMAT = "'query_id iteration doc_id relevance'"
@@ -166,20 +152,22 @@ def _qrels_blocks(source: Source, with_subtopics: bool = False) -> Iterator[_Par
     return _parsed_blocks(source, partial(_parse_qrels_block, with_subtopics=with_subtopics))
 
 
-def _run_blocks(source: Source, with_ranks: bool = False) -> Iterator[_Parsed]:
+def _run_blocks(source: Source, with_ranks: bool = False, stacklevel: int = 3) -> Iterator[_Parsed]:
+    """The run's parsed blocks; ``stacklevel`` points the warnings at the code that asked for the
+    run (3: the caller of the function iterating over these blocks)."""
     for tokens, columns in _parsed_blocks(source, partial(_parse_run_block, with_ranks=with_ranks)):
         overflow = columns.pop("overflow")
         if len(overflow):  # warned here, on the caller's thread: warnings are not thread-safe
-            warnings.warn(_overflow_warning(tokens, overflow), InputWarning, stacklevel=3)
+            warnings.warn(_overflow_warning(tokens, overflow), InputWarning, stacklevel=stacklevel)
         merged = columns.pop("merged")
         if len(merged):
-            warnings.warn(_merged_warning(tokens, merged), InputWarning, stacklevel=3)
+            warnings.warn(_merged_warning(tokens, merged), InputWarning, stacklevel=stacklevel)
         yield tokens, columns
 
 
 
-def read_qrels_columns(source: Source, *, with_subtopics: bool = False) -> QrelsColumns:
-    """Read a qrels file into columns (ids stay bytes, so ties sort in byte order like trec_eval).
+def read_text_qrels_columns(source: Source, *, with_subtopics: bool = False) -> QrelsColumns:
+    """Read a TREC qrels file into columns (ids stay bytes, so ties sort in byte order like trec_eval).
 
     The second column is ignored, as trec_eval does, unless ``with_subtopics``: it is then kept as the
     subtopic (intent) id of each judgment, which the diversity measures (``alpha_nDCG``, ``ERR_IA``...)
@@ -190,8 +178,6 @@ def read_qrels_columns(source: Source, *, with_subtopics: bool = False) -> Qrels
     TrecFormatError
         On a malformed line (with ``path:line``) or when the file holds no judgment.
     """
-    if is_parquet(source):  # columns query_id, doc_id, relevance (and subtopic): see retrieval_eval.frames
-        return read_parquet_qrels(cast("str | os.PathLike[str]", source), with_subtopics=with_subtopics)
     columns = _Columns(source)
     for tokens, part in _qrels_blocks(source, with_subtopics):
         columns.add(tokens, part)
@@ -214,8 +200,8 @@ def _frozen(column: np.ndarray) -> np.ndarray:
     return column
 
 
-def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
-    """Read a run file into columns; ``run_id`` is that of the last line, as in trec_eval.
+def read_text_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
+    """Read a TREC run file into columns; ``run_id`` is that of the last line, as in trec_eval.
 
     The rank column is ignored (as trec_eval does) unless ``with_ranks``: then it must hold integers.
 
@@ -224,11 +210,10 @@ def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
     TrecFormatError
         On a malformed line (with ``path:line``) or when the file holds no result line.
     """
-    if is_parquet(source):  # columns query_id, doc_id, score (and rank): see retrieval_eval.frames
-        return read_parquet_run(cast("str | os.PathLike[str]", source), with_ranks=with_ranks)
     columns = _Columns(source)
     run_id = b""
-    for tokens, part in _run_blocks(source, with_ranks):
+    # Warnings point at the caller of formats.read_run_columns, the entry point that calls this reader.
+    for tokens, part in _run_blocks(source, with_ranks, stacklevel=4):
         if len(tokens.line_index):
             run_id = tokens.field(-1, 5)
         columns.add(tokens, part)

@@ -1,0 +1,405 @@
+"""Locating and converting the fields of one block, byte by byte but with whole-array operations.
+
+:func:`_tokenize` finds every field of a block's lines (by the offsets of the separators around it)
+and skips blank and comment lines; :class:`_Tokens` then copies fields out as fixed-width ids or
+reads them as numbers. Plain decimals are parsed eight bytes at a time in 64-bit words (the
+``_right_aligned``, ``_bytes_equal``, ``_all_digits`` and ``_eight_digits`` helpers), so no Python
+object is made per line.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, TypeAlias, cast, overload
+
+import numpy as np
+from attrs import define
+
+from ..model import FIELD_SEPARATORS, BoolArray, FloatArray, IntArray, TrecFormatError
+from ._source import _FRONT, _Block, _snippet
+
+if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
+    import numpy.typing as npt
+
+
+#: Fixed-width bytes (``S<n>``): ids as read, compared as bytes like trec_eval's strcmp.
+BytesArray: TypeAlias = "npt.NDArray[np.bytes_]"
+
+#: Ids up to this width (bytes) always stay fixed-width; see :meth:`_Tokens.ids`.
+_WIDE_ID = 64
+
+#: C's isspace() in the C locale, which is how trec_eval splits fields.
+_IS_SPACE = np.zeros(256, dtype=bool)
+_IS_SPACE[[ord(c) for c in FIELD_SEPARATORS]] = True
+_HASH = ord("#")
+
+
+class _BadLine(Exception):
+    """A malformed line found while parsing a block on a worker thread. Its line number is known
+    only once the blocks before it are counted: :func:`_parsed_blocks` turns it into a
+    :class:`TrecFormatError`."""
+
+    def __init__(self, name: str, line_in_block: int, message: str) -> None:
+        self.name, self.line_in_block, self.message = name, line_in_block, message
+
+    def located(self, lines_before: int) -> TrecFormatError:
+        return TrecFormatError(f"{self.name}:{lines_before + self.line_in_block + 1}: {self.message}")
+
+
+@define(eq=False)  # (as _Block)
+class _Tokens:
+    """The data lines of one block: fields located by byte offsets in the block's buffer, nothing copied yet.
+
+    Field ``i`` is the bytes strictly between ``before[i]`` and ``ends[i]`` (offsets in ``padded``).
+    """
+
+    block: _Block
+    buffer: npt.NDArray[np.uint8]  # the block's padded buffer as uint8 (a view)
+    line_index: IntArray  # index (in the block) of every data line
+    first_token: IntArray  # index of each data line's first field in before/ends
+    n_tokens: IntArray  # fields on each data line
+    before: IntArray  # offset of the separator before each field
+    ends: IntArray  # offset just past each field
+    line_ends: IntArray  # offset of every newline in the block
+    lines_before: int = 0  # lines of the file before the block: set in file order by _parsed_blocks
+    #: When every line of the block is a data line of the same number of fields, that number (else 0):
+    #: field ``i`` of every line is then ``before[i::uniform]``, a view instead of a gathered copy.
+    uniform: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.block.name
+
+    @property
+    def n_lines(self) -> int:
+        return len(self.line_ends)
+
+    def line_number(self, row: int) -> int:
+        return self.lines_before + int(self.line_index[row]) + 1
+
+    def line_text(self, row: int) -> str:
+        i = int(self.line_index[row])
+        start = int(self.line_ends[i - 1]) + 1 if i else _FRONT
+        text = self.block.padded if self.block.shown is None else self.block.shown
+        return _snippet(text[start : int(self.line_ends[i])])
+
+    def field(self, row: int, field: int) -> bytes:
+        """Field ``field`` of data line ``row`` (one slice, not a whole column)."""
+        index = int(self.first_token[row]) + field
+        return bytes(self.block.padded[int(self.before[index]) + 1 : int(self.ends[index])])
+
+    def contains(self, byte: bytes) -> bool:
+        return self.block.padded.find(byte, _FRONT, self.block.end) >= 0
+
+    def ids(self, field: int) -> BytesArray | npt.NDArray[np.object_]:
+        """Field ``field`` of every data line as ids: :meth:`strings`, unless a few ids are much longer
+        than the others. A fixed-width array is as wide as its longest id, so a handful of ids of
+        5,000 bytes would make every row 5,000 bytes; such a field comes as ``bytes`` objects
+        instead (one per line, but memory in proportion to the bytes read)."""
+        start, length = self._extent(field)
+        if len(length):
+            longest = int(length.max())
+            width = 8 * max(-(-longest // 8), 1)
+            if width > _WIDE_ID and width > 4 * (float(length.mean()) + 8):
+                data = bytes(self.block.padded)  # slices of bytes are bytes
+                out = np.empty(len(length), dtype=object)
+                out[:] = [data[a:b] for a, b in zip(start.tolist(), (start + length).tolist())]
+                return out
+            return self._fixed_width(start, length, longest)
+        return self._fixed_width(start, length, 0)
+
+    def strings(self, field: int, rows: IntArray | None = None) -> BytesArray:
+        """Field ``field`` of every data line as a fixed-width bytes array (no Python object per line).
+
+        The width is a multiple of 8: each field is copied as 64-bit words, zero-padded, which is
+        what interning compares anyway (a trailing NUL does not change a NumPy bytes value). The
+        words keep the bytes in memory order, so no byte swapping is needed either way.
+        """
+        start, length = self._extent(field, rows)
+        return self._fixed_width(start, length, int(length.max()) if len(length) else 0)
+
+    def bounds(self, field: int, rows: IntArray | None = None) -> tuple[IntArray, IntArray]:
+        """``before`` and ``ends`` of field ``field`` of each data line (of ``rows``, default all)."""
+        if rows is None and self.uniform > field:
+            return self.before[field :: self.uniform], self.ends[field :: self.uniform]
+        index = (self.first_token if rows is None else self.first_token[rows]) + field
+        return self.before[index], self.ends[index]
+
+    def _extent(self, field: int, rows: IntArray | None = None) -> tuple[IntArray, IntArray]:
+        """Where field ``field`` of each data line (of ``rows``, default all) starts, and its length."""
+        before, ends = self.bounds(field, rows)
+        start = before + 1
+        length: IntArray = ends - start  # int64: the stubs lose the width of a difference
+        return start, length
+
+    def _fixed_width(self, start: IntArray, length: IntArray, longest: int) -> BytesArray:
+        """The fields at ``start`` of ``length`` bytes (the longest ``longest``) as a bytes array."""
+        n_words = max(-(-longest // 8), 1)
+        if n_words > 32 or n_words * len(start) > 1 << 25:  # very long ids: copy them one by one instead
+            padded = self.block.padded
+            return np.array([bytes(padded[a:b]) for a, b in zip(start, start + length)], dtype=f"S{8 * n_words}")
+        at = self._words_at(np.uint64)
+        if n_words == 1:
+            return (at[start] & _FIRST_BYTES[length]).view("S8")
+        out = np.empty((len(start), n_words), dtype=np.uint64)
+        out[:, 0] = at[start] & _FIRST_BYTES[np.minimum(length, 8)]
+        for j in range(1, n_words):  # loop over 8-byte words of the field, not over lines
+            read = np.minimum(start + 8 * j, self.block.end)
+            out[:, j] = at[read] & _FIRST_BYTES[np.clip(length - 8 * j, 0, 8)]
+        return out.view(f"S{8 * n_words}").ravel()
+
+    def decimals(self, field: int) -> tuple[FloatArray, BoolArray]:
+        """Field ``field`` of every line read as a plain decimal, and where that worked.
+
+        Handles ``[+-]digits[.digits]`` of at most 16 bytes whose digits, without the point, are a
+        number up to 2**53 (nearly every score written with a fixed number of decimals). Then
+        ``digits / 10**decimals`` is one correctly rounded IEEE division, so the value is exactly
+        what ``float()`` gives. Other fields (exponents, ``inf``, long reprs, errors) are left to
+        the caller: they are False in the mask.
+
+        The field is read right-aligned into big-endian 64-bit words (a second one only when some
+        field is longer than 8 bytes; otherwise the high word is the scalar '00000000') and
+        processed with whole-word arithmetic: no per-byte or per-line step, and no division but
+        the last one.
+        """
+        before, end = self.bounds(field)
+        length: IntArray = end - before - 1  # int64: the stubs lose the width of a difference
+        at = self._words_at()
+        longest = int(length.max()) if len(length) else 0
+        if 0 < longest <= 8:
+            same_decimals = self._same_decimals(at, before, end, length)
+            if same_decimals is not None:
+                return same_decimals, np.ones(len(length), dtype=bool)
+        low = _right_aligned(at[end - 8], np.minimum(length, 8))
+        two_words = longest > 8
+        high = _right_aligned(at[end - 16], np.clip(length - 8, 0, 8)) if two_words else _ZEROS
+        digits = length
+        negative = None
+        if self.contains(b"-") or self.contains(b"+"):
+            # A leading sign becomes '0' (the field's first byte is byte length-1 from the right).
+            in_low = length <= 8
+            shift = ((np.where(in_low, length, length - 8) - 1).clip(0, 7) * 8).astype(np.uint64)
+            first = (np.where(in_low, low, high) >> shift) & np.uint64(0xFF)
+            negative = first == ord("-")
+            signed = negative | (first == ord("+"))
+            to_zero = np.where(signed, np.uint64(ord("0")) - first, np.uint64(0)) << shift
+            low = low + np.where(in_low, to_zero, np.uint64(0))
+            high = high + np.where(in_low, np.uint64(0), to_zero)
+            digits = length - signed
+        # The point becomes '0' ('.' + 2), so that the digits check covers every byte, then it is
+        # dropped: the bytes left of it move one byte right and a '0' comes in at the top.
+        low_point, high_point = _bytes_equal(low, ord(".")), _bytes_equal(high, ord("."))
+        low = low + (low_point >> np.uint64(6))
+        high = high + (high_point >> np.uint64(6))
+        has_point = (low_point | high_point) != 0 if two_words else low_point != 0
+        ok = (digits - has_point > 0) & _all_digits(low) & _at_most_one(low_point)
+        if two_words:  # (one word: every field is 8 bytes or shorter)
+            ok &= (length <= 16) & _all_digits(high) & _at_most_one(high_point) & ((low_point == 0) | (high_point == 0))
+        # Point position from the right (= number of decimals); 16 when there is none.
+        not_in_low = (np.where(high_point != 0, 8 + _byte_index(cast("npt.NDArray[np.uint64]", high_point)), 16)
+                      if two_words else 16)  # (two words: high_point is an array, one per line)
+        point = np.where(low_point != 0, _byte_index(low_point), not_in_low)
+        keep = _KEEP_LOW[np.minimum(point, 8)]  # the bytes of the low word right of the point
+        low = (low & keep) | (((low >> np.uint64(8)) | (high << np.uint64(56))) & ~keep)
+        value = _eight_digits(low - _ZEROS)
+        if two_words:
+            keep = _KEEP_LOW[np.clip(point - 8, 0, 8)]
+            high = (high & keep) | (((high >> np.uint64(8)) | _ZERO_TOP) & ~keep)
+            value += _eight_digits(high - _ZEROS) * np.uint64(10**8)
+            ok &= value <= np.uint64(2**53)
+        result = value.astype(np.float64)
+        result /= _POW10_F[point & 15]
+        if negative is not None:
+            np.negative(result, out=result, where=negative)
+        return result, ok
+
+    def _same_decimals(self, at: npt.NDArray[np.uint64], before: IntArray, end: IntArray,
+                       length: IntArray) -> FloatArray | None:
+        """:meth:`decimals` of unsigned fields of at most 8 bytes that all have as many decimals as the
+        first one (most runs: scores printed with one format), or None when some field does not (a
+        sign is not a digit: a signed field is left to the general case too).
+
+        The point is then at the same place in every right-aligned word: no search for it, and about
+        half the whole-array steps of the general case. The value is the same integer divided by the
+        same power of ten, so exactly the general case's (and float()'s).
+        """
+        first = bytes(self.block.padded[int(before[0]) + 1 : int(end[0])])
+        decimals = len(first) - 1 - first.find(b".") if b"." in first else 0  # "5." has 0: not all digits below
+        shortest = int(length.min())
+        if shortest == int(length.max()):  # one width: masks as scalars instead of one per line
+            low = (at[end - 8] & _KEEP_LOW[shortest]) | _ZERO_FILL[shortest]
+        else:
+            low = _right_aligned(at[end - 8], length)
+        if decimals:
+            shift = np.uint64(8 * decimals)
+            if not bool(np.all((low >> shift) & np.uint64(0xFF) == np.uint64(ord(".")))):
+                return None  # (so every field has a digit: at least ``decimals`` of them)
+            keep = _KEEP_LOW[decimals]  # drop the point: the bytes left of it move right, a '0' comes in on top
+            low = (low & keep) | ((low >> np.uint64(8)) & ~keep) | _ZERO_TOP
+        if not bool(np.all(_all_digits(low))):  # (a second point, an exponent, letters: the general case)
+            return None
+        value: FloatArray = _eight_digits(low - _ZEROS).astype(np.float64)
+        if decimals:
+            value /= _POW10_F[decimals]
+        return value
+
+    def _words_at(self, dtype: npt.DTypeLike = ">u8") -> npt.NDArray[np.uint64]:
+        """Every byte offset of the buffer read as the 8 bytes from there (a view, no copy): as a
+        big-endian number by default, to compute with; as ``np.uint64`` to copy bytes in memory order."""
+        return np.ndarray((len(self.buffer) - 7,), dtype=dtype, buffer=self.buffer, strides=(1,))
+
+    def fail(self, row: int, problem: str, expected: str) -> _BadLine:
+        if self.block.unterminated and row == len(self.line_index) - 1:
+            problem += " (the last line, with no newline after it: the file may be truncated)"
+        return _BadLine(self.name, int(self.line_index[row]), f"{problem}; expected {expected}; got {self.line_text(row)}")
+
+
+_KEEP_LOW = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)  # the last n bytes
+_ZEROS = np.uint64(int.from_bytes(b"0" * 8, "big"))
+_HIGH_BITS = np.uint64(0x8080808080808080)
+_LOW_7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_ZERO_FILL = _ZEROS & ~_KEEP_LOW  # '0' in all but the last n bytes
+_ZERO_TOP = np.uint64(ord("0") << 56)
+_POW10_F = np.array([10.0**k for k in range(16)])
+
+
+def _right_aligned(words: npt.NDArray[np.uint64], length: IntArray) -> npt.NDArray[np.uint64]:
+    """The last ``length`` bytes of each word, with '0' bytes left of them."""
+    return (words & _KEEP_LOW[length]) | _ZERO_FILL[length]
+
+
+#: 64-bit words: an array of them (one per line), or one word for every line (the high word when no
+#: field is longer than 8 bytes). The helpers below take either and give back the same kind.
+_Words: TypeAlias = "npt.NDArray[np.uint64] | np.uint64"
+
+
+@overload
+def _at_most_one(marks: npt.NDArray[np.uint64]) -> BoolArray: ...
+@overload
+def _at_most_one(marks: np.uint64) -> np.bool_: ...
+def _at_most_one(marks: _Words) -> BoolArray | np.bool_:
+    """Whether at most one byte of each word is marked."""
+    at_most_one: BoolArray | np.bool_ = (marks & (marks - np.uint64(1))) == 0  # the stubs type ndarray == as Any
+    return at_most_one
+
+
+@overload
+def _bytes_equal(words: npt.NDArray[np.uint64], byte: int) -> npt.NDArray[np.uint64]: ...
+@overload
+def _bytes_equal(words: np.uint64, byte: int) -> np.uint64: ...
+def _bytes_equal(words: _Words, byte: int) -> _Words:
+    """0x80 in every byte of ``words`` equal to ``byte``, 0 elsewhere (exact, no borrow between bytes)."""
+    x = words ^ np.uint64(byte * 0x0101010101010101)
+    return ~(((x & _LOW_7) + _LOW_7) | x) & _HIGH_BITS
+
+
+def _byte_index(marks: npt.NDArray[np.uint64]) -> IntArray:
+    """Index from the right (0 = last byte) of the single marked byte of each word (0x80 bits).
+
+    Byte k marked is ``1 << 8k`` once shifted down: multiplying it by _BYTE_NUMBERS shifts that
+    constant's byte 7 - k, which holds k, into the top byte. (A word with several marks gives
+    some index up to 255: its field is not a plain decimal anyway.)
+    """
+    return ((marks >> np.uint64(7)) * _BYTE_NUMBERS >> np.uint64(56)).astype(np.int64)
+
+
+#: Bytes 7, 6, ..., 0 (from the right) hold 0, 1, ..., 7: see :func:`_byte_index`.
+_BYTE_NUMBERS = np.uint64(0x0001020304050607)
+
+
+@overload
+def _all_digits(words: npt.NDArray[np.uint64]) -> BoolArray: ...
+@overload
+def _all_digits(words: np.uint64) -> np.bool_: ...
+def _all_digits(words: _Words) -> BoolArray | np.bool_:
+    """Whether every byte of each word is an ASCII digit."""
+    # A byte is a digit when it is ASCII, not below '0' (subtracting borrows) and not above '9'
+    # (adding 0x46 reaches 0x80). A borrow may spoil the byte above, but that byte is then moot.
+    bad = words | (words - _ZEROS) | (words + np.uint64(0x4646464646464646))
+    all_digits: BoolArray | np.bool_ = (bad & _HIGH_BITS) == 0  # the stubs type ndarray == as Any
+    return all_digits
+
+
+@overload
+def _eight_digits(words: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]: ...
+@overload
+def _eight_digits(words: np.uint64) -> np.uint64: ...
+def _eight_digits(words: _Words) -> _Words:
+    """The number written by 8 decimal digits (byte values 0-9, big-endian in a 64-bit word).
+
+    Adjacent lanes are combined in three steps (pairs, quads, halves) with plain integer arithmetic
+    on the whole word: no lane ever overflows into its neighbour.
+    """
+    pairs = ((words >> np.uint64(8)) * np.uint64(10) + words) & np.uint64(0x00FF00FF00FF00FF)
+    quads = ((pairs >> np.uint64(16)) * np.uint64(100) + pairs) & np.uint64(0x0000FFFF0000FFFF)
+    return (quads >> np.uint64(32)) * np.uint64(10000) + (quads & np.uint64(0xFFFFFFFF))
+
+
+#: _FIRST_BYTES[n] keeps the first n bytes in memory of a 64-bit word and zeroes the rest.
+_FIRST_BYTES = np.frombuffer(b"".join(b"\xff" * n + bytes(8 - n) for n in range(9)), dtype=np.uint64)
+
+
+def _tokenize(block: _Block) -> _Tokens:
+    padded, end = block.padded, block.end
+    nul = padded.find(b"\0", _FRONT, end)
+    if nul >= 0:  # C tools would cut the line there; we refuse to guess
+        line_start, line_end = padded.rfind(b"\n", _FRONT, nul) + 1, padded.find(b"\n", nul, end)
+        raise _BadLine(block.name, padded.count(b"\n", _FRONT, nul),
+                       f"NUL byte in the line; expected text; got {_snippet(padded[max(line_start, _FRONT):line_end])}")
+    buffer = np.frombuffer(padded, dtype=np.uint8)
+    # Bytes up to 32 are separators or control bytes (checked below). The zero bytes in front of
+    # the block count too: the last of them is a separator before the block's first field.
+    low = buffer[:end] <= 32
+    seps = np.flatnonzero(low)[_FRONT - 1 :]
+    sep_bytes = buffer[seps[1:]]
+    # The common layout: fields separated by exactly one space, tab or newline. Then the
+    # separators alone locate every field (each lies between two of them), and every line has one.
+    # The bytes of _IS_SPACE (32, and 9 to 13) are tested arithmetically: a table lookup costs 9x more.
+    if (not bool(np.any(low[_FRONT:] & low[_FRONT - 1 : -1]))
+            and bool(np.all((sep_bytes == 32) | (sep_bytes - np.uint8(9) < 5)))):
+        before, ends = seps[:-1], seps[1:]
+        newline = sep_bytes == 10  # the fields that end a line
+        fields = _fields_per_line(newline)
+        if fields:  # every line has as many fields: where lines start and end follows from that number
+            line_ends = ends[fields - 1 :: fields]
+            per_line = np.full(len(line_ends), fields)
+            first = np.arange(0, len(newline), fields)
+        else:
+            last = np.flatnonzero(newline)
+            line_ends = ends[last]
+            per_line = np.diff(last, prepend=-1)
+            first = last - per_line + 1
+    else:
+        text = buffer[_FRONT:end]
+        space = _IS_SPACE[text].view(np.int8)
+        edges = np.diff(space, prepend=np.int8(1), append=np.int8(1))
+        before, ends = np.flatnonzero(edges == -1) + (_FRONT - 1), np.flatnonzero(edges == 1) + _FRONT
+        line_ends = np.flatnonzero(text == 10) + _FRONT
+        per_line = np.bincount(np.searchsorted(line_ends, ends), minlength=len(line_ends))
+        first = np.concatenate(([0], np.cumsum(per_line)[:-1]))
+    data = per_line > 0
+    if padded.find(b"#", _FRONT, end) >= 0:
+        # A line whose first field starts with '#' is a comment; '#' inside a field is data.
+        data[data] = buffer[before[first[data]] + 1] != _HASH
+    if bool(data.all()):  # no blank or comment line (the usual file): nothing to select
+        fields = int(per_line[0]) if len(per_line) and int(per_line.min()) == int(per_line.max()) else 0
+        return _Tokens(block, buffer, np.arange(len(data)), first, per_line, before, ends, line_ends, uniform=fields)
+    lines = np.flatnonzero(data)
+    return _Tokens(block, buffer, lines, first[lines], per_line[lines], before, ends, line_ends)
+
+
+def _fields_per_line(newline: BoolArray) -> int:
+    """The number of fields of every line, when it is the same on every line (0 otherwise), given
+    which fields end a line. Counting is cheaper than locating each line's last field."""
+    fields = int(np.argmax(newline)) + 1 if len(newline) else 0
+    if not fields or len(newline) % fields or not bool(newline[fields - 1 :: fields].all()):
+        return 0
+    return fields if np.count_nonzero(newline) == len(newline) // fields else 0
+
+
+def _widens_too_far(column: np.dtype[Any], part: np.dtype[Any]) -> bool:
+    """Whether fixed-width ids of width ``part`` would widen a column of width ``column`` past the
+    point where each row costs more than a bytes object would (the rule :meth:`_Tokens.ids` applies
+    within one block)."""
+    if column.kind != "S" or part.kind != "S" or part.itemsize <= column.itemsize:
+        return False
+    return part.itemsize > _WIDE_ID and part.itemsize > 4 * (column.itemsize + 8)
