@@ -69,9 +69,6 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     does not pay for building the other commands (some 1 ms, each parser looking up its translations)."""
     from .. import __version__
 
-    def wanted(name: str) -> bool:
-        return command is None or command == name
-
     parser = _Parser(
         prog="retrieval-eval",
         description="Evaluate ranked retrieval runs with trec_eval's exact numbers.",
@@ -84,7 +81,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     commands.required = True
 
     for name in COMMANDS:
-        if wanted(name):
+        if command is None or command == name:
             _command(name).add_parser(commands)
     return parser
 

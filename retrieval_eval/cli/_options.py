@@ -10,7 +10,7 @@ from typing import Any, NoReturn
 
 from ._output import EXIT_BAD_INPUT, terminal_safe
 
-#: The table forms of --format (retrieval_eval.tables.FORMATS, written here to keep --help import-free).
+#: The table forms of --format (retrieval_eval.report.tables.FORMATS, written here to keep --help import-free).
 _TABLE_FORMATS = ("csv", "tsv", "markdown", "latex")
 #: The most decimals --digits prints: a float64 holds at most 17 significant decimal digits.
 MAX_DIGITS = 17

@@ -152,8 +152,8 @@ def _check_overlap(results: SetEvaluator, qrels: object, run: object) -> None:
 
 def _read_judgments(qrels: Any, first_run: object, *, subtopics: bool) -> QrelsColumns:
     """The qrels, read once for every run; a qrels file that looks like a run gets the swap hint."""
-    from ..model import TrecFormatError
     from ..io.trec import read_qrels_columns
+    from ..model import TrecFormatError
 
     try:
         return read_qrels_columns(qrels, with_subtopics=subtopics)

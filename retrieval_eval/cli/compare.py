@@ -32,10 +32,6 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     compare = commands.add_parser("compare",
                                   help="compare runs: means, paired significance tests, a regression gate",
                                   description=_COMPARE_HELP, formatter_class=_RawDescriptionFormatter)
-    _add_compare_arguments(compare)
-
-
-def _add_compare_arguments(compare: argparse.ArgumentParser) -> None:
     compare.add_argument("qrels", metavar="QRELS", help="TREC qrels file (.gz ok), read once for every run")
     compare.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files (.gz ok), at least two")
     compare.add_argument("-m", dest="measures", action="append", default=None, metavar="MEASURE",

@@ -48,8 +48,8 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..report import tables
     from ..analysis.inspection import diff_query, diff_runs, format_diff, format_ranking_diff
+    from ..report import tables
 
     if args.query is None and args.depth is not None:
         raise _Usage("--depth applies to one query's rankings; give --query Q")

@@ -44,10 +44,6 @@ markdown, latex) one row per run, or per run and query with -q."""
 def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     evaluate = commands.add_parser("evaluate", help="score a run against qrels (trec_eval compatible)",
                                    description=_EVALUATE_HELP, formatter_class=_RawDescriptionFormatter)
-    _add_evaluate_arguments(evaluate)
-
-
-def _add_evaluate_arguments(evaluate: argparse.ArgumentParser) -> None:
     evaluate.add_argument("qrels", metavar="QRELS", nargs="?",
                           help="TREC qrels file: 'query_id iter doc_id relevance' (gzip ok; - for stdin)")
     evaluate.add_argument("runs", metavar="RUN", nargs="*",
