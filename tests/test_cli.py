@@ -223,6 +223,18 @@ def test_every_command_is_a_module_named_in_the_registry(monkeypatch: pytest.Mon
     assert re.findall(r"^    (\S+)", section, flags=re.MULTILINE) == list(cli.COMMANDS)
 
 
+def test_python_m_and_the_script_are_the_program(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``python -m retrieval_eval`` (argv[0] is the package's __main__.py) and the retrieval-eval script own
+    their process (see main); a script calling main() does not."""
+    import retrieval_eval
+    from retrieval_eval import cli
+
+    main_py = str(Path(retrieval_eval.__file__).parent / "__main__.py")
+    for started, program in ((main_py, True), ("/usr/bin/retrieval-eval", True), ("host.py", False)):
+        monkeypatch.setattr(sys, "argv", [started])
+        assert cli._is_the_program() is program, started
+
+
 def test_demo_evaluates_the_bundled_sample(capsys) -> None:
     code, out, err = _run(capsys, "demo")
     assert code == 0

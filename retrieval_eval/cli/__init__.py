@@ -157,7 +157,11 @@ def _is_the_program() -> bool:
     """Whether this process is the command line itself: the ``retrieval-eval`` script, or ``python -m``."""
     started = sys.argv[0] if sys.argv else ""
     return (os.path.basename(started).removesuffix(".exe") == "retrieval-eval"
-            or os.path.abspath(started) == os.path.join(os.path.dirname(os.path.abspath(__file__)), "__main__.py"))
+            or os.path.abspath(started) == os.path.join(_PACKAGE_FOLDER, "__main__.py"))
+
+
+#: The folder of retrieval_eval, whose __main__.py ``python -m retrieval_eval`` runs (this is its cli folder).
+_PACKAGE_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _end_process(code: int) -> NoReturn:
