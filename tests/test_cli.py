@@ -148,7 +148,7 @@ def test_terminal_width_is_shutils(monkeypatch: pytest.MonkeyPatch, columns: str
     """The help formatter's width, found without importing shutil, is shutil.get_terminal_size's."""
     import shutil
 
-    from retrieval_eval.cli import _terminal_columns
+    from retrieval_eval.cli._options import _terminal_columns
 
     if columns is None:
         monkeypatch.delenv("COLUMNS", raising=False)
@@ -184,8 +184,10 @@ def test_help_and_usage_errors_are_argparses_own(monkeypatch: pytest.MonkeyPatch
         return out
 
     ours = printed()
-    monkeypatch.setattr(cli, "_HelpFormatter", argparse.HelpFormatter)
-    monkeypatch.setattr(cli, "_RawDescriptionFormatter", argparse.RawDescriptionHelpFormatter)
+    monkeypatch.setattr(cli._options, "_HelpFormatter", argparse.HelpFormatter)
+    for module in (cli._options, *(importlib.import_module(f"retrieval_eval.cli.{m}") for m in cli.COMMANDS.values())):
+        if hasattr(module, "_RawDescriptionFormatter"):  # every module that names it, not only where it is made
+            monkeypatch.setattr(module, "_RawDescriptionFormatter", argparse.RawDescriptionHelpFormatter)
     assert ours == printed()
 
 
@@ -196,6 +198,41 @@ def test_evaluate_does_not_import_shutil() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
     assert done.stdout.strip() == "False"
+
+
+def test_every_command_is_a_module_named_in_the_registry(monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """A command is one module of retrieval_eval.cli with add_parser and run, and one line of COMMANDS;
+    --help lists exactly the registry's commands, in its order."""
+    import re
+
+    from retrieval_eval import cli
+
+    for command, module_name in cli.COMMANDS.items():
+        module = importlib.import_module(f"retrieval_eval.cli.{module_name}")
+        assert callable(getattr(module, "add_parser", None)) and callable(getattr(module, "run", None)), command
+    folder = Path(cli.__file__).parent
+    modules = {path.stem for path in folder.glob("*.py") if not path.stem.startswith("_")}
+    assert modules == set(cli.COMMANDS.values())  # no command module left out of the registry
+
+    monkeypatch.setenv("COLUMNS", "200")  # one line per command
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    assert exit_.value.code == 0
+    section = capsys.readouterr().out.split("positional arguments:\n", 1)[1].split("\n\n", 1)[0]
+    assert re.findall(r"^    (\S+)", section, flags=re.MULTILINE) == list(cli.COMMANDS)
+
+
+def test_python_m_and_the_script_are_the_program(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``python -m retrieval_eval`` (argv[0] is the package's __main__.py) and the retrieval-eval script own
+    their process (see main); a script calling main() does not."""
+    import retrieval_eval
+    from retrieval_eval import cli
+
+    main_py = str(Path(retrieval_eval.__file__).parent / "__main__.py")
+    for started, program in ((main_py, True), ("/usr/bin/retrieval-eval", True), ("host.py", False)):
+        monkeypatch.setattr(sys, "argv", [started])
+        assert cli._is_the_program() is program, started
 
 
 def test_demo_evaluates_the_bundled_sample(capsys) -> None:
@@ -715,16 +752,16 @@ class TestPlot:
 def test_large_outputs_are_written_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     """One write of more than 2 GiB to a pipe is silently cut at 2,147,479,552 bytes, so output is
     written in chunks; with a small chunk the pieces are checked here (text and exact-bytes paths)."""
-    from retrieval_eval import cli
+    from retrieval_eval.cli import _output
 
-    monkeypatch.setattr(cli, "_WRITE_CHUNK", 7)
+    monkeypatch.setattr(_output, "_WRITE_CHUNK", 7)
     for text in ("a\tb\n" * 10, "q\udce9 1\n" * 5):  # the second keeps a byte that is not UTF-8
         raw = io.BytesIO()
         out = io.TextIOWrapper(raw, encoding="utf-8", write_through=True)
         sizes: list[int] = []
         write = raw.write
         monkeypatch.setattr(raw, "write", lambda data, write=write: sizes.append(len(data)) or write(data))
-        cli._write_exact(out, text)
+        _output._write_exact(out, text)
         out.flush()
         assert raw.getvalue() == text.encode("utf-8", "surrogateescape")
         assert len(sizes) > 1 and max(sizes) <= 7 * 4, sizes

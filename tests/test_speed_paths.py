@@ -395,10 +395,10 @@ def test_segment_suffix_max_is_the_max_of_every_rest_of_segment(seed: int) -> No
 
 def test_the_cli_knows_the_table_formats_without_importing_them() -> None:
     """evaluate imports the table writer (and csv) only for a table format: its list must match the writer's."""
-    from retrieval_eval import cli
+    from retrieval_eval.cli import _options
     from retrieval_eval.report import tables
 
-    assert cli._TABLE_FORMATS == tables.FORMATS
+    assert _options._TABLE_FORMATS == tables.FORMATS
 
 
 def _objects(values: list[bytes]) -> np.ndarray:

@@ -101,7 +101,7 @@ RUNS = [
 def test_runs_read_ahead_print_the_same_as_runs_read_in_turn(tmp_path, capsys, monkeypatch, broken: bool) -> None:  # type: ignore[no-untyped-def]
     """evaluate with several runs reads the next run on a thread (several CPUs): its warnings wait for
     their turn, and a broken run stops the command at the same point, with the same messages."""
-    import retrieval_eval.cli as cli_module
+    import retrieval_eval.cli._runs as cli_module
     import retrieval_eval.io.formats as formats_module
 
     runs = [*RUNS, "q1 Q0 a 1 high r4\n"] if broken else RUNS
@@ -194,7 +194,7 @@ def test_a_run_read_is_held_by_its_handoff_alone(tmp_path, monkeypatch, cpus: in
     import weakref
 
     import retrieval_eval.engine.threads as threads_module
-    from retrieval_eval.cli import _runs_read
+    from retrieval_eval.cli._runs import _runs_read
 
     monkeypatch.setattr(threads_module, "usable_cpus", lambda: cpus)
     paths = []

@@ -1,0 +1,144 @@
+"""What the commands write and how they fail: exit codes, the errors the commands raise, standard
+output written exactly and in full, one-line notes and warnings on stderr, terminal escaping."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+EXIT_OK = 0
+EXIT_REGRESSION = 1  #: compare --fail-if-worse found a significant regression
+EXIT_OUTPUT_FAILED = 1  #: the output could not be written (a full disk, a closed stdout)
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130  #: Ctrl-C: 128 + SIGINT, as shells report it
+
+
+class _Usage(Exception):
+    """Arguments that do not go together: reported with the usage hint, exit 2."""
+
+
+class _OutputFailed(Exception):
+    """The results could not be written to stdout (a full disk, a closed stdout): exit 1."""
+
+
+def _emit(text: str) -> None:
+    """Write ``text`` to stdout and flush it, turning a write failure into :class:`_OutputFailed`.
+
+    A broken pipe (``| head -1``) is let through: :func:`main` ends quietly on it.
+    """
+    out = sys.stdout
+    if out is None:  # started with stdout closed (>&-)
+        raise _OutputFailed("standard output is closed")
+    try:
+        if _is_terminal(out):  # ids shown on a terminal cannot drive it; files and pipes get the exact bytes
+            text = terminal_safe(text, keep="\t\n")
+        _write_exact(out, text)
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        _drop_stdout()  # the buffered rest would fail again when Python flushes stdout at exit
+        raise _OutputFailed(exc.strerror or str(exc)) from None
+    except ValueError as exc:  # a closed file object
+        raise _OutputFailed(str(exc)) from None
+
+
+def _write_exact(out: TextIO, text: str) -> None:
+    """Write ``text``, the bytes of ids that are not UTF-8 (kept as lone surrogates, see
+    :func:`retrieval_eval.model.id_text`) exactly as they were read, whatever stdout's error handler."""
+    buffer = getattr(out, "buffer", None)
+    if buffer is None or not _BYTE_KEPT.search(text):
+        for start in range(0, len(text), _WRITE_CHUNK):
+            out.write(text[start : start + _WRITE_CHUNK])
+        return
+    out.flush()
+    data = text.encode(out.encoding or "utf-8", "surrogateescape")
+    for start in range(0, len(data), _WRITE_CHUNK):
+        buffer.write(data[start : start + _WRITE_CHUNK])
+
+
+#: Characters (or bytes) per write: a single write of more than 2 GiB to a pipe is cut short at
+#: 2,147,479,552 bytes without an error, which would lose the rest of a large -q output.
+_WRITE_CHUNK = 1 << 24
+
+
+#: A byte that is not UTF-8, kept in an id's str by the surrogateescape error handler.
+_BYTE_KEPT = re.compile("[\udc80-\udcff]")
+
+
+def _is_terminal(stream: object) -> bool:
+    try:
+        return bool(getattr(stream, "isatty", lambda: False)())
+    except (OSError, ValueError):
+        return False
+
+
+def terminal_safe(text: str, keep: str = "") -> str:
+    """``text`` with every character that is not printable (escape sequences, C1 controls, ...)
+    written as a backslash escape (``\\x1b``), except those in ``keep``: what the tool prints to a
+    terminal cannot retitle, clear or otherwise drive it."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in keep else _escaped(c) for c in text)
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of an id that is not UTF-8: shown as the byte
+        return f"\\x{code - 0xDC00:02x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _drop_stdout() -> None:
+    """Point stdout at devnull, so that nothing is written (or fails to be) at exit (Python's advice for
+    BrokenPipeError, https://docs.python.org/3/library/signal.html#note-on-sigpipe)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):  # no file descriptor (captured in tests): nothing to flush
+        pass
+
+
+def _stderr_line(line: str) -> None:
+    """One line on stderr; nothing when stderr is closed (``print(file=None)`` would write it to stdout)."""
+    err = sys.stderr
+    if err is None:
+        return
+    try:
+        err.write(terminal_safe(line, keep="\t") + "\n")
+        err.flush()
+    except (OSError, ValueError):  # stderr is gone too: there is nowhere left to say it
+        pass
+
+
+def _note(message: str) -> None:
+    _stderr_line(f"retrieval-eval: note: {message}")
+
+
+def _warn(message: str) -> None:
+    _stderr_line(f"retrieval-eval: warning: {message}")
+
+
+def _preview(items: Sequence[str], limit: int = 5) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f", ... ({len(items) - limit} more)" if len(items) > limit else "")
+
+
+def _short(text: str, limit: int = 40) -> str:
+    """``text`` cut to ``limit`` characters, for quoting user input of any length in a one-line message."""
+    return repr(text if len(text) <= limit else f"{text[:limit - 3]}...")
+
+
+def _counted(n: int, one: str, many: str) -> str:
+    """``n`` followed by the words that agree with it: ``_counted(1, "query has", "queries have")``."""
+    return f"{n} {one if n == 1 else many}"
+
+
+def _them(items: Sequence[str]) -> str:
+    return "it" if len(items) == 1 else "them"

@@ -1,0 +1,83 @@
+"""``retrieval-eval plot``: precision-recall curves, per-query differences, first relevant ranks."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from ._options import _add_run_options, _Parser, _RawDescriptionFormatter
+from ._output import EXIT_OK, _note, _OutputFailed, _short, _Usage
+from ._runs import _load_runs, _names, _per_query_measures, _refuse_stdin_twice, _sources
+
+_PLOT_HELP = """\
+Draw an evaluation (needs matplotlib: pip install 'retrieval_eval[plot]'); the output's suffix
+chooses PNG, SVG or PDF. pr: interpolated precision-recall curves at trec_eval's 11 recall points,
+one line per run, MAP in the legend; diff: per-query differences RUN_B - RUN_A on a measure, as
+sorted bars; ranks: histogram of the rank of each query's first relevant document."""
+
+
+def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
+    plot = commands.add_parser("plot", help="precision-recall curves, per-query differences, first relevant ranks",
+                               description=_PLOT_HELP, formatter_class=_RawDescriptionFormatter)
+    kinds = plot.add_subparsers(dest="kind", metavar="KIND")
+    kinds.required = True
+    helps = {"pr": "interpolated precision-recall curves, one per run",
+             "diff": "per-query differences between two runs, as sorted bars",
+             "ranks": "histogram of the first relevant document's rank, per run"}
+    for kind, text in helps.items():
+        sub = kinds.add_parser(kind, help=text, description=f"{text[0].upper()}{text[1:]}.")
+        sub.add_argument("qrels", metavar="QRELS", help="TREC qrels file (gzip ok; - for stdin), read once")
+        if kind == "diff":
+            sub.add_argument("runs", metavar="RUN", nargs=2, help="RUN_A (the baseline) and RUN_B (gzip ok)")
+            sub.add_argument("-m", dest="measure", default="nDCG@10", metavar="MEASURE",
+                             help="the measure compared (default nDCG@10)")
+        else:
+            sub.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files (gzip ok), one line each")
+        sub.add_argument("-o", dest="output", required=True, metavar="FILE",
+                         help="the image to write: .png, .svg or .pdf")
+        sub.add_argument("--names", metavar="A,B,...", help="names of the runs, in order (default: file names)")
+        _add_run_options(sub)
+
+
+def _check_output(path: str) -> None:
+    """plot's -o, before anything is read: a known suffix, in a directory that exists and can be written."""
+    from ..report.plotting import FORMATS
+
+    shown = _short(path, 120)
+    if os.path.splitext(path)[1].lower() not in FORMATS:
+        raise _Usage(f"-o: expected a file name ending in {', '.join(FORMATS)}; got {shown}")
+    if os.path.isdir(path):
+        raise _Usage(f"-o: expected a file name; got {shown}, a directory")
+    folder = os.path.dirname(path) or os.curdir
+    if not os.path.isdir(folder):
+        raise _Usage(f"-o: the directory of {shown} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise _Usage(f"-o: cannot write in the directory of {shown}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..report import plotting
+
+    _refuse_stdin_twice(args.qrels, args.runs)
+    _check_output(args.output)  # before reading the runs, not after
+    plotting.require_matplotlib()
+    requested = _per_query_measures([args.measure] if args.kind == "diff" else ["map"], args.level)
+    if len(requested) > 1:
+        raise _Usage(f"-m {args.measure[:40]} names {len(requested)} measures; plot diff draws one, "
+                     f"for example -m {requested[0].label}")
+    qrels, runs = _sources(args.qrels, args.runs)
+    names = _names(args, runs)
+    evaluations = _load_runs(args, qrels, runs, requested)
+    if args.kind == "pr":
+        figure = plotting.pr_curves(dict(zip(names, evaluations)))
+    elif args.kind == "diff":
+        figure = plotting.diff_bars(evaluations[0], evaluations[1], requested[0].measure, (names[0], names[1]))
+    else:
+        figure = plotting.first_relevant_ranks(dict(zip(names, evaluations)))
+    try:
+        plotting.save(figure, args.output)
+    except OSError as exc:  # a full disk: the output failed, as for evaluate
+        raise _OutputFailed(f"{args.output}: {exc.strerror or exc}") from None
+    if not args.quiet:
+        _note(f"wrote {args.output}")
+    return EXIT_OK
