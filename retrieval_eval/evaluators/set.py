@@ -1,13 +1,12 @@
-"""RetrievalEvaluator (one query) and SetEvaluator (many): thin views over a RankedBatch.
+"""SetEvaluator: many queries evaluated at once, a thin view over a RankedBatch.
 
-Both compute every measure with the same vectorised kernels (:mod:`retrieval_eval.measures`); a
-RetrievalEvaluator is simply a batch of one query.
+It computes every measure with the same vectorised kernels (:mod:`retrieval_eval.measures`) as
+:class:`~retrieval_eval.evaluators.query.RetrievalEvaluator`, which is simply a batch of one query.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import Any, cast
@@ -16,45 +15,6 @@ import numpy as np
 
 from ..engine import threads as _threads
 from ..engine.ids import Duplicates
-from ..measures import (
-    AP,
-    CUTOFF,
-    REL,
-    RR,
-    Bpref,
-    IPrec,
-    Measure,
-    MeasureError,
-    P,
-    R,
-    Rprec,
-    compute,
-    compute_text,
-    nDCG,
-    parse,
-    parse_list,
-)
-from ..measures.base import Param, Summary, geometric_mean, summary_weights
-from ..measures.trec_table import P_CUTOFFS, RECALL_POINTS
-from ..model import (
-    Document,
-    FloatArray,
-    InputFormatError,
-    InputTypeError,
-    IntArray,
-    Judgment,
-    MissingExtraError,
-    QrelsColumns,
-    RetrievalEvalError,
-    RunColumns,
-    check_id,
-    id_bytes,
-    id_problem,
-    id_text,
-    optional_int_at_least,
-    to_relevance,
-    to_score,
-)
 from ..engine.ranking import (
     Order,
     QuerySetReport,
@@ -63,6 +23,27 @@ from ..engine.ranking import (
     build_batch,
     check_duplicates_option,
 )
+from ..io.dicts import _check_ids, _check_nested, _dict_relevance, _dict_scores
+from ..measures import (
+    Measure,
+    MeasureError,
+    compute,
+    compute_text,
+    parse,
+    parse_list,
+)
+from ..measures.base import Summary, geometric_mean, summary_weights
+from ..model import (
+    FloatArray,
+    InputFormatError,
+    InputTypeError,
+    MissingExtraError,
+    QrelsColumns,
+    RetrievalEvalError,
+    RunColumns,
+)
+from .options import _check_max_depth, _check_rel, _read_options
+from .query import MeasureLike, MeasureList, RetrievalEvaluator
 
 #: Queries per block when a batch of more is evaluated block by block, on one CPU: each block's arrays
 #: (a few hundred kB) stay in the CPU's caches. 10 M sessions of one document, the 30 official
@@ -74,421 +55,13 @@ QUERIES_PER_BLOCK = 1 << 15
 #: 1.95 s of 524,288; 1 M sessions of ten documents: 0.31, 0.25, 0.23 and 0.26 s (one thread 0.34 s).
 QUERIES_PER_THREAD_BLOCK = 1 << 18
 
-MeasureLike = str | Measure
-#: One measure-like, or several; a group (``official``, ``P``, ``ndcg_cut``) stands for its measures.
-MeasureList = MeasureLike | Iterable[MeasureLike]
-
 #: How :meth:`SetEvaluator.evaluate` and :meth:`SetEvaluator.to_dataframe` name their measures.
 _KEYS = ("canonical", "trec")
 
 _NO_PANDAS = "SetEvaluator.to_dataframe needs pandas: pip install 'retrieval_eval[dataframe]'"
 
-
-def _check_rel(owner: str, rel: object) -> int:
-    """``rel`` checked as every measure's ``rel`` parameter is (the same Param, the same error)."""
-    return int(REL.check(owner, "rel", rel))
-
-
-def _check_cutoff(owner: str, k: object) -> int:
-    """A required cutoff ``k``, checked as every measure's cutoff is."""
-    return int(CUTOFF.check(owner, "k", k, allow_none=False))
-
-
-#: The depth of :meth:`RetrievalEvaluator.relevant_retrieved`: a count, so 0 (the empty top) is allowed.
-_DEPTH = Param(int, None, "rank depth k: the top k ranks (0: none)", minimum=0)
-
 #: How the summaries other than the arithmetic mean combine the queries (see :meth:`SetEvaluator.mean`).
 _NOT_A_MEAN = {"sum": "the sum over queries", "gmean": "a geometric mean", "weighted": "a weighted mean"}
-
-
-def _check_max_depth(max_depth: object) -> int | None:
-    """``max_depth`` as an int >= 0 or None: InputTypeError for another type (1.5, '3'), InputFormatError below 0."""
-    return optional_int_at_least(max_depth, "'max_depth'", 0)
-
-
-#: The ``order`` option of the readers (and the CLI's --order), as the batch builder names each.
-RANKING_ORDERS: dict[str, Order] = {"score": "score", "file": "given", "rank": "rank"}
-
-
-def _read_options(max_depth: object, duplicates: object, order: object) -> dict[str, Any]:
-    """The build options of a file or table reader (``from_trec``, ``from_arrow``, ...), checked."""
-    checked_depth = _check_max_depth(max_depth)
-    check_duplicates_option(duplicates)
-    if not isinstance(order, str) or order not in RANKING_ORDERS:
-        raise ValueError(f"'order' must be one of {list(RANKING_ORDERS)}; got {order!r}")
-    return {"max_depth": checked_depth, "duplicates": duplicates, "order": RANKING_ORDERS[order]}
-
-
-def _check_nested(given: object, name: str, shape: str) -> None:
-    """Raise InputTypeError unless ``given`` is a mapping of query ids to mappings (pytrec_eval's dicts)."""
-    if not isinstance(given, Mapping):
-        raise InputTypeError(f"{name!r} must be a mapping {{query_id: {shape}}}; got {type(given).__name__}")
-    for query_id, docs in given.items():
-        if not isinstance(docs, Mapping):
-            raise InputTypeError(
-                f"{name}[{query_id!r}] must be a mapping {shape}; got {type(docs).__name__} {docs!r}"
-            )
-
-
-#: Value types NumPy converts exactly and in one pass (anything else is checked one entry at a time).
-_FAST_SCORES = {float, int, np.float64, np.float32, np.int64, np.int32}
-_FAST_RELEVANCE = {int, np.int64, np.int32}
-
-
-def _dict_scores(run: Mapping[str, Mapping[str, object]]) -> FloatArray:
-    """The run's scores in entry order; a bool, str, NaN or too large score raises, naming its entry."""
-    values = [s for docs in run.values() for s in docs.values()]
-    if set(map(type, values)) <= _FAST_SCORES:
-        try:
-            scores = np.asarray(values, dtype=np.float64)
-        except OverflowError:
-            scores = None
-        if scores is not None and not np.isnan(scores).any():
-            return scores
-    return np.asarray([
-        to_score(score, f"run score of query {q!r}, document {d!r}") for q, docs in run.items() for d, score in docs.items()
-    ], dtype=np.float64)
-
-
-def _dict_relevance(qrels: Mapping[str, Mapping[str, object]]) -> IntArray:
-    """The qrels' relevance values in entry order, by :class:`Judgment`'s rule (a bool or str raises)."""
-    values = [r for docs in qrels.values() for r in docs.values()]
-    if set(map(type, values)) <= _FAST_RELEVANCE:
-        try:
-            return np.asarray(values, dtype=np.int64)
-        except OverflowError:
-            pass
-    return np.asarray([
-        to_relevance(value, f"qrels relevance of query {q!r}, document {d!r}")
-        for q, docs in qrels.items() for d, value in docs.items()
-    ], dtype=np.int64)
-
-
-def _check_ids(given: Iterable[object], what: str) -> None:
-    """Raise if any of ``ids`` is not a usable in-memory id (see :func:`model.id_problem`)."""
-    ids: list[Any] = list(given)  # not yet known to be str: join raises TypeError otherwise
-    try:
-        joined = "\0".join(ids)  # one pass in C for the common case: every id fine
-    except TypeError:
-        joined = None
-    if joined is not None and not _BAD_ID.search(joined) and joined.count("\0") == len(ids) - 1:
-        return
-    for value in ids:  # error path: find the first offender
-        check_id(value, what)
-
-
-def _reject_item(query_id: str, where: str, expected: type, item: object) -> None:
-    """Raise for an item of the wrong type, recognising the (query_id, item) pairs of the readers."""
-    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], expected):
-        if item[0] != query_id:  # read_qrels/read_run pairs of the whole file, not of this query
-            raise InputFormatError(f"{where} belongs to query {item[0]!r}, not {query_id!r}; got {item!r}")
-        raise InputTypeError(f"{where} must be a {expected.__name__}, not a (query_id, {expected.__name__}) "
-                             f"pair; got {item!r}")
-    raise InputTypeError(f"{where} must be a {expected.__name__}; got {type(item).__name__} {item!r}")
-
-
-#: In NUL-joined ids: a lone surrogate (not UTF-8), or an empty id (two NULs in a row, or one at either end).
-_BAD_ID = re.compile("[\ud800-\udfff]|\0\0|^\0|\0$|^$")
-
-
-class RetrievalEvaluator:
-    """Evaluates one query's ranking against its judgments (a port of ireval's RetrievalEvaluator).
-
-    Parameters
-    ----------
-    query_id : str
-        The query's identifier: any non-empty str, spaces and tabs included (``"laptop bag"``), without
-        NUL or lone surrogates. Only writing it to a TREC file (:func:`~retrieval_eval.trec.write_run`)
-        needs an id without whitespace.
-    retrieved : list of Document
-        The ranking, best first: list position is the rank (``Document.rank`` is not used to order).
-    judgments : iterable of Judgment
-        The query's relevance judgments. Documents not judged count as non-relevant.
-    rel : int, default 1
-        Relevance threshold of the binary measures: a judgment >= rel is relevant (trec_eval ``-l``).
-        A NumPy integer is taken as the int it holds.
-
-    Raises
-    ------
-    InvalidParameterError
-        If ``rel`` is not an int >= 0 (checked first).
-    InputFormatError
-        If ``query_id`` is no id, or a document appears twice in ``retrieved`` or is judged twice.
-    TypeError
-        If ``retrieved`` is not a list or tuple of Document, or a judgment is not a Judgment.
-
-    Examples
-    --------
-    >>> ev = RetrievalEvaluator("q1", [Document("a"), Document("b"), Document("c")],
-    ...                         [Judgment("a", 1), Judgment("c", 1), Judgment("d", 1)])
-    >>> round(ev.average_precision(), 4), ev.precision(2), ev.reciprocal_rank()
-    (0.5556, 0.5, 1.0)
-    >>> [d.doc_id for d in ev.relevant_missed_documents()]
-    ['d']
-    """
-
-    #: trec_eval's precision cutoffs, ireval's ``getFixedPoints()``.
-    FIXED_POINTS: tuple[int, ...] = P_CUTOFFS
-    #: The 11 recall levels of :meth:`interpolated_precision`.
-    RECALL_POINTS: tuple[float, ...] = RECALL_POINTS
-
-    def __init__(
-        self, query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], *, rel: int = 1
-    ) -> None:
-        rel = _check_rel("RetrievalEvaluator", rel)
-        problem = id_problem(query_id)
-        if problem is not None:
-            raise InputFormatError(f"'query_id' {problem}")
-        if not isinstance(retrieved, (list, tuple)):
-            raise InputTypeError(
-                f"'retrieved' must be a list of Document in rank order; got {type(retrieved).__name__}"
-            )
-        if isinstance(judgments, (str, bytes, Mapping)):
-            raise InputTypeError(f"'judgments' must be an iterable of Judgment; got {type(judgments).__name__}")
-        judgments = list(judgments)
-        for position, doc in enumerate(retrieved):
-            if not isinstance(doc, Document):
-                _reject_item(query_id, f"'retrieved'[{position}]", Document, doc)
-        for position, judgment in enumerate(judgments):
-            if not isinstance(judgment, Judgment):
-                _reject_item(query_id, f"'judgments' item {position}", Judgment, judgment)
-        run = RunColumns(
-            query_ids=np.asarray([query_id] * len(retrieved), dtype=str),
-            doc_ids=np.asarray([d.doc_id for d in retrieved], dtype=str),
-            scores=np.asarray([np.nan if d.score is None else d.score for d in retrieved], dtype=np.float64),
-            lines=np.arange(1, len(retrieved) + 1, dtype=np.int64),
-            origin=f"retrieved list of query {query_id!r}", unit="position",
-        )
-        qrels = QrelsColumns(
-            query_ids=np.asarray([query_id] * len(judgments), dtype=str),
-            doc_ids=np.asarray([j.doc_id for j in judgments], dtype=str),
-            relevance=np.asarray([j.relevance for j in judgments], dtype=np.int64),
-            lines=np.arange(1, len(judgments) + 1, dtype=np.int64),
-            origin=f"judgments of query {query_id!r}", unit="item",
-        )
-        batch, _ = build_batch(qrels, run, order="given", queries=[query_id])
-        self._init(batch, rel)
-
-    @classmethod
-    def _from_batch(cls, batch: RankedBatch, rel: int) -> RetrievalEvaluator:
-        evaluator = cls.__new__(cls)
-        evaluator._init(batch, rel)
-        return evaluator
-
-    def _init(self, batch: RankedBatch, rel: int) -> None:
-        rel = _check_rel("RetrievalEvaluator", rel)
-        if batch.n_queries != 1:
-            raise ValueError(f"a RetrievalEvaluator holds exactly one query; got {batch.n_queries}")
-        self._batch = batch
-        self.rel = rel
-        self._scores: dict[Measure, float] = {}
-
-    def __repr__(self) -> str:
-        if not hasattr(self, "_batch"):  # a constructor that raised (a debugger may still show it)
-            return "RetrievalEvaluator(<not built>)"
-        retrieved, judged = int(self._batch.num_ret[0]), len(self._batch.judged_relevance)
-        return (
-            f"RetrievalEvaluator(query_id={self.query_id!r}, retrieved={retrieved} document{'' if retrieved == 1 else 's'}, "
-            f"judged={judged} document{'' if judged == 1 else 's'})"
-        )
-
-    # ------------------------------------------------------------------------------ any measure
-    @property
-    def query_id(self) -> str:
-        """The query's identifier (ireval's ``queryName()``)."""
-        return self._batch.query_ids[0]
-
-    def score(self, measure: MeasureLike) -> float:
-        """The value of any numeric catalogue measure, by string or :class:`Measure`.
-
-        The one text measure, ``relstring``, has no value: ask :meth:`text` for it.
-
-        Examples
-        --------
-        >>> ev = RetrievalEvaluator("q", [Document("a"), Document("b")], [Judgment("b", 2)])
-        >>> ev.score("RR"), ev.score("P(rel=2)@2"), ev.score("ndcg_cut_1")
-        (0.5, 0.5, 0.0)
-        """
-        parsed = parse(measure, rel=self.rel)
-        if parsed not in self._scores:
-            self._scores[parsed] = float(compute(self._batch, parsed)[0])
-        return self._scores[parsed]
-
-    def text(self, measure: MeasureLike) -> str:
-        """The string of a text measure (``relstring``: one judgment character per retrieved document).
-
-        Examples
-        --------
-        >>> ev = RetrievalEvaluator("q", [Document("a"), Document("b"), Document("c")], [Judgment("b", 2)])
-        >>> ev.text("relstring")
-        '-2-'
-        """
-        return compute_text(self._batch, parse(measure, rel=self.rel))[0]
-
-    # ------------------------------------------------------------------------ the ireval methods
-    def average_precision(self) -> float:
-        """AP: (1/R) * sum of m / r_m over the relevant retrieved documents; 0 when R = 0."""
-        return self.score(AP())
-
-    def binary_preference(self) -> float:
-        """Bpref (trec_eval's variant, see the conventions page); 0 when R = 0."""
-        return self.score(Bpref())
-
-    def normalized_discounted_cumulative_gain(self, k: int | None = None, *, dcg: str = "log2") -> float:
-        """nDCG over the whole ranking, or nDCG@k; linear gain unless ``dcg='exp-log2'``."""
-        measure = nDCG(dcg=dcg)
-        return self.score(measure if k is None else measure @ _check_cutoff("ndcg", k))
-
-    ndcg = normalized_discounted_cumulative_gain
-
-    def precision(self, k: int) -> float:
-        """P@k = relevant in the top k / k (short rankings are padded with non-relevant)."""
-        return self.score(P @ _check_cutoff("precision", k))
-
-    def recall(self, k: int) -> float:
-        """R@k = relevant in the top k / R; 0 when R = 0."""
-        return self.score(R @ _check_cutoff("recall", k))
-
-    def r_precision(self) -> float:
-        """Precision at rank R; 0 when R = 0."""
-        return self.score(Rprec())
-
-    def reciprocal_rank(self) -> float:
-        """1 / rank of the first relevant document; 0 if none is retrieved."""
-        return self.score(RR())
-
-    def relevant_retrieved(self, k: int | None = None) -> int:
-        """Number of relevant documents in the top k (in the whole ranking when k is None).
-
-        ``k = 0`` is the empty top: 0, as ireval's ``relevantRetrieved(0)``. A negative ``k`` raises
-        :class:`InvalidParameterError`.
-
-        Examples
-        --------
-        >>> ev = RetrievalEvaluator("q", [Document("a"), Document("b")], [Judgment("a", 1)])
-        >>> ev.relevant_retrieved(0), ev.relevant_retrieved(1), ev.relevant_retrieved()
-        (0, 1, 1)
-        """
-        if k is None:
-            return int(self._batch.n_relevant_retrieved(self.rel)[0])
-        depth = int(_DEPTH.check("relevant_retrieved", "k", k, allow_none=False))
-        if depth == 0:
-            return 0
-        return int(self._batch.relevant_at(depth, self.rel)[0])
-
-    @classmethod
-    def fixed_points(cls) -> list[int]:
-        """The precision cutoffs 5, 10, 15, 20, 30, 100, 200, 500, 1000 (ireval's ``getFixedPoints``)."""
-        return list(cls.FIXED_POINTS)
-
-    def precision_at_fixed_points(self) -> list[float]:
-        """P@k for each of :meth:`fixed_points`."""
-        return [self.precision(k) for k in self.FIXED_POINTS]
-
-    def interpolated_precision(self) -> list[float]:
-        """Interpolated precision at recall 0.0, 0.1, ..., 1.0 (trec_eval 10's cut-off rule)."""
-        return [self.score(IPrec @ point) for point in self.RECALL_POINTS]
-
-    # --------------------------------------------------------------------------- document lists
-    def _documents(self, mask: np.ndarray) -> list[Document]:
-        batch = self._batch
-        rows = np.flatnonzero(mask)
-        return [
-            Document(batch.doc_id(int(i)), int(batch.rank[i]),
-                     None if np.isnan(batch.scores[i]) else float(batch.scores[i]))
-            for i in rows
-        ]
-
-    def retrieved_documents(self) -> list[Document]:
-        """The ranking, as Documents with ``rank`` = position."""
-        return self._documents(np.ones(len(self._batch.labels), dtype=bool))
-
-    def relevant_retrieved_documents(self) -> list[Document]:
-        """The relevant documents of the ranking, in rank order."""
-        return self._documents(self._batch.relevant(self.rel))
-
-    def irrelevant_retrieved_documents(self) -> list[Document]:
-        """Retrieved documents that are not relevant: judged non-relevant or unjudged, in rank order."""
-        return self._documents(~self._batch.relevant(self.rel))
-
-    def judged_irrelevant_retrieved_documents(self) -> list[Document]:
-        """Retrieved documents judged non-relevant (0 <= judgment < rel), in rank order."""
-        return self._documents(self._batch.judged_nonrelevant(self.rel))
-
-    def relevant_missed_documents(self) -> list[Document]:
-        """Relevant judged documents the ranking never returned, by doc_id, with ``rank=None``."""
-        batch = self._batch
-        retrieved = np.isin(batch.judged_doc_ids, batch.doc_ids)
-        relevant = batch.judged_relevance >= max(self.rel, 0)
-        return [Document(id_text(doc)) for doc in np.sort(batch.judged_doc_ids[relevant & ~retrieved])]
-
-    def relevant_missed_judgments(self) -> list[Judgment]:
-        """The relevant documents the ranking never returned, with their grades: highest grade first,
-        then by doc_id (the documents of :meth:`relevant_missed_documents`, in another order).
-
-        Examples
-        --------
-        >>> ev = RetrievalEvaluator("q", [Document("a")], [Judgment("a", 1), Judgment("b", 1),
-        ...                                                Judgment("c", 3), Judgment("d", 0)])
-        >>> ev.relevant_missed_judgments()
-        [Judgment(doc_id='c', relevance=3), Judgment(doc_id='b', relevance=1)]
-        """
-        batch = self._batch
-        retrieved = np.isin(batch.judged_doc_ids, batch.doc_ids)
-        relevant = batch.judged_relevance >= max(self.rel, 0)
-        rows = np.flatnonzero(relevant & ~retrieved)  # judged rows are in input order
-        rows = rows[np.lexsort((batch.judged_doc_ids[rows], -batch.judged_relevance[rows]))]
-        return [Judgment(id_text(batch.judged_doc_ids[i]), int(batch.judged_relevance[i])) for i in rows]
-
-    def retrieved_judgments(self) -> list[int | None]:
-        """The qrels value of each retrieved document, in rank order (as :meth:`retrieved_documents`):
-        its grade, a negative value as the qrels give it, or None when the qrels do not judge it.
-
-        Examples
-        --------
-        >>> ev = RetrievalEvaluator("q", [Document("a"), Document("b"), Document("c")],
-        ...                         [Judgment("a", 2), Judgment("c", -1), Judgment("d", 1)])
-        >>> ev.retrieved_judgments()
-        [2, None, -1]
-        """
-        batch = self._batch
-        judged, docs = batch.judged_doc_ids, batch.doc_ids
-        if not len(judged):
-            return [None] * len(docs)
-        by_id = np.argsort(judged, kind="stable")  # judged rows are in input order: search them sorted
-        at = by_id[np.minimum(np.searchsorted(judged[by_id], docs), len(judged) - 1)]
-        found = judged[at] == docs
-        return [int(v) if f else None for v, f in zip(batch.judged_relevance[at].tolist(), found.tolist())]
-
-    def judgment(self, doc_id: str) -> int | None:
-        """The query's judgment of ``doc_id``: its grade, or None if the qrels do not judge it.
-
-        A negative value is returned as the qrels give it: trec_eval's "pooled, but not judged".
-        With subtopic qrels (``subtopics=True``) it is the document's largest value, as every
-        measure but the diversity ones sees it.
-
-        Examples
-        --------
-        >>> ev = RetrievalEvaluator("q", [Document("a"), Document("b")], [Judgment("a", 2), Judgment("c", -1)])
-        >>> ev.judgment("a"), ev.judgment("b"), ev.judgment("c")
-        (2, None, -1)
-        """
-        check_id(doc_id, "'doc_id'")
-        ids = self._batch.judged_doc_ids
-        key: str | bytes = id_bytes(doc_id) if ids.dtype.kind in "SO" else doc_id  # "O": long ids, as bytes
-        found = np.flatnonzero(ids == key)
-        return int(self._batch.judged_relevance[found[0]]) if found.size else None
-
-    def relevant_documents(self) -> list[Document]:
-        """All relevant documents: the retrieved ones in rank order, then the missed ones."""
-        return self.relevant_retrieved_documents() + self.relevant_missed_documents()
-
-    def judgments(self) -> list[Judgment]:
-        """The query's judgments, by doc_id."""
-        batch = self._batch
-        by_id = np.argsort(batch.judged_doc_ids, kind="stable")  # judged rows are in input order
-        return [Judgment(id_text(doc), int(rel))
-                for doc, rel in zip(batch.judged_doc_ids[by_id], batch.judged_relevance[by_id])]
 
 
 class SetEvaluator(Mapping[str, RetrievalEvaluator]):
