@@ -13,7 +13,6 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..engine import threads as _threads
 from ..engine.ids import Duplicates
 from ..engine.ranking import (
     Order,
@@ -26,13 +25,11 @@ from ..engine.ranking import (
 from ..io.dicts import _check_ids, _check_nested, _dict_relevance, _dict_scores
 from ..measures import (
     Measure,
-    MeasureError,
-    compute,
     compute_text,
     parse,
     parse_list,
 )
-from ..measures.base import Summary, geometric_mean, summary_weights
+from ..measures.base import geometric_mean, summary_weights
 from ..model import (
     FloatArray,
     InputFormatError,
@@ -42,26 +39,14 @@ from ..model import (
     RetrievalEvalError,
     RunColumns,
 )
+from .blocks import check_arithmetic_mean, in_blocks, summaries
 from .options import _check_max_depth, _check_rel, _read_options
 from .query import MeasureLike, MeasureList, RetrievalEvaluator
-
-#: Queries per block when a batch of more is evaluated block by block, on one CPU: each block's arrays
-#: (a few hundred kB) stay in the CPU's caches. 10 M sessions of one document, the 30 official
-#: measures: 4.8 s on the whole batch, 2.7 s in blocks of 32,768, 3.0 s of 65,536, 3.3 s of a million.
-QUERIES_PER_BLOCK = 1 << 15
-#: The same with several CPUs, one block per thread: larger blocks, since between its array loops a
-#: thread holds the GIL, and with small blocks the threads mostly wait for each other. The same run on
-#: 2 CPUs: 2.8 s in blocks of 32,768 (no faster than one thread), 2.3 s of 131,072, 2.1 s of 262,144,
-#: 1.95 s of 524,288; 1 M sessions of ten documents: 0.31, 0.25, 0.23 and 0.26 s (one thread 0.34 s).
-QUERIES_PER_THREAD_BLOCK = 1 << 18
 
 #: How :meth:`SetEvaluator.evaluate` and :meth:`SetEvaluator.to_dataframe` name their measures.
 _KEYS = ("canonical", "trec")
 
 _NO_PANDAS = "SetEvaluator.to_dataframe needs pandas: pip install 'retrieval_eval[dataframe]'"
-
-#: How the summaries other than the arithmetic mean combine the queries (see :meth:`SetEvaluator.mean`).
-_NOT_A_MEAN = {"sum": "the sum over queries", "gmean": "a geometric mean", "weighted": "a weighted mean"}
 
 
 class SetEvaluator(Mapping[str, RetrievalEvaluator]):
@@ -443,7 +428,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         """
         parsed = parse(measure, rel=self.rel)
         if parsed not in self._values:
-            for _ in self._in_blocks([parsed], keep=True):  # computed (block by block at millions of queries), kept
+            for _ in in_blocks(self._batch, [parsed], self._values, keep=True):  # computed (block by block at millions of queries), kept
                 pass
         return self._values[parsed]
 
@@ -578,14 +563,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         retrieval_eval.measures.base.MeasureError: mean('GMAP'): the summary of GMAP is a geometric mean, not an arithmetic mean; aggregate('GMAP') returns it (array('GMAP').mean() is the arithmetic mean of the per-query values)
         """
         parsed = parse(measure, rel=self.rel)
-        how = _NOT_A_MEAN.get(parsed.definition.aggregate)
-        if how is not None:
-            given = measure if isinstance(measure, str) else str(measure)
-            raise MeasureError(
-                f"mean({given!r}): the summary of {parsed.definition.name} is {how}, not an arithmetic mean; "
-                f"aggregate({given!r}) returns it (array({given!r}).mean() is the arithmetic mean of the "
-                "per-query values)"
-            )
+        check_arithmetic_mean(measure, parsed)
         return self.aggregate(parsed)
 
     def geometric_mean(self, measure: MeasureLike) -> float:
@@ -607,50 +585,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         summaries, and kept they would add 8 bytes per query and measure (2.4 GB for the 30 official
         measures at 10 M queries). With ``keep`` they stay, as :meth:`array` keeps them.
         """
-        parsed = [parse(measure, rel=self.rel) for measure in measures]
-        summaries = {measure: Summary(measure.definition) for measure in parsed}
-        for part, values in self._in_blocks(list(summaries), keep=keep):
-            Summary.add_all(list(summaries.values()), [values[measure] for measure in summaries],
-                            [summary_weights(part, measure) for measure in summaries])
-        return [summaries[measure].value() for measure in parsed]
-
-    def _in_blocks(self, measures: Sequence[Measure], *,
-                   keep: bool) -> Iterator[tuple[RankedBatch, dict[Measure, FloatArray]]]:
-        """Each block of queries with the per-query values of ``measures`` on it, in query order; with
-        ``keep``, the values of every block are kept afterwards.
-
-        A batch of very many queries (millions of sessions of a few documents) is evaluated a block at
-        a time (see :data:`QUERIES_PER_BLOCK`): each block's per-query caches go before the next
-        block's are made, so the memory does not grow with every measure (the caches took 1.1 GB at
-        10 M queries), and the blocks are computed side by side on the CPUs the process may use. Every
-        measure is computed query by query, so the values are the same numbers as on the whole batch
-        (tests/test_blocks.py checks every measure).
-        """
-        batch = self._batch
-        workers = _threads.workers()  # one block per thread, at most _threads.MAX_WORKERS of them
-        blocks = batch.query_blocks(QUERIES_PER_THREAD_BLOCK if workers else QUERIES_PER_BLOCK)
-
-        def evaluated(start: int, stop: int) -> tuple[RankedBatch, dict[Measure, FloatArray]]:
-            part = batch if len(blocks) == 1 else batch.block(start, stop)
-            values: dict[Measure, FloatArray] = {}
-            for measure in measures:
-                if measure not in values:
-                    known = self._values.get(measure)
-                    values[measure] = known[start:stop] if known is not None else compute(part, measure)
-            return part, values
-
-        kept: dict[Measure, FloatArray] = {}
-        for (start, stop), (part, values) in zip(blocks, _threads.in_order(evaluated, blocks, workers)):
-            if keep:
-                for measure, array in values.items():
-                    if measure in self._values:
-                        continue
-                    if len(blocks) == 1:
-                        kept[measure] = array
-                    else:
-                        kept.setdefault(measure, np.empty(batch.n_queries))[start:stop] = array
-            yield part, values
-        self._values.update(kept)
+        return summaries(self._batch, [parse(measure, rel=self.rel) for measure in measures], self._values, keep=keep)
 
     def left_out(self, measure: MeasureLike) -> list[str]:
         """Queries the summary of ``measure`` leaves out (weight 0): GAUC's single-class queries.
