@@ -6,12 +6,12 @@ It computes every measure with the same vectorised kernels (:mod:`retrieval_eval
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from ..engine.ranking import RankedBatch, build_batch
-from ..io.dicts import _reject_item
+from ..io.dicts import columns_from_documents
 from ..measures import (
     AP,
     RR,
@@ -29,14 +29,9 @@ from ..measures import (
 from ..measures.trec_table import P_CUTOFFS, RECALL_POINTS
 from ..model import (
     Document,
-    InputFormatError,
-    InputTypeError,
     Judgment,
-    QrelsColumns,
-    RunColumns,
     check_id,
     id_bytes,
-    id_problem,
     id_text,
 )
 from .options import _DEPTH, _check_cutoff, _check_rel
@@ -91,36 +86,7 @@ class RetrievalEvaluator:
         self, query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], *, rel: int = 1
     ) -> None:
         rel = _check_rel("RetrievalEvaluator", rel)
-        problem = id_problem(query_id)
-        if problem is not None:
-            raise InputFormatError(f"'query_id' {problem}")
-        if not isinstance(retrieved, (list, tuple)):
-            raise InputTypeError(
-                f"'retrieved' must be a list of Document in rank order; got {type(retrieved).__name__}"
-            )
-        if isinstance(judgments, (str, bytes, Mapping)):
-            raise InputTypeError(f"'judgments' must be an iterable of Judgment; got {type(judgments).__name__}")
-        judgments = list(judgments)
-        for position, doc in enumerate(retrieved):
-            if not isinstance(doc, Document):
-                _reject_item(query_id, f"'retrieved'[{position}]", Document, doc)
-        for position, judgment in enumerate(judgments):
-            if not isinstance(judgment, Judgment):
-                _reject_item(query_id, f"'judgments' item {position}", Judgment, judgment)
-        run = RunColumns(
-            query_ids=np.asarray([query_id] * len(retrieved), dtype=str),
-            doc_ids=np.asarray([d.doc_id for d in retrieved], dtype=str),
-            scores=np.asarray([np.nan if d.score is None else d.score for d in retrieved], dtype=np.float64),
-            lines=np.arange(1, len(retrieved) + 1, dtype=np.int64),
-            origin=f"retrieved list of query {query_id!r}", unit="position",
-        )
-        qrels = QrelsColumns(
-            query_ids=np.asarray([query_id] * len(judgments), dtype=str),
-            doc_ids=np.asarray([j.doc_id for j in judgments], dtype=str),
-            relevance=np.asarray([j.relevance for j in judgments], dtype=np.int64),
-            lines=np.arange(1, len(judgments) + 1, dtype=np.int64),
-            origin=f"judgments of query {query_id!r}", unit="item",
-        )
+        qrels, run = columns_from_documents(query_id, retrieved, judgments)
         batch, _ = build_batch(qrels, run, order="given", queries=[query_id])
         self._init(batch, rel)
 

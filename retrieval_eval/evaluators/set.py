@@ -22,7 +22,7 @@ from ..engine.ranking import (
     build_batch,
     check_duplicates_option,
 )
-from ..io.dicts import _check_ids, _check_nested, _dict_relevance, _dict_scores
+from ..io.dicts import columns_from_dicts
 from ..measures import (
     Measure,
     compute_text,
@@ -47,6 +47,28 @@ from .query import MeasureLike, MeasureList, RetrievalEvaluator
 _KEYS = ("canonical", "trec")
 
 _NO_PANDAS = "SetEvaluator.to_dataframe needs pandas: pip install 'retrieval_eval[dataframe]'"
+
+
+def _joined_columns(evaluators: Sequence[RetrievalEvaluator]) -> tuple[QrelsColumns, RunColumns]:
+    """The judgments and rankings of ``evaluators``, one query after another, each ranking in its own order."""
+
+    def gather(rows: str) -> tuple[np.ndarray, ...]:
+        parts = []
+        for ev in evaluators:
+            b = ev._batch
+            ids = b.doc_ids if rows == "ranked" else b.judged_doc_ids
+            parts.append((np.full(len(ids), ev.query_id, dtype=object),
+                          np.char.decode(ids, "utf-8", "surrogateescape") if ids.dtype.kind == "S" else ids,
+                          b.scores if rows == "ranked" else b.judged_relevance))
+        if not parts:
+            return np.asarray([], dtype=str), np.asarray([], dtype=str), np.asarray([])
+        return tuple(np.concatenate([p[i] for p in parts]).astype(str if i < 2 else None) for i in range(3))
+
+    run_q, run_d, run_s = gather("ranked")
+    qrels_q, qrels_d, qrels_r = gather("judged")
+    run = RunColumns(run_q, run_d, run_s.astype(np.float64), np.arange(1, len(run_q) + 1))
+    qrels = QrelsColumns(qrels_q, qrels_d, qrels_r.astype(np.int64), np.arange(1, len(qrels_q) + 1))
+    return qrels, run
 
 
 class SetEvaluator(Mapping[str, RetrievalEvaluator]):
@@ -85,22 +107,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
             repeated = sorted({q for q in qids if qids.count(q) > 1})
             raise InputFormatError(f"query ids must be unique; repeated: {', '.join(repeated)}")
 
-        def gather(rows: str) -> tuple[np.ndarray, ...]:
-            parts = []
-            for ev in evaluators:
-                b = ev._batch
-                ids = b.doc_ids if rows == "ranked" else b.judged_doc_ids
-                parts.append((np.full(len(ids), ev.query_id, dtype=object),
-                              np.char.decode(ids, "utf-8", "surrogateescape") if ids.dtype.kind == "S" else ids,
-                              b.scores if rows == "ranked" else b.judged_relevance))
-            if not parts:
-                return np.asarray([], dtype=str), np.asarray([], dtype=str), np.asarray([])
-            return tuple(np.concatenate([p[i] for p in parts]).astype(str if i < 2 else None) for i in range(3))
-
-        run_q, run_d, run_s = gather("ranked")
-        qrels_q, qrels_d, qrels_r = gather("judged")
-        run = RunColumns(run_q, run_d, run_s.astype(np.float64), np.arange(1, len(run_q) + 1))
-        qrels = QrelsColumns(qrels_q, qrels_d, qrels_r.astype(np.int64), np.arange(1, len(qrels_q) + 1))
+        qrels, run = _joined_columns(evaluators)
         batch, _ = build_batch(qrels, run, order="given", queries=np.asarray(qids, dtype=str))
         self._init(batch, QuerySetReport([], []), rel, run_id="")
 
@@ -326,26 +333,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         """
         rel = _check_rel("SetEvaluator", rel)
         max_depth = _check_max_depth(max_depth)
-        _check_nested(qrels, "qrels", "{doc_id: relevance}")
-        _check_nested(run, "run", "{doc_id: score}")
-        _check_ids(qrels, "qrels query id")
-        _check_ids(run, "run query id")
-        qrels_q = [q for q, docs in qrels.items() for _ in docs]
-        qrels_d = [d for docs in qrels.values() for d in docs]
-        run_q = [q for q, docs in run.items() for _ in docs]
-        run_d = [d for docs in run.values() for d in docs]
-        _check_ids(qrels_d, "qrels doc id")
-        _check_ids(run_d, "run doc id")
-        relevance = _dict_relevance(qrels)
-        scores = _dict_scores(run)
-        columns_q = QrelsColumns(
-            np.asarray(qrels_q, dtype=str), np.asarray(qrels_d, dtype=str),
-            relevance, np.arange(1, len(qrels_q) + 1), origin="qrels dict", unit="entry",
-        )
-        columns_r = RunColumns(
-            np.asarray(run_q, dtype=str), np.asarray(run_d, dtype=str), scores,
-            np.arange(1, len(run_q) + 1), origin="run dict", unit="entry",
-        )
+        columns_q, columns_r = columns_from_dicts(qrels, run)
         return cls.from_columns(
             columns_q, columns_r, rel=rel, max_depth=max_depth, judged_only=judged_only, complete=complete,
         )

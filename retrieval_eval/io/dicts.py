@@ -5,20 +5,99 @@ Documents and Judgments, checked entry by entry with errors that name the entry.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..model import (
+    Document,
     FloatArray,
     InputFormatError,
     InputTypeError,
     IntArray,
+    Judgment,
+    QrelsColumns,
+    RunColumns,
     check_id,
+    id_problem,
     to_relevance,
     to_score,
 )
+
+__all__ = ["columns_from_dicts", "columns_from_documents"]
+
+
+def columns_from_dicts(
+    qrels: Mapping[str, Mapping[str, object]], run: Mapping[str, Mapping[str, object]],
+) -> tuple[QrelsColumns, RunColumns]:
+    """The columns of pytrec_eval-style dicts: ``{qid: {doc: relevance}}`` and ``{qid: {doc: score}}``.
+
+    Entries keep the dicts' order. Ids, relevance values and scores follow the rules of
+    :class:`Document` and :class:`Judgment`; an InputTypeError or InputFormatError names the entry.
+    """
+    _check_nested(qrels, "qrels", "{doc_id: relevance}")
+    _check_nested(run, "run", "{doc_id: score}")
+    _check_ids(qrels, "qrels query id")
+    _check_ids(run, "run query id")
+    qrels_q = [q for q, docs in qrels.items() for _ in docs]
+    qrels_d = [d for docs in qrels.values() for d in docs]
+    run_q = [q for q, docs in run.items() for _ in docs]
+    run_d = [d for docs in run.values() for d in docs]
+    _check_ids(qrels_d, "qrels doc id")
+    _check_ids(run_d, "run doc id")
+    relevance = _dict_relevance(qrels)
+    scores = _dict_scores(run)
+    columns_q = QrelsColumns(
+        np.asarray(qrels_q, dtype=str), np.asarray(qrels_d, dtype=str),
+        relevance, np.arange(1, len(qrels_q) + 1), origin="qrels dict", unit="entry",
+    )
+    columns_r = RunColumns(
+        np.asarray(run_q, dtype=str), np.asarray(run_d, dtype=str), scores,
+        np.arange(1, len(run_q) + 1), origin="run dict", unit="entry",
+    )
+    return columns_q, columns_r
+
+
+def columns_from_documents(
+    query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment],
+) -> tuple[QrelsColumns, RunColumns]:
+    """The columns of one query: its ranking (list position is the rank) and its judgments.
+
+    Raises InputFormatError if ``query_id`` is no id, InputTypeError if ``retrieved`` is not a list
+    or tuple of Document or a judgment is not a Judgment.
+    """
+    problem = id_problem(query_id)
+    if problem is not None:
+        raise InputFormatError(f"'query_id' {problem}")
+    if not isinstance(retrieved, (list, tuple)):
+        raise InputTypeError(
+            f"'retrieved' must be a list of Document in rank order; got {type(retrieved).__name__}"
+        )
+    if isinstance(judgments, (str, bytes, Mapping)):
+        raise InputTypeError(f"'judgments' must be an iterable of Judgment; got {type(judgments).__name__}")
+    judgments = list(judgments)
+    for position, doc in enumerate(retrieved):
+        if not isinstance(doc, Document):
+            _reject_item(query_id, f"'retrieved'[{position}]", Document, doc)
+    for position, judgment in enumerate(judgments):
+        if not isinstance(judgment, Judgment):
+            _reject_item(query_id, f"'judgments' item {position}", Judgment, judgment)
+    run = RunColumns(
+        query_ids=np.asarray([query_id] * len(retrieved), dtype=str),
+        doc_ids=np.asarray([d.doc_id for d in retrieved], dtype=str),
+        scores=np.asarray([np.nan if d.score is None else d.score for d in retrieved], dtype=np.float64),
+        lines=np.arange(1, len(retrieved) + 1, dtype=np.int64),
+        origin=f"retrieved list of query {query_id!r}", unit="position",
+    )
+    qrels = QrelsColumns(
+        query_ids=np.asarray([query_id] * len(judgments), dtype=str),
+        doc_ids=np.asarray([j.doc_id for j in judgments], dtype=str),
+        relevance=np.asarray([j.relevance for j in judgments], dtype=np.int64),
+        lines=np.arange(1, len(judgments) + 1, dtype=np.int64),
+        origin=f"judgments of query {query_id!r}", unit="item",
+    )
+    return qrels, run
 
 
 def _check_nested(given: object, name: str, shape: str) -> None:
