@@ -49,6 +49,33 @@ _KEYS = ("canonical", "trec")
 _NO_PANDAS = "SetEvaluator.to_dataframe needs pandas: pip install 'retrieval_eval[dataframe]'"
 
 
+def _labelled(measures: MeasureList, keys: str, owner: str, rel: int) -> list[tuple[Measure, str]]:
+    """The numeric measures of ``measures`` (groups expanded, at ``rel``) under the names ``keys`` asks for."""
+    if not isinstance(keys, str):
+        raise InputTypeError(f"{owner}: 'keys' must be a str, one of {', '.join(map(repr, _KEYS))}; "
+                             f"got {type(keys).__name__} {keys!r:.80}")
+    if keys not in _KEYS:
+        raise InputFormatError(f"{owner}: 'keys' must be one of {', '.join(map(repr, _KEYS))}; got {keys!r}")
+    distinct = dict.fromkeys(m for m, _ in parse_list(measures, rel=rel, numeric=True))
+    if keys == "canonical":
+        return [(m, str(m)) for m in distinct]
+    return [(m, _trec_key(m, rel)) for m in distinct]
+
+
+def _trec_key(measure: Measure, rel: int) -> str:
+    """trec_eval's name for ``measure`` when that name means this very measure here (``P_5`` is
+    ``P@5`` at the evaluator's ``rel``, not ``P(rel=2)@5``); otherwise its canonical string. So
+    two measures never share a key."""
+    label = measure.trec_label
+    if label is not None:
+        try:
+            if parse(label, rel=rel) == measure:
+                return label
+        except RetrievalEvalError:  # a label the parser does not read back
+            pass
+    return str(measure)
+
+
 def _joined_columns(evaluators: Sequence[RetrievalEvaluator]) -> tuple[QrelsColumns, RunColumns]:
     """The judgments and rankings of ``evaluators``, one query after another, each ranking in its own order."""
 
@@ -428,31 +455,6 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         """``{query_id: string}`` of a text measure (``relstring``) for every evaluated query."""
         return dict(zip(self._batch.query_ids, compute_text(self._batch, parse(measure, rel=self.rel))))
 
-    def _labelled(self, measures: MeasureList, keys: str, owner: str) -> list[tuple[Measure, str]]:
-        """The numeric measures of ``measures`` (groups expanded) under the names ``keys`` asks for."""
-        if not isinstance(keys, str):
-            raise InputTypeError(f"{owner}: 'keys' must be a str, one of {', '.join(map(repr, _KEYS))}; "
-                                 f"got {type(keys).__name__} {keys!r:.80}")
-        if keys not in _KEYS:
-            raise InputFormatError(f"{owner}: 'keys' must be one of {', '.join(map(repr, _KEYS))}; got {keys!r}")
-        distinct = dict.fromkeys(m for m, _ in parse_list(measures, rel=self.rel, numeric=True))
-        if keys == "canonical":
-            return [(m, str(m)) for m in distinct]
-        return [(m, self._trec_key(m)) for m in distinct]
-
-    def _trec_key(self, measure: Measure) -> str:
-        """trec_eval's name for ``measure`` when that name means this very measure here (``P_5`` is
-        ``P@5`` at the evaluator's ``rel``, not ``P(rel=2)@5``); otherwise its canonical string. So
-        two measures never share a key."""
-        label = measure.trec_label
-        if label is not None:
-            try:
-                if parse(label, rel=self.rel) == measure:
-                    return label
-            except RetrievalEvalError:  # a label the parser does not read back
-                pass
-        return str(measure)
-
     def evaluate(self, measures: MeasureList, *, keys: str = "canonical") -> dict[str, dict[str, float]]:
         """``{query_id: {measure: value}}`` for every evaluated query: pytrec_eval's shape.
 
@@ -486,7 +488,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         >>> runs.evaluate(["recip_rank", "nDCG@2", "Judged@2"], keys="trec")["q2"]
         {'recip_rank': 0.5, 'ndcg_cut_2': 0.6309297535714575, 'Judged@2': 0.5}
         """
-        labelled = self._labelled(measures, keys, "evaluate")
+        labelled = _labelled(measures, keys, "evaluate", self.rel)
         if not labelled:
             return {query_id: {} for query_id in self._batch.query_ids}
         labels = [label for _, label in labelled]
@@ -520,7 +522,7 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
             import pandas as pd
         except ImportError:
             raise MissingExtraError(_NO_PANDAS) from None
-        labelled = self._labelled(measures, keys, "to_dataframe")
+        labelled = _labelled(measures, keys, "to_dataframe", self.rel)
         index = pd.Index(self._batch.query_ids, name="query_id", dtype=object)
         return pd.DataFrame({label: self.array(m) for m, label in labelled}, index=index,
                             columns=[label for _, label in labelled])
