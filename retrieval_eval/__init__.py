@@ -24,8 +24,8 @@ _EXPORTS = {
     "InputFormatError": "model",
     "InputTypeError": "model",
     "InputWarning": "model",
-    "RetrievalEvaluator": "evaluators.set",
-    "SetEvaluator": "evaluators.set",
+    "RetrievalEvaluator": "evaluators",
+    "SetEvaluator": "evaluators",
     "compare": "analysis.comparison",
     "Comparison": "analysis.comparison",
     "Measure": "measures",
@@ -66,8 +66,13 @@ def __dir__() -> list[str]:
 if _TYPE_CHECKING:  # the lazy names above, for type checkers (``X as X``: an explicit re-export)
     from .analysis.comparison import Comparison as Comparison
     from .analysis.comparison import compare as compare
-    from .evaluators.set import RetrievalEvaluator as RetrievalEvaluator
-    from .evaluators.set import SetEvaluator as SetEvaluator
+    from .evaluators import RetrievalEvaluator as RetrievalEvaluator
+    from .evaluators import SetEvaluator as SetEvaluator
+    from .io.trec import TrecFormatError as TrecFormatError
+    from .io.trec import read_qrels as read_qrels
+    from .io.trec import read_run as read_run
+    from .io.trec import write_qrels as write_qrels
+    from .io.trec import write_run as write_run
     from .measures import InvalidParameterError as InvalidParameterError
     from .measures import Measure as Measure
     from .measures import MeasureError as MeasureError
@@ -80,8 +85,3 @@ if _TYPE_CHECKING:  # the lazy names above, for type checkers (``X as X``: an ex
     from .model import InputWarning as InputWarning
     from .model import Judgment as Judgment
     from .model import RetrievalEvalError as RetrievalEvalError
-    from .io.trec import TrecFormatError as TrecFormatError
-    from .io.trec import read_qrels as read_qrels
-    from .io.trec import read_run as read_run
-    from .io.trec import write_qrels as write_qrels
-    from .io.trec import write_run as write_run

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import retrieval_eval.engine.threads as threads_module
-import retrieval_eval.evaluators.set as evaluator_module
+import retrieval_eval.evaluators.blocks as evaluator_module
 from retrieval_eval import SetEvaluator
 from retrieval_eval.cli import main
 from retrieval_eval.measures import REGISTRY, Measure, MeasureError, compute, compute_text

@@ -245,7 +245,7 @@ def test_blocks_use_at_most_a_few_threads(monkeypatch) -> None:  # type: ignore[
     import numpy as np
 
     import retrieval_eval.engine.threads as threads_module
-    import retrieval_eval.evaluators.set as evaluator_module
+    import retrieval_eval.evaluators.blocks as evaluator_module
     from retrieval_eval import SetEvaluator
 
     monkeypatch.setattr(threads_module, "usable_cpus", lambda: 40)

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from attrs import asdict, fields, frozen
 
-from ..evaluators.set import SetEvaluator
+from ..evaluators import SetEvaluator
 from ..measures import Measure, parse, parse_list
 from ..model import FloatArray, MissingExtraError, RetrievalEvalError
 

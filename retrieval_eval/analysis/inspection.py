@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 from attrs import frozen
 
-from ..evaluators.set import RetrievalEvaluator, SetEvaluator
+from ..evaluators import RetrievalEvaluator, SetEvaluator
 from ..measures import Measure
 from ..model import RetrievalEvalError
 

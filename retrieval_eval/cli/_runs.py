@@ -168,7 +168,8 @@ def _build_run(args: argparse.Namespace, judged: QrelsColumns, qrels: object, ru
                columns: RunHandoff, preparing: _Preparing) -> SetEvaluator:
     """One run (``columns``, read from ``run``) evaluated against the judgments already read (the CLI's
     judging options applied), once their preparation is done."""
-    from ..evaluators.set import RANKING_ORDERS, SetEvaluator
+    from ..evaluators.options import RANKING_ORDERS
+    from ..evaluators.set import SetEvaluator
 
     preparing.wait()
     # Nobody else holds the run just read: handed over, its columns are freed as the build uses them.

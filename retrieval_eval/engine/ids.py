@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import numpy as np
 
-from .segments import _offsets_of, long_on_average
 from ..model import BoolArray, InputFormatError, IntArray, _display, _first_at, _location
+from .segments import _offsets_of, long_on_average
 
 if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
     import numpy.typing as npt

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from attrs import evolve, frozen
 
+from ..model import BoolArray, FloatArray, IntArray
 from .ids import _run_heads, _run_lengths, _sort_rows, _words, intern
 from .segments import _block_rows, _offsets_of
-from ..model import BoolArray, FloatArray, IntArray
 
 if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
     import numpy.typing as npt

@@ -89,7 +89,7 @@ def session(master: str = "local[*]", app_name: str = "retrieval_eval", **config
 def _measures(measures: str | Measure | Iterable[str | Measure], rel: int) -> list[str]:
     """The canonical strings of the requested measures (groups expanded, each once), checked here on
     the driver so that a bad name fails at once rather than in every task."""
-    from ..evaluators.set import SetEvaluator
+    from ..evaluators import SetEvaluator
 
     given = [measures] if isinstance(measures, (str, Measure)) else list(measures)
     parsed: list[Measure] = []
@@ -160,8 +160,8 @@ def _evaluate_partitions(
     def evaluate_partition(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
-        from ..evaluators.set import SetEvaluator
         from ..engine.build import RunHandoff
+        from ..evaluators import SetEvaluator
 
         received = list(batches)
         if not received:  # an empty partition (more partitions than queries)
@@ -230,7 +230,7 @@ def evaluate(
     document of a duplicate) in Spark's error; :func:`summarize` raises it as the package's own
     error. Missing or mistyped columns and unknown measures raise at once.
     """
-    from ..evaluators.set import _check_max_depth, _check_rel
+    from ..evaluators.options import _check_max_depth, _check_rel
 
     rel = _check_rel("spark.evaluate", rel)
     options = {"max_depth": _check_max_depth(max_depth), "judged_only": bool(judged_only), "complete": bool(complete)}
@@ -263,7 +263,7 @@ def evaluate_log(
     ranking measure apply. The result has the form of :func:`evaluate`'s, with the group as
     ``query_id``.
     """
-    from ..evaluators.set import _check_max_depth, _check_rel
+    from ..evaluators.options import _check_max_depth, _check_rel
 
     rel = _check_rel("spark.evaluate_log", rel)
     options = {"max_depth": _check_max_depth(max_depth), "judged_only": bool(judged_only), "complete": True}

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..evaluators.set import SetEvaluator
+from ..evaluators import SetEvaluator
 from ..measures import parse
 
 __all__ = ["assert_at_least", "assert_not_worse"]

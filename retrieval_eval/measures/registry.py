@@ -216,7 +216,7 @@ def measure(
 
     The kernel computes each query from that query's rows alone: a batch of many queries is handed
     to it in blocks of queries, several blocks at once on several threads (see
-    ``SetEvaluator._in_blocks``), so it reads nothing batch-wide and changes no shared state.
+    ``evaluators.blocks.in_blocks``), so it reads nothing batch-wide and changes no shared state.
     The kernel's docstring is the measure's documentation: its first line is the one-line definition
     shown by ``retrieval-eval measures``. An alias is a name, or ``(name, {param: value})`` for an
     alias that stands for the measure with those parameters. ``text=True`` marks a kernel returning

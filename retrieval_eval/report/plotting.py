@@ -37,7 +37,7 @@ from ..model import (
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from ..evaluators.set import SetEvaluator
+    from ..evaluators import SetEvaluator
     from ..measures import Measure
 
 __all__ = [
@@ -101,7 +101,7 @@ def _styles(n: int) -> list[dict[str, Any]]:
 
 
 def _check_runs(runs: Mapping[str, SetEvaluator], function: str) -> None:
-    from ..evaluators.set import SetEvaluator
+    from ..evaluators import SetEvaluator
 
     if not isinstance(runs, Mapping):
         raise InputTypeError(
@@ -208,8 +208,8 @@ def diff_bars(
     -------
     matplotlib.figure.Figure
     """
-    from ..evaluators.set import SetEvaluator
     from ..analysis.inspection import diff_runs
+    from ..evaluators import SetEvaluator
     from ..measures import parse
 
     for which, evaluator in (("a", a), ("b", b)):

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 from attrs import frozen
 
-from ..evaluators.set import SetEvaluator
+from ..evaluators import SetEvaluator
 from ..measures import REGISTRY, Measure, print_order
 from ..measures.registry import MeasureDef
 from ..model import FloatArray
