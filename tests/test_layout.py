@@ -52,7 +52,7 @@ def _imported(path: Path) -> set[str]:
     """The package modules ``path`` imports, as dotted names below retrieval_eval."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     here = path.relative_to(PACKAGE).with_suffix("").parts
-    package = here[:-1] if here[-1] != "__init__" else here[:-1]
+    package = here[:-1]  # a module's package; for __init__, the package itself
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.level:
