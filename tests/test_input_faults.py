@@ -255,6 +255,7 @@ API_CASES = [
     "diff-no-common-query",
     "plot-without-matplotlib",
     "a-few-very-long-ids",
+    "mistyped-query-among-many-long-ids",
     "monte-carlo-size-too-large",
     "negative-seed",
     "seeded-p-value-per-comparison",
@@ -794,6 +795,39 @@ def test_long_id_in_a_table(tmp_path: Path) -> None:
         assert run.doc_ids.dtype == object and run.doc_ids[7] == long_id.encode(), source
     assert (SetEvaluator.from_log(tmp_path / "log.parquet").per_query("AP")
             == SetEvaluator.from_log(text_log).per_query("AP"))
+
+
+def test_mistyped_query_among_many_long_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mistyped --query among 100,000 ids of 300 characters: the suggestion compares the query with a
+    bounded number of ids (those sharing the longest prefix or suffix), not with every one (a minute)."""
+    import difflib
+    import random
+
+    from retrieval_eval.analysis.inspection import find_query
+
+    rng = random.Random(28)
+    ids = ["".join(rng.choices("abcdefghij", k=300)) for _ in range(100_000)]
+    pa = pytest.importorskip("pyarrow")
+    table = {"query_id": ids, "doc_id": ["d"] * len(ids)}
+    results = SetEvaluator.from_arrow(pa.table({**table, "relevance": [1] * len(ids)}),
+                                      pa.table({**table, "score": [1.0] * len(ids)}))
+    compared = []
+
+    class Counting(difflib.SequenceMatcher):  # type: ignore[type-arg]
+        def set_seq1(self, a) -> None:  # noqa: ANN001
+            compared.append(a)
+            super().set_seq1(a)
+
+    monkeypatch.setattr(difflib, "SequenceMatcher", Counting)
+    target = ids[4321]
+    for typo in (target[:150] + "X" + target[151:], "X" + target[1:], target[:-1] + "X"):
+        compared.clear()
+        start = time.perf_counter()
+        with pytest.raises(RetrievalEvalError) as raised:
+            find_query(results, typo, "run")
+        assert time.perf_counter() - start < 10  # the whole search (it took about 60 s)
+        assert f"(did you mean {target!r}?)" in str(raised.value)
+        assert len(compared) <= 64, len(compared)  # it compared with all 100,000
 
 
 def test_monte_carlo_size_too_large(tmp_path: Path, capsys) -> None:
