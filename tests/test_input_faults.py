@@ -255,10 +255,15 @@ API_CASES = [
     "diff-no-common-query",
     "plot-without-matplotlib",
     "a-few-very-long-ids",
+    "long-id-in-a-table",
     "mistyped-query-among-many-long-ids",
     "monte-carlo-size-too-large",
     "negative-seed",
     "seeded-p-value-per-comparison",
+    "empty-table",
+    "log-first-row-like-data",
+    "log-score-1e400",
+    "spark-bad-row",
 ]
 
 
@@ -902,3 +907,91 @@ def test_seeded_p_value_per_comparison() -> None:
             assert p_values(measures, names, test)["AP", "base", "new"] == alone["AP", "base", "new"], (test, measures)
     tukey = p_values(["AP"], ["base", "new", "other"], "tukey")
     assert p_values(["P@10", "AP"], ["base", "new", "other"], "tukey")["AP", "base", "new"] == tukey["AP", "base", "new"]
+
+
+def test_empty_table() -> None:
+    """An Arrow table or DataFrame without rows is refused, as an empty file (text or Parquet) is,
+    with the same words; it used to be evaluated as 0.0."""
+    pa = pytest.importorskip("pyarrow")
+    pd = pytest.importorskip("pandas")
+    from retrieval_eval.io.frames import run_from_table
+
+    qrels = pa.table({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]})
+    run = pa.table({"query_id": ["q1"], "doc_id": ["a"], "score": [1.0]})
+    judged = "qrels table: no judgments found; expected rows with columns query_id, doc_id, relevance; got no rows"
+    ranked = "run table: no results found; expected rows with columns query_id, doc_id, score; got no rows"
+    for build in (SetEvaluator.from_arrow, SetEvaluator.from_dataframe):
+        with pytest.raises(InputFormatError) as raised:
+            build(qrels.slice(0, 0), run)
+        assert str(raised.value) == judged
+        with pytest.raises(InputFormatError) as raised:
+            build(qrels, run.slice(0, 0))
+        assert str(raised.value) == ranked
+    empty = pd.DataFrame({"query_id": pd.Series([], dtype=str), "doc_id": pd.Series([], dtype=str),
+                          "score": pd.Series([], dtype=float)})
+    with pytest.raises(InputFormatError, match="^run table: no results found; "):
+        SetEvaluator.from_dataframe(qrels.to_pandas(), empty)
+    assert len(run_from_table(run.slice(0, 0), empty_ok=True).query_ids) == 0  # a part of a run may be empty
+
+
+def test_log_first_row_like_data(tmp_path: Path, capsys) -> None:
+    """A first row ``s1,i1,abc,yes`` (a bad score, a yes/no label) is a row, refused with its line; it was
+    taken as a header and dropped without a word. A header is 4 fields, none a number, no label value."""
+    from retrieval_eval.io.logs import read_log_columns
+
+    for first in ("s1,i1,abc,yes", "s1,i1,abc,TRUE", "1,item,score,label"):
+        log = _write(tmp_path / "log.csv", f"{first}\ns1,i2,0.5,1\n")
+        with pytest.raises(TrecFormatError) as raised:
+            read_log_columns(log)
+        assert str(raised.value) == f"{log}:1: score must be a number; expected 'group item score label'; got '{first}'"
+        assert main(["evaluate", "--log", log, "-m", "AUC"]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.startswith(f"retrieval-eval: error: {log}:1: ") and err.count("\n") == 1, err
+    log = _write(tmp_path / "log.csv", "session,item,score,click\ns1,i1,0.9,1\ns1,i2,0.5,0\n")
+    qrels, _ = read_log_columns(log)
+    assert qrels.lines.tolist() == [2, 3]  # a header that looks like one is still one
+
+
+def test_log_score_1e400(tmp_path: Path, capsys) -> None:
+    """A log score beyond the double range is read as infinity with the TREC reader's warning (it was silent)."""
+    from retrieval_eval.io.logs import read_log_columns
+
+    log = _write(tmp_path / "log.tsv", "s1\ti1\t0.5\t1\ns1\ti2\t1e400\t0\ns1\ti3\tinf\t0\n")
+    with pytest.warns(InputWarning) as caught:
+        _, run = read_log_columns(log)
+    assert run.scores.tolist() == [0.5, math.inf, math.inf]
+    assert [str(w.message) for w in caught] == [
+        f"{log}:2: score too large for a double, read as infinity (as trec_eval's atof does); got 's1\\ti2\\t1e400\\t0'"]
+    assert main(["evaluate", "--log", log, "-m", "AUC"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith(f"retrieval-eval: warning: {log}:2: score too large for a double, read as infinity"), err
+
+
+def test_spark_bad_row() -> None:
+    """A bad row in a Spark task is named by its query and document (group and item for a log), which a
+    user can look up, not by "partition 0, row 5" of a shuffle. (No Spark session needed: the task's
+    function on one partition's table.)"""
+    pa = pytest.importorskip("pyarrow")
+    pytest.importorskip("pyspark")
+    from retrieval_eval.integrations import spark as rs
+
+    tagged = {"query_id": ["q", "q", "q", "q"], "doc_id": ["a", "b", "a", "b"], "relevance": [1, 0, None, None],
+              "score": [None, None, 1.0, float("nan")], "_run": [False, False, True, True]}
+    cases = [
+        (rs._split_union, tagged, "run DataFrame, query 'q', document 'b': score must not be NaN (it would make "
+                                  "the ranking order undefined; column 'score')"),
+        (rs._split_union, {**tagged, "relevance": [1, None, None, None], "score": [None, None, 1.0, 2.0]},
+         "qrels DataFrame, query 'q', document 'b': empty relevance (column 'relevance'): null; expected columns "
+         "query_id, doc_id, relevance"),
+        (rs._split_union, {**tagged, "doc_id": ["a", "b", "a", "L" * 500], "score": [None, None, 1.0, float("nan")]},
+         "run DataFrame, query 'q', document '" + "L" * 95 + "...': score must not be NaN"),
+        (rs._split_log, {"query_id": ["s1", "s1"], "doc_id": ["i1", "i2"], "score": [0.5, 0.2],
+                         "relevance": [1.0, 0.5]},
+         "log DataFrame, group 's1', item 'i2': relevance must be an integer (column 'relevance'); got 0.5"),
+    ]
+    for split, columns, message in cases:
+        evaluate_partition = rs._evaluate_partitions(split, ["AP"], 1, {"complete": True})
+        with pytest.raises(InputFormatError) as raised:
+            list(evaluate_partition(iter(pa.table(columns).to_batches())))
+        assert str(raised.value).startswith(message), str(raised.value)
+        assert "partition" not in str(raised.value) and "row" not in str(raised.value)
