@@ -54,7 +54,8 @@ def generate(workdir: str, queries: int, depth: int, id_bytes: int, order: str) 
                              "relevance": np.ones(len(judged), dtype=np.int64)}), paths[0])
     pq.write_table(pa.table({"query_id": query_ids[rows], "doc_id": pa.array(doc_ids[rows].tolist(), pa.string()),
                              "score": scores[rows]}), paths[1])
-    long_row = 12_345  # not judged (not a multiple of 50)
+    long_row = 12_345 % n  # not judged (not a multiple of 50)
+    long_row += long_row % 50 == 0
     # The long id keeps the short one's prefix and tie order: "doc..." then letters, so it ranks alike.
     doc_ids[long_row] = (doc_ids[long_row] + "L" * id_bytes)[:id_bytes]
     pq.write_table(pa.table({"query_id": query_ids[rows], "doc_id": pa.array(doc_ids[rows].tolist(), pa.string()),
