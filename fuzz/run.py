@@ -5,11 +5,12 @@
 Starts from the bundled sample files and the seeds in ``fuzz/seeds/`` (input shapes that once broke
 something: ``NAME.qrels`` and ``NAME.run``, raw bytes such as gzip without ``.gz``, bzip2, xz or zstd
 data, a gzip stream with trailing garbage, a run where qrels belong, lines ending in a lone CR, two
-records on one line, ids that differ only in how they are displayed, a gzip line without end),
+records on one line, ids that differ only in how they are displayed, a gzip line without end, a
+Parquet run with a long id; and ``NAME.log``, labelled logs for ``read_log_columns``),
 applies random mutations (bytes flipped, inserted or deleted; lines repeated, swapped or cut; NUL,
 BOM, CR, non-UTF-8 bytes, huge numbers, gzip streams whole or cut; now and then a line length limit
-of a few bytes), and runs every input through ``read_qrels_columns`` / ``read_run_columns`` and through
-``retrieval-eval evaluate`` in this process.
+of a few bytes), and runs every input through ``read_qrels_columns`` / ``read_run_columns`` /
+``read_log_columns`` and through ``retrieval-eval evaluate`` (``evaluate --log`` for a log) in this process.
 
 A *crash* is any of: an exception other than our input errors from a reader, an exception escaping
 the command line, an exit code other than 0 or 2, or a traceback on stderr. Crashing inputs are
@@ -33,7 +34,7 @@ from pathlib import Path
 from retrieval_eval.cli import main as cli_main
 from retrieval_eval.data import sample_paths
 from retrieval_eval.model import InputWarning, RetrievalEvalError
-from retrieval_eval.io.formats import read_qrels_columns, read_run_columns
+from retrieval_eval.io.formats import read_log_columns, read_qrels_columns, read_run_columns
 
 #: Byte strings that reach the interesting corners of the format.
 TOKENS = [b" ", b"\t", b"\n", b"\r\n", b"\r", b"\0", b"#", b"-", b"+", b".", b"e", b"E", b"_", b"0", b"9",
@@ -85,12 +86,17 @@ def check_reader(reader, path: str) -> str:
     return "parsed"
 
 
-def check_cli(qrels: str, run: str) -> str | None:
-    """None if the command line behaved; else what went wrong."""
+#: A clean labelled log (``group item score label``), the first seed of the log reader.
+CLEAN_LOG = b"session\titem\tscore\tclick\ns1\ta\t0.9\t1\ns1\tb\t0.4\t0\ns1\tc\t0.4\t1\ns2\td\t0.3\t1\n"
+
+
+def check_cli(*files: str) -> str | None:
+    """None if the command line behaved on ``qrels, run`` (or ``evaluate --log log``); else what went wrong."""
     out, err = io.StringIO(), io.StringIO()
+    inputs = list(files) if len(files) == 2 else ["--log", *files]
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            code = cli_main(["evaluate", "-q", "-m", "all_trec", qrels, run])
+            code = cli_main(["evaluate", "-q", "-m", "all_trec", *inputs])
         except SystemExit as exc:  # argparse; not expected with these arguments
             code = exc.code
         except Exception as exc:  # noqa: BLE001 - any escaping exception is the crash we look for
@@ -113,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
 
     rnd = random.Random(args.seed)
     qrels_path, run_path = sample_paths()
-    seeds = {"qrels": [Path(qrels_path).read_bytes()], "run": [Path(run_path).read_bytes()]}
+    seeds = {"qrels": [Path(qrels_path).read_bytes()], "run": [Path(run_path).read_bytes()], "log": [CLEAN_LOG]}
     seed_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "seeds")
     for name in sorted(os.listdir(seed_dir)) if os.path.isdir(seed_dir) else []:
         kind = name.rsplit(".", 1)[-1]
@@ -147,9 +153,10 @@ def main(argv: list[str] | None = None) -> int:
         try:
             counts[check_reader(read_qrels_columns, paths["qrels"])] += 1
             counts[check_reader(read_run_columns, paths["run"])] += 1
+            counts[check_reader(read_log_columns, paths["log"])] += 1
         except Exception as exc:  # noqa: BLE001
             problem = f"reader raised {type(exc).__name__}: {exc}"
-        problem = problem or check_cli(paths["qrels"], paths["run"])
+        problem = problem or check_cli(paths["qrels"], paths["run"]) or check_cli(paths["log"])
         if problem:
             if LINE_LIMIT in os.environ:
                 problem += f" (with {LINE_LIMIT}={os.environ[LINE_LIMIT]})"

@@ -19,3 +19,14 @@ def test_benchmark_runner_on_the_tiny_shape(tmp_path: Path) -> None:
     assert "retrieval-eval CLI" in done.stdout and "pytrec_eval" in done.stdout
     assert "Agreement: all tools give the same means" in done.stdout
     assert "2 runs against qrels read once" in done.stdout and "`evaluate QRELS RUN x 2`" in done.stdout
+
+
+def test_parquet_long_ids_benchmark_on_a_small_run(tmp_path: Path) -> None:
+    """benchmarks/parquet_long_ids.py end to end on 20 x 50 rows: both runs give the same output."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "parquet_long_ids.py"), "--queries", "20", "--depth", "50",
+         "--repeat", "1", "--order", "shuffled", "--workdir", str(tmp_path)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert "outputs identical" in done.stdout, done.stdout + done.stderr
+    assert "with a 4,096-byte id" in done.stdout

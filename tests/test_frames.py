@@ -165,6 +165,27 @@ def test_unicode_long_and_dictionary_ids(tmp_path: Path) -> None:
         ["ü", long_id, "abcdefgh", "abcdefg"]  # ties: doc_id descending in byte order
 
 
+def test_a_long_id_in_a_later_batch_turns_the_column_into_bytes_objects(tmp_path: Path) -> None:
+    """Batches convert one at a time: a batch of short ids, then one holding a 10 KB id, gives a column
+    of bytes objects (widened, every row would take 10 KB); then a batch of short ids again joins it;
+    ids a little longer only widen it. The values are those of the TREC files."""
+    from retrieval_eval.io.frames import run_from_table
+
+    long_id = "L" * 10_000
+    parts = [[f"d{i}" for i in range(2000)], ["x1", long_id, "x2"], [f"e{i}" for i in range(100)]]
+    batches = [pa.record_batch({"query_id": ["q"] * len(ids), "doc_id": ids, "score": [float(-len(ids))] * len(ids)})
+               for ids in parts]
+    columns = run_from_table(pa.Table.from_batches(batches))
+    assert columns.doc_ids.dtype == object and columns.doc_ids.tolist() == [d.encode() for ids in parts for d in ids]
+    widened = run_from_table(pa.Table.from_batches(batches[:1] + [pa.record_batch(
+        {"query_id": ["q"], "doc_id": ["w" * 20], "score": [1.0]})]))
+    assert widened.doc_ids.dtype == "S24" and widened.doc_ids[-1] == b"w" * 20
+    qrels = {"query_id": ["q", "q"], "doc_id": [long_id, "e7"], "relevance": [1, 1]}
+    run = {name: [v for b in batches for v in b.column(name).to_pylist()] for name in ("query_id", "doc_id", "score")}
+    expected = SetEvaluator.from_trec(*write_trec(tmp_path, qrels, run))
+    assert_same(SetEvaluator.from_arrow(pa.table(qrels), pa.Table.from_batches(batches)), expected)
+
+
 def _run(**changes: list[Any]) -> Any:
     columns = {"query_id": ["q", "q", "q"], "doc_id": ["a", "b", "c"], "score": [1.0, 2.0, 3.0], **changes}
     return pa.table(columns)

@@ -31,6 +31,7 @@ import zlib
 from pathlib import Path
 
 import attrs
+import numpy as np
 import pytest
 
 from retrieval_eval import (
@@ -40,11 +41,11 @@ from retrieval_eval import (
     read_run,
 )
 from retrieval_eval.cli import main
-from retrieval_eval.io import _parse, _source
-from retrieval_eval.model import InputFormatError, InputTypeError, InputWarning
 from retrieval_eval.engine.build import build_batch
+from retrieval_eval.io import _parse, _source
 from retrieval_eval.io.formats import read_qrels_columns, read_run_columns
 from retrieval_eval.io.trec import write_qrels, write_run
+from retrieval_eval.model import InputFormatError, InputTypeError, InputWarning, RetrievalEvalError
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "input-faults.md"
 QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 1\n"
@@ -250,6 +251,15 @@ API_CASES = [
     "diff-no-common-query",
     "plot-without-matplotlib",
     "a-few-very-long-ids",
+    "long-id-in-a-table",
+    "mistyped-query-among-many-long-ids",
+    "monte-carlo-size-too-large",
+    "negative-seed",
+    "seeded-p-value-per-comparison",
+    "empty-table",
+    "log-first-row-like-data",
+    "log-score-1e400",
+    "spark-bad-row",
 ]
 
 
@@ -732,3 +742,252 @@ def test_a_few_very_long_ids(tmp_path: Path) -> None:
     assert peaks[1] - peaks[0] < 8 * (sizes[1] - sizes[0]), (peaks, sizes)
     qrels = _write(tmp_path / "qrels", f"q0 0 {'L' * 4990}7 1\nq0 0 d8 1\n")
     assert SetEvaluator.from_trec(qrels, run)["q0"].precision(10) == 0.2
+
+
+# Issue 28: the table readers, compare and the log reader under hostile input.
+
+
+def test_long_id_in_a_table(tmp_path: Path) -> None:
+    """One 16 KB document id among 50,000 short ones, in an Arrow table, a dictionary-encoded column,
+    a Parquet run and log, and a text log: the column holds bytes objects, so memory follows the
+    input's bytes (a fixed-width column, as wide as the longest id, took 50,000 x 16 KB = 800 MB), and
+    the values are those of the same run read from a TREC file."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from retrieval_eval.io.frames import qrels_from_table, run_from_table
+    from retrieval_eval.io.formats import read_log_columns
+
+    n, long_id = 50_000, "L" * 16_384
+    doc_ids = [long_id if i == 7 else f"d{i}" for i in range(n)]
+    query_ids = [f"q{i // 1000}" for i in range(n)]
+    scores = [float(-(i % 1000)) for i in range(n)]
+    run_table = pa.table({"query_id": query_ids, "doc_id": doc_ids, "score": scores})
+    peaks = {}
+    for name, table in (("short", run_table.set_column(1, "doc_id", pa.array([f"d{i}" for i in range(n)]))),
+                        ("long", run_table)):
+        tracemalloc.start()
+        try:
+            columns = run_from_table(table)
+            peaks[name] = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert columns.doc_ids.dtype == object and columns.doc_ids[7] == long_id.encode() and columns.doc_ids[8] == b"d8"
+    # About 100 bytes a row traced either way; one long id adds its own bytes, not n times them.
+    assert peaks["long"] < 1.5 * peaks["short"] + 10 * len(long_id), peaks
+    # A dictionary-encoded column (Parquet's, pandas' categoricals) is gathered as objects too.
+    encoded = run_from_table(run_table.set_column(1, "doc_id", pa.array(doc_ids).dictionary_encode()))
+    assert encoded.doc_ids.dtype == object and encoded.doc_ids.tolist() == columns.doc_ids.tolist()
+    # The same values as the TREC file of the same run (the long id judged relevant).
+    qrels_rows = [("q0", long_id, 1), ("q0", "d3", 1), ("q1", "d1001", 1)]
+    run_path = _write(tmp_path / "run", "".join(f"{q} Q0 {d} 1 {s} r\n" for q, d, s in zip(query_ids, doc_ids, scores)))
+    qrels_path = _write(tmp_path / "qrels", "".join(f"{q} 0 {d} {r}\n" for q, d, r in qrels_rows))
+    qrels_table = pa.table(dict(zip(("query_id", "doc_id", "relevance"), map(list, zip(*qrels_rows)))))
+    expected = SetEvaluator.from_trec(qrels_path, run_path).per_query("AP")
+    assert SetEvaluator.from_arrow(qrels_table, run_table).per_query("AP") == expected
+    pq.write_table(qrels_table, tmp_path / "qrels.parquet")
+    pq.write_table(run_table, tmp_path / "run.parquet")
+    assert SetEvaluator.from_parquet(tmp_path / "qrels.parquet", tmp_path / "run.parquet").per_query("AP") == expected
+    # Logs, Parquet and text: the item column alike.
+    log = pa.table({"group": query_ids, "item": doc_ids, "score": scores, "label": [int(i % 50 == 7) for i in range(n)]})
+    pq.write_table(log, tmp_path / "log.parquet")
+    text_log = _write(tmp_path / "log.tsv", "".join(f"{g}\t{i}\t{s}\t{c}\n" for g, i, s, c in zip(*log.to_pydict().values())))
+    for source in (tmp_path / "log.parquet", text_log):
+        qrels, run = read_log_columns(source)
+        assert run.doc_ids.dtype == object and run.doc_ids[7] == long_id.encode(), source
+    assert (SetEvaluator.from_log(tmp_path / "log.parquet").per_query("AP")
+            == SetEvaluator.from_log(text_log).per_query("AP"))
+
+
+def test_mistyped_query_among_many_long_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mistyped --query among 100,000 ids of 300 characters: the suggestion compares the query with a
+    bounded number of ids (those sharing the longest prefix or suffix), not with every one (a minute)."""
+    import difflib
+    import random
+
+    from retrieval_eval.analysis.inspection import find_query
+
+    rng = random.Random(28)
+    ids = ["".join(rng.choices("abcdefghij", k=300)) for _ in range(100_000)]
+    pa = pytest.importorskip("pyarrow")
+    table = {"query_id": ids, "doc_id": ["d"] * len(ids)}
+    results = SetEvaluator.from_arrow(pa.table({**table, "relevance": [1] * len(ids)}),
+                                      pa.table({**table, "score": [1.0] * len(ids)}))
+    compared = []
+
+    class Counting(difflib.SequenceMatcher):  # type: ignore[type-arg]
+        def set_seq1(self, a) -> None:  # noqa: ANN001
+            compared.append(a)
+            super().set_seq1(a)
+
+    monkeypatch.setattr(difflib, "SequenceMatcher", Counting)
+    target = ids[4321]
+    for typo in (target[:150] + "X" + target[151:], "X" + target[1:], target[:-1] + "X"):
+        compared.clear()
+        start = time.perf_counter()
+        with pytest.raises(RetrievalEvalError) as raised:
+            find_query(results, typo, "run")
+        assert time.perf_counter() - start < 10  # the whole search (it took about 60 s)
+        assert f"(did you mean {target!r}?)" in str(raised.value)
+        assert len(compared) <= 64, len(compared)  # it compared with all 100,000
+
+
+def test_monte_carlo_size_too_large(tmp_path: Path, capsys) -> None:
+    """--permutations and --samples above 1,000,000 are refused before any file is read (1e12 tried to
+    allocate 7 TiB; 2**30 enumerated as many sign patterns for 45 s); the Python functions raise."""
+    from retrieval_eval import compare
+    from retrieval_eval.analysis.stats import MAX_PERMUTATIONS, MAX_SAMPLES, paired_test, tukey_hsd
+
+    missing = [str(tmp_path / "no-such-qrels"), str(tmp_path / "a.run"), str(tmp_path / "b.run")]
+    for option, test, value in (("--permutations", "permutation", 10**12), ("--permutations", "tukey", 10**12),
+                                ("--samples", "bootstrap", 10**12), ("--permutations", "permutation", 2**30)):
+        start = time.perf_counter()
+        assert main(["compare", *missing, "--test", test, option, str(value)]) == 2
+        out, err = capsys.readouterr()
+        name = option.lstrip("-")
+        assert out == "" and err == (f"retrieval-eval: error: '{name}' must be a positive integer of at most "
+                                     f"1,000,000 (memory and time grow with it); got {value:,}.\n"), err
+        assert time.perf_counter() - start < 5
+    d = np.linspace(0.01, 0.3, 30)
+    for call in (lambda: paired_test(np.zeros(30), d, "permutation", permutations=2**30),
+                 lambda: paired_test(np.zeros(30), d, "bootstrap", samples=MAX_SAMPLES + 1),
+                 lambda: tukey_hsd([d, d], permutations=MAX_PERMUTATIONS + 1),
+                 lambda: compare(None, {"a": None, "b": None}, permutations=10**30)):
+        with pytest.raises(RetrievalEvalError, match="must be a positive integer of at most 1,000,000"):
+            call()
+    # At the limit: 30 queries are sampled, not enumerated (2**30 > 1,000,000), in bounded time.
+    start = time.perf_counter()
+    p = paired_test(np.zeros(30), d - 0.15, "permutation", permutations=MAX_PERMUTATIONS, seed=0).p_value
+    assert p * (MAX_PERMUTATIONS + 1) == pytest.approx(round(p * (MAX_PERMUTATIONS + 1)))  # (b + 1) / (B + 1)
+    assert time.perf_counter() - start < 30
+
+
+def test_negative_seed(tmp_path: Path, capsys) -> None:
+    """--seed -1 is refused (exit 2, one line, before any file is read), for every test; it was a traceback."""
+    from retrieval_eval import compare
+    from retrieval_eval.analysis.stats import paired_test, tukey_hsd
+
+    qrels = _write(tmp_path / "qrels", QRELS)
+    runs = [_write(tmp_path / "a.run", RUN), _write(tmp_path / "b.run", RUN.replace("2.0", "0.5"))]
+    for test in ("t", "permutation", "bootstrap", "tukey"):
+        assert main(["compare", qrels, *runs, "--test", test, "--seed", "-1"]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err == "retrieval-eval: error: 'seed' must be an integer >= 0 or None; got -1.\n", err
+    for call in (lambda: paired_test([0.1, 0.2], [0.3, 0.1], "t", seed=-1), lambda: tukey_hsd([[0.1], [0.2]], seed=-1),
+                 lambda: compare(qrels, {"a": runs[0], "b": runs[1]}, seed=-1),
+                 lambda: paired_test([0.1, 0.2], [0.3, 0.1], "permutation", seed="1")):
+        with pytest.raises(RetrievalEvalError, match=r"'seed' must be an integer >= 0 or None"):
+            call()
+    assert main(["compare", qrels, *runs, "--test", "permutation", "--seed", "0"]) == 0
+
+
+def test_seeded_p_value_per_comparison() -> None:
+    """With a seed, a comparison's p-value is the same whatever else is compared: other measures before
+    it, other runs, another order (it moved from 0.0650 to 0.0606 when P@10 was added)."""
+    from retrieval_eval import compare
+
+    rng = np.random.default_rng(28)
+    qrels = {f"q{i}": {f"d{j}": int(rng.random() < 0.3) for j in range(20)} for i in range(40)}
+    runs = {name: SetEvaluator.from_dict(qrels, {q: {f"d{j}": float(rng.random() + shift * qrels[q][f"d{j}"])
+                                                     for j in range(20)} for q in qrels})
+            for name, shift in (("base", 0.0), ("new", 0.15), ("other", 0.3))}
+
+    def p_values(measures: list[str], names: list[str], test: str) -> dict[tuple[str, str, str], float]:
+        result = compare(None, {n: runs[n] for n in names}, measures, test=test, seed=42, permutations=2000,
+                         samples=2000, all_pairs=True)
+        return {(c.measure, c.baseline, c.run): c.p_value for c in result.comparisons}
+
+    for test in ("permutation", "bootstrap"):
+        alone = p_values(["AP"], ["base", "new"], test)
+        assert 0 < alone["AP", "base", "new"] < 1
+        for measures, names in ((["P@10", "AP"], ["base", "new"]), (["nDCG@10", "AP", "RR"], ["base", "new", "other"])):
+            assert p_values(measures, names, test)["AP", "base", "new"] == alone["AP", "base", "new"], (test, measures)
+    tukey = p_values(["AP"], ["base", "new", "other"], "tukey")
+    assert p_values(["P@10", "AP"], ["base", "new", "other"], "tukey")["AP", "base", "new"] == tukey["AP", "base", "new"]
+
+
+def test_empty_table() -> None:
+    """An Arrow table or DataFrame without rows is refused, as an empty file (text or Parquet) is,
+    with the same words; it used to be evaluated as 0.0."""
+    pa = pytest.importorskip("pyarrow")
+    pd = pytest.importorskip("pandas")
+    from retrieval_eval.io.frames import run_from_table
+
+    qrels = pa.table({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]})
+    run = pa.table({"query_id": ["q1"], "doc_id": ["a"], "score": [1.0]})
+    judged = "qrels table: no judgments found; expected rows with columns query_id, doc_id, relevance; got no rows"
+    ranked = "run table: no results found; expected rows with columns query_id, doc_id, score; got no rows"
+    for build in (SetEvaluator.from_arrow, SetEvaluator.from_dataframe):
+        with pytest.raises(InputFormatError) as raised:
+            build(qrels.slice(0, 0), run)
+        assert str(raised.value) == judged
+        with pytest.raises(InputFormatError) as raised:
+            build(qrels, run.slice(0, 0))
+        assert str(raised.value) == ranked
+    empty = pd.DataFrame({"query_id": pd.Series([], dtype=str), "doc_id": pd.Series([], dtype=str),
+                          "score": pd.Series([], dtype=float)})
+    with pytest.raises(InputFormatError, match="^run table: no results found; "):
+        SetEvaluator.from_dataframe(qrels.to_pandas(), empty)
+    assert len(run_from_table(run.slice(0, 0), empty_ok=True).query_ids) == 0  # a part of a run may be empty
+
+
+def test_log_first_row_like_data(tmp_path: Path, capsys) -> None:
+    """A first row ``s1,i1,abc,yes`` (a bad score, a yes/no label) is a row, refused with its line; it was
+    taken as a header and dropped without a word. A header is 4 fields, none a number, no label value."""
+    from retrieval_eval.io.formats import read_log_columns
+
+    for first in ("s1,i1,abc,yes", "s1,i1,abc,TRUE", "1,item,score,label"):
+        log = _write(tmp_path / "log.csv", f"{first}\ns1,i2,0.5,1\n")
+        with pytest.raises(TrecFormatError) as raised:
+            read_log_columns(log)
+        assert str(raised.value) == f"{log}:1: score must be a number; expected 'group item score label'; got '{first}'"
+        assert main(["evaluate", "--log", log, "-m", "AUC"]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.startswith(f"retrieval-eval: error: {log}:1: ") and err.count("\n") == 1, err
+    log = _write(tmp_path / "log.csv", "session,item,score,click\ns1,i1,0.9,1\ns1,i2,0.5,0\n")
+    qrels, _ = read_log_columns(log)
+    assert qrels.lines.tolist() == [2, 3]  # a header that looks like one is still one
+
+
+def test_log_score_1e400(tmp_path: Path, capsys) -> None:
+    """A log score beyond the double range is read as infinity with the TREC reader's warning (it was silent)."""
+    from retrieval_eval.io.formats import read_log_columns
+
+    log = _write(tmp_path / "log.tsv", "s1\ti1\t0.5\t1\ns1\ti2\t1e400\t0\ns1\ti3\tinf\t0\n")
+    with pytest.warns(InputWarning) as caught:
+        _, run = read_log_columns(log)
+    assert run.scores.tolist() == [0.5, math.inf, math.inf]
+    assert [str(w.message) for w in caught] == [
+        f"{log}:2: score too large for a double, read as infinity (as trec_eval's atof does); got 's1\\ti2\\t1e400\\t0'"]
+    assert main(["evaluate", "--log", log, "-m", "AUC"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith(f"retrieval-eval: warning: {log}:2: score too large for a double, read as infinity"), err
+
+
+def test_spark_bad_row() -> None:
+    """A bad row in a Spark task is named by its query and document (group and item for a log), which a
+    user can look up, not by "partition 0, row 5" of a shuffle. (No Spark session needed: the task's
+    function on one partition's table.)"""
+    pa = pytest.importorskip("pyarrow")
+    pytest.importorskip("pyspark")
+    from retrieval_eval.integrations import spark as rs
+
+    tagged = {"query_id": ["q", "q", "q", "q"], "doc_id": ["a", "b", "a", "b"], "relevance": [1, 0, None, None],
+              "score": [None, None, 1.0, float("nan")], "_run": [False, False, True, True]}
+    cases = [
+        (rs._split_union, tagged, "run DataFrame, query 'q', document 'b': score must not be NaN (it would make "
+                                  "the ranking order undefined; column 'score')"),
+        (rs._split_union, {**tagged, "relevance": [1, None, None, None], "score": [None, None, 1.0, 2.0]},
+         "qrels DataFrame, query 'q', document 'b': empty relevance (column 'relevance'): null; expected columns "
+         "query_id, doc_id, relevance"),
+        (rs._split_union, {**tagged, "doc_id": ["a", "b", "a", "L" * 500], "score": [None, None, 1.0, float("nan")]},
+         "run DataFrame, query 'q', document '" + "L" * 95 + "...': score must not be NaN"),
+        (rs._split_log, {"query_id": ["s1", "s1"], "doc_id": ["i1", "i2"], "score": [0.5, 0.2],
+                         "relevance": [1.0, 0.5]},
+         "log DataFrame, group 's1', item 'i2': relevance must be an integer (column 'relevance'); got 0.5"),
+    ]
+    for split, columns, message in cases:
+        evaluate_partition = rs._evaluate_partitions(split, ["AP"], 1, {"complete": True})
+        with pytest.raises(InputFormatError) as raised:
+            list(evaluate_partition(iter(pa.table(columns).to_batches())))
+        assert str(raised.value).startswith(message), str(raised.value)
+        assert "partition" not in str(raised.value) and "row" not in str(raised.value)

@@ -174,6 +174,47 @@ def test_a_duplicate_judgment_names_its_ids() -> None:
                                  "document at most once per query")
 
 
+class _Collected:
+    """What summarize reads of a DataFrame (``select(...).toArrow()``), over a pyarrow table: no session."""
+
+    def __init__(self, table: Any) -> None:
+        self.table = table
+
+    def select(self, *names: str) -> _Collected:
+        return _Collected(self.table.select(list(names)))
+
+    def toArrow(self) -> Any:  # noqa: N802 - pyspark's name
+        return self.table
+
+
+def test_summarize_keeps_long_query_ids_in_arrow() -> None:
+    """One query id of 20,000 characters among 2,000: summarize sorts the ids in Arrow, in the bytes they
+    have (a NumPy str array took 4 bytes a character of the longest id for every query: 160 MB here),
+    and its summaries are SetEvaluator's."""
+    import tracemalloc
+
+    from retrieval_eval.integrations import spark as rs
+
+    long_id = "é" * 10_000 + "z"
+    query_ids = [long_id if i == 3 else f"q{i}" for i in range(2000)]
+    qrels = pa.table({"query_id": query_ids, "doc_id": ["d"] * 2000, "relevance": [i % 2 for i in range(2000)]})
+    run = pa.table({"query_id": query_ids, "doc_id": ["d"] * 2000, "score": [1.0] * 2000})
+    evaluator = SetEvaluator.from_arrow(qrels, run)
+    per_query = pa.concat_tables(list(map(pa.Table.from_batches, ([b] for b in rs._long_rows(evaluator, ["AP", "GAUC"])))))
+    shuffled = per_query.take(pa.array(np.random.default_rng(0).permutation(per_query.num_rows)))
+    tracemalloc.start()
+    try:
+        summary = rs.summarize(_Collected(shuffled))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert summary == {"AP": evaluator.aggregate("AP"), "GAUC": evaluator.aggregate("GAUC")}
+    assert peak < 10_000_000, peak
+    twice = pa.concat_tables([shuffled, shuffled.slice(0, 1)])
+    with pytest.raises(InputFormatError, match=r"summarize: query '.*' has two values of (AP|GAUC)"):
+        rs.summarize(_Collected(twice))
+
+
 def test_evaluate_log_equals_from_log(spark: Any, tmp_path: Path) -> None:
     from retrieval_eval.integrations import spark as rs
 

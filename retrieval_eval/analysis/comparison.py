@@ -21,6 +21,7 @@ compare and presents it. The multiple-testing family is all the comparisons of o
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import os
@@ -244,8 +245,11 @@ def compare(
     correction : {"none", "bonferroni", "holm", "bh"}, default "holm"
         Applied within each measure. ``tukey`` corrects by itself: its correction is "none".
     alpha, permutations, samples, seed
-        Significance level; Monte Carlo sizes of the permutation/Tukey and bootstrap tests; a seed
-        makes them reproducible (each comparison draws from its own stream derived from it).
+        Significance level; Monte Carlo sizes of the permutation/Tukey and bootstrap tests (at most
+        :data:`~retrieval_eval.analysis.stats.MAX_PERMUTATIONS` and ``MAX_SAMPLES``); a seed (an
+        integer >= 0) makes them reproducible: each comparison draws from its own stream, derived
+        from the seed, the measure's name and the runs' names, so its p-value is the same whatever
+        else is compared.
     rel, complete, judged_only, max_depth
         As in :meth:`SetEvaluator.from_trec`. With ``complete=False`` (or evaluators over different
         queries) only the queries every run has are compared, and the means are over those.
@@ -262,6 +266,8 @@ def compare(
         raise RetrievalEvalError(f"the Tukey HSD test adjusts for every pair itself; drop the {correction!r} correction")
     if not 0 < alpha < 1:
         raise RetrievalEvalError(f"'alpha' must be between 0 and 1; got {alpha!r}")
+    # Sizes and seed are checked before any file is read (a bad one would fail only after the work).
+    stats.check_parameters(permutations=permutations, samples=samples, alpha=alpha, seed=seed)
     names = list(runs)
     if len(names) < 2:
         raise RetrievalEvalError(f"comparing needs at least two runs; got {len(names)}")
@@ -291,12 +297,12 @@ def compare(
 
     pairs = _pairs(names, baseline, all_pairs)
     comparisons = []
-    for mi, key in enumerate(keys):
+    for key in keys:
         matrix = np.stack([values[n, key] for n in names])
         results = [_paired(stats, matrix, names.index(a), names.index(b), test, permutations, samples,
-                           _stream(seed, mi, names.index(a), names.index(b)), alpha) for a, b in pairs]
+                           _stream(seed, key, a, b), alpha) for a, b in pairs]
         if test == "tukey":
-            p_matrix = stats.tukey_hsd(matrix, permutations=permutations, seed=_stream(seed, mi, -1, -1))
+            p_matrix = stats.tukey_hsd(matrix, permutations=permutations, seed=_stream(seed, key, *names))
             raw = np.array([p_matrix[names.index(a), names.index(b)] for a, b in pairs])
         else:
             raw = np.array([r.p_value for r in results])
@@ -319,11 +325,16 @@ def _paired(stats: Any, matrix: FloatArray, a: int, b: int, test: str, permutati
                              samples=samples, seed=seed, alpha=alpha)
 
 
-def _stream(seed: int | None, *where: int) -> int | None:
-    """A seed of its own for each comparison, so that results do not depend on what else is compared."""
+def _stream(seed: int | None, measure: str, *runs: str) -> int | None:
+    """A seed of its own for each comparison: a measure (its canonical name) and the runs compared
+    (by name), so that a comparison's p-value does not depend on what else is compared, nor on
+    the order of the measures or runs. The names are hashed with BLAKE2b (Python's ``hash`` of a
+    str changes from one process to the next)."""
     if seed is None:
         return None
-    return int(np.random.SeedSequence([seed, *(w + 1 for w in where)]).generate_state(1)[0])
+    text = "\0".join((measure, *runs)).encode("utf-8", "surrogatepass")
+    name_key = int.from_bytes(hashlib.blake2b(text, digest_size=16).digest(), "little")
+    return int(np.random.SeedSequence(entropy=seed, spawn_key=(name_key,)).generate_state(1, np.uint64)[0])
 
 
 def _pairs(names: list[str], baseline: str, all_pairs: bool) -> list[tuple[str, str]]:

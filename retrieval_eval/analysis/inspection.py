@@ -10,6 +10,7 @@ and ``retrieval-eval diff`` print.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 from collections.abc import Sequence
@@ -78,10 +79,54 @@ def find_query(results: SetEvaluator, query_id: str, where: str) -> RetrievalEva
     if query_id in set(results.missing_from_run):
         raise RetrievalEvalError(f"query {query_id!r} is judged but {where} has no results for it, and queries "
                                  "without results are left out (--skip-missing)")
-    close = difflib.get_close_matches(query_id, results.query_ids, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    close = _closest(query_id, results.query_ids)
+    hint = f" (did you mean {close!r}?)" if close is not None else ""
     raise RetrievalEvalError(
         f"no query {query_id!r} among the {len(results)} evaluated queries of {where}{hint}")
+
+
+#: Ids that share the longest prefix (and, apart, the longest suffix) with a mistyped one, taken from
+#: each side of where it would sort: the only ones compared with it, so that the search for a
+#: suggestion costs a sort and a bounded number of comparisons, however many ids there are.
+_NEIGHBOURS = 16
+#: Characters of each id that the comparison looks at: difflib's cost grows with their square.
+_COMPARED_CHARACTERS = 256
+
+
+def _closest(query_id: str, ids: Sequence[str]) -> str | None:
+    """The id most like ``query_id`` (difflib's ratio, at least 0.6; the greater id of a tie), or
+    None: a hint for a typo.
+
+    Only the ids beside ``query_id`` in sorted order (the longest common prefixes) and in the order
+    of reversed ids (the longest common suffixes) are compared, on their first
+    :data:`_COMPARED_CHARACTERS` characters: a typo keeps most of the id on one side or the other.
+    Over 100,000 long ids, comparing with every one took a minute.
+    """
+    candidates = dict.fromkeys(_beside(query_id, ids, reverse=False) + _beside(query_id, ids, reverse=True))
+    shown = {candidate[:_COMPARED_CHARACTERS]: candidate for candidate in reversed(list(candidates))}
+    # difflib.get_close_matches(query_id, ..., n=1), but without its "autojunk", which ignores every
+    # character of ids of 200 or more made of a few (hex digits, say): it would find none alike.
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    matcher.set_seq2(query_id[:_COMPARED_CHARACTERS])
+    scored = []
+    for text in shown:
+        matcher.set_seq1(text)
+        if matcher.real_quick_ratio() >= 0.6 and matcher.quick_ratio() >= 0.6 and (score := matcher.ratio()) >= 0.6:
+            scored.append((score, text))
+    return shown[max(scored)[1]] if scored else None
+
+
+def _beside(query_id: str, ids: Sequence[str], *, reverse: bool) -> list[str]:
+    """The :data:`_NEIGHBOURS` ids on each side of where ``query_id`` sorts among ``ids`` (each id
+    read backwards when ``reverse``), in the order of ``ids``."""
+    if len(ids) <= 2 * _NEIGHBOURS:
+        return list(ids)
+    # Backwards, the last characters only: a copy of every whole id could take gigabytes.
+    keys = [i[: -_COMPARED_CHARACTERS - 1 : -1] for i in ids] if reverse else ids
+    order = sorted(range(len(ids)), key=keys.__getitem__)
+    at = bisect.bisect_left([keys[i] for i in order], query_id[: -_COMPARED_CHARACTERS - 1 : -1] if reverse else query_id)
+    chosen = sorted(order[max(at - _NEIGHBOURS, 0) : at + _NEIGHBOURS])
+    return [ids[i] for i in chosen]
 
 
 def _as_read(shown: str) -> str:

@@ -41,7 +41,12 @@ The direction and certainty of such a shift are in ``delta``, ``wins``/``losses`
 
 Monte Carlo tests (permutation, bootstrap, tukey) draw from ``numpy.random.default_rng(seed)`` in
 batches whose size depends only on the input size, so one seed gives identical results on every
-machine and thread count. A permuted (or resampled) statistic counts as "at least as extreme" as
+machine and thread count. A seed is None or an integer >= 0. Their sizes are bounded:
+``permutations`` and ``samples`` are at most :data:`MAX_PERMUTATIONS` and :data:`MAX_SAMPLES`
+(1,000,000 each, a hundred times the default), so that memory (8 bytes a draw) and time (a few
+operations per draw and query) stay bounded; more is refused up front. The permutation test
+enumerates the 2**n sign patterns only when that is no more than ``permutations``, so the exact
+test never costs more than the sampled one would (at most 2**19 patterns, for up to 19 queries). A permuted (or resampled) statistic counts as "at least as extreme" as
 the observed one when it is at least ``observed - 1e-9 * scale``, where ``scale`` bounds the
 statistic (the sum of ``|d|``, the largest ``|d|``, the largest ``|value|``): values that are equal
 mathematically but were summed in another order must count as ties.
@@ -73,7 +78,8 @@ from ..model import FloatArray, MissingExtraError, RetrievalEvalError
 if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
     import numpy.typing as npt
 
-__all__ = ["CORRECTIONS", "TESTS", "PairedResult", "adjust", "paired_test", "tukey_hsd"]
+__all__ = ["CORRECTIONS", "MAX_PERMUTATIONS", "MAX_SAMPLES", "TESTS", "PairedResult", "adjust", "paired_test",
+           "tukey_hsd"]
 
 #: Names accepted by :func:`paired_test` (and ``compare --test``).
 TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap", "tukey")
@@ -82,6 +88,11 @@ TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap", "tukey")
 CORRECTIONS = ("none", "bonferroni", "holm", "bh")
 
 _NO_SCIPY = "scipy is needed for significance tests: pip install 'retrieval_eval[stats]'"
+
+#: The most permutations (permutation and Tukey tests) and resamples (bootstrap) accepted: memory
+#: takes 8 bytes a draw, time some operations per draw and query; far more than a p-value needs.
+MAX_PERMUTATIONS = 1_000_000
+MAX_SAMPLES = 1_000_000
 
 #: Permuted or resampled statistics within this fraction of the statistic's scale of the observed one tie with it.
 _RTOL = 1e-9
@@ -149,7 +160,8 @@ def paired_test(
           hypothesis the two values of a query are exchangeable, so each difference keeps or flips
           its sign at random. Statistic ``|mean(d)|``; p = (b + 1) / (B + 1), where b of the B random
           sign patterns give a statistic at least the observed one. When 2**n <= ``permutations``
-          all 2**n patterns are enumerated instead and p is the exact fraction (identity included).
+          all 2**n patterns are enumerated instead and p is the exact fraction (identity included):
+          never more work than B random patterns.
         - ``bootstrap``: paired bootstrap test of the mean difference by the shift method (Efron &
           Tibshirani 1993, ch. 16, the one-sample problem; Sakai 2006, 2014 for IR). The differences are
           resampled with replacement ``samples`` times; under the null hypothesis they are shifted
@@ -158,11 +170,12 @@ def paired_test(
         - ``tukey``: randomised Tukey HSD (:func:`tukey_hsd`) on these two runs, which for two runs
           is a Monte Carlo version of the permutation test.
     permutations : int, default 10000
-        Random sign patterns (``permutation``) or permutations (``tukey``).
+        Random sign patterns (``permutation``) or permutations (``tukey``), 1 to
+        :data:`MAX_PERMUTATIONS`.
     samples : int, default 10000
-        Bootstrap resamples (``bootstrap``).
+        Bootstrap resamples (``bootstrap``), 1 to :data:`MAX_SAMPLES`.
     seed : int or None
-        Seed of ``numpy.random.default_rng``; the same seed gives identical results.
+        Seed of ``numpy.random.default_rng``, an integer >= 0; the same seed gives identical results.
     alpha : float, default 0.05
         The confidence interval has coverage 1 - alpha.
 
@@ -198,7 +211,7 @@ def paired_test(
     1.0
     """
     _check_choice("test", test, TESTS)
-    _check_parameters(permutations=permutations, samples=samples, alpha=alpha)
+    check_parameters(permutations=permutations, samples=samples, alpha=alpha, seed=seed)
     b, r = _as_vector(baseline, "baseline"), _as_vector(run, "run")
     if b.shape != r.shape:
         raise RetrievalEvalError(
@@ -241,9 +254,9 @@ def tukey_hsd(values: npt.ArrayLike, *, permutations: int = 10_000, seed: int | 
     values : array_like, shape (n_runs, n_queries)
         Finite per-query values; row i is run i, column j is query j in every run.
     permutations : int, default 10000
-        Number of random trials B.
+        Number of random trials B, at most :data:`MAX_PERMUTATIONS`.
     seed : int or None
-        Seed of ``numpy.random.default_rng``; the same seed gives identical results.
+        Seed of ``numpy.random.default_rng``, an integer >= 0; the same seed gives identical results.
 
     Returns
     -------
@@ -263,7 +276,7 @@ def tukey_hsd(values: npt.ArrayLike, *, permutations: int = 10_000, seed: int | 
     >>> p.shape, float(p[0, 2]), bool(p[0, 1] < 0.5)
     ((3, 3), 1.0, True)
     """
-    _check_parameters(permutations=permutations)
+    check_parameters(permutations=permutations, seed=seed)
     matrix = np.asarray(values, dtype=np.float64)
     if matrix.ndim != 2:
         raise RetrievalEvalError(f"'values' must be a 2-D array (n_runs, n_queries); got shape {matrix.shape}.")
@@ -362,7 +375,7 @@ def _permutation_p(d: FloatArray, permutations: int, rng: np.random.Generator) -
     n = d.size
     total = float(d.sum())
     threshold = abs(total) - _RTOL * float(np.abs(d).sum())  # sums, not means: the same test
-    exact = 2**n <= permutations
+    exact = n < 64 and 2**n <= permutations  # bounded by MAX_PERMUTATIONS: at most 2**19 patterns
     draws = 2**n if exact else permutations
     batch = max(1, _BATCH // n)
     at_least = 0
@@ -427,9 +440,17 @@ def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
         raise RetrievalEvalError(f"unknown {name} {value!r}; choose one of {', '.join(choices)}.")
 
 
-def _check_parameters(*, permutations: int = 1, samples: int = 1, alpha: float = 0.05) -> None:
-    for name, count in (("permutations", permutations), ("samples", samples)):
+def check_parameters(*, permutations: int = 1, samples: int = 1, alpha: float = 0.05, seed: object = None) -> None:
+    """Raise RetrievalEvalError for a Monte Carlo size out of 1..its maximum, an ``alpha`` outside
+    (0, 1) or a seed that is not None or an integer >= 0 (checked before any work starts)."""
+    for name, count, most in (("permutations", permutations, MAX_PERMUTATIONS), ("samples", samples, MAX_SAMPLES)):
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise RetrievalEvalError(f"'{name}' must be a positive integer; got {count!r}.")
+        if count > most:
+            raise RetrievalEvalError(f"'{name}' must be a positive integer of at most {most:,} (memory and time "
+                                     f"grow with it); got {count:,}.")
     if not 0.0 < alpha < 1.0:
         raise RetrievalEvalError(f"'alpha' must lie strictly between 0 and 1; got {alpha!r}.")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        shown = repr(seed) if len(repr(seed)) <= 100 else repr(seed)[:96] + "..."
+        raise RetrievalEvalError(f"'seed' must be an integer >= 0 or None; got {shown}.")

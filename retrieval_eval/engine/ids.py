@@ -6,6 +6,7 @@ Ids stay bytes, compared as 64-bit words rather than as strings, so that byte or
 
 from __future__ import annotations
 
+import bisect
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import numpy as np
@@ -121,6 +122,8 @@ def intern(ids: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], IntArray]:
     Byte strings are compared as 64-bit words rather than as strings, which is several times faster;
     ids that come in runs (a run file's query column) are interned one run at a time.
     """
+    if ids.dtype.kind == "O" and len(ids) and isinstance(ids[0], bytes):  # the readers' bytes objects
+        return _intern_objects(ids)
     if ids.dtype.kind != "S" or len(ids) == 0:
         vocab, codes = np.unique(ids, return_inverse=True)
         return vocab, codes.ravel().astype(np.int64)
@@ -131,6 +134,31 @@ def intern(ids: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], IntArray]:
         return _intern_words(ids, _words(ids))
     vocab, head_codes = _intern_words(ids[heads], _words(ids[heads]))
     return vocab, along_runs(head_codes, heads, len(ids))
+
+
+def _intern_objects(ids: npt.NDArray[np.object_]) -> tuple[npt.NDArray[np.object_], IntArray]:
+    """:func:`intern` of ``bytes`` objects (a column with a few very long ids): the short ids, nearly
+    all, interned as a fixed-width column; the long ones sorted apart, and merged in by their places
+    among the short ones (NumPy's sort of Python objects took seconds for a million ids)."""
+    length = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+    short = length <= _SHORT_ID
+    width = 8 * max(-(-int(length[short].max(initial=0)) // 8), 1)
+    short_vocab, short_codes = intern(np.array(ids[short].tolist(), dtype=f"S{width}"))
+    short_list = short_vocab.tolist()  # bytes: NumPy drops the zero padding, which no id holds
+    long_list = sorted(set(ids[~short].tolist()))
+    # A long id equals no short one: it goes before the short ids from its place on.
+    places = np.array([bisect.bisect_left(short_list, value) for value in long_list], dtype=np.int64)
+    short_position = np.arange(len(short_list)) + np.searchsorted(places, np.arange(len(short_list)), side="right")
+    long_position = places + np.arange(len(long_list))
+    vocab = np.empty(len(short_list) + len(long_list), dtype=object)
+    vocab[short_position] = short_list
+    vocab[long_position] = long_list
+    codes = np.empty(len(ids), dtype=np.int64)
+    codes[short] = short_position[short_codes]
+    if len(long_list):
+        long_index = {value: int(position) for value, position in zip(long_list, long_position)}
+        codes[~short] = [long_index[value] for value in ids[~short].tolist()]
+    return vocab, codes
 
 
 def along_runs(values: npt.NDArray[Any] | None, heads: IntArray, n: int) -> npt.NDArray[Any]:
@@ -194,7 +222,8 @@ def _as_bytes(values: npt.ArrayLike) -> BytesArray:
     arr = np.asarray(values)
     if arr.dtype.kind == "S":
         return arr
-    if arr.dtype.kind == "O" and all(isinstance(x, bytes) for x in arr):  # a column with very long ids
+    # A column with very long ids (checked by the types present: a step per id costs far more)
+    if arr.dtype.kind == "O" and all(issubclass(kind, bytes) for kind in set(map(type, arr.tolist()))):
         return arr
     if arr.size == 0:
         return np.zeros(0, dtype="S1")

@@ -243,7 +243,7 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
     n_groups = len(distinct) * (int(query_code.max()) + 1)
     # Each row's (query, score descending) as one integer, where it fits.
     packed = query_code * len(distinct) + (len(distinct) - 1 - inverse.ravel()) if n_groups < 2**62 else None
-    if packed is not None and doc_ids.dtype.kind == "S" and n < 2**31:
+    if packed is not None and n < 2**31:
         # Any other layout (a run not sorted by score): one sort of the packed groups, then the tie
         # groups sorted by id as above, rather than interning every id.
         rows, ordered = _sort_rows(packed, n_groups)  # rows of equal groups are put in order below

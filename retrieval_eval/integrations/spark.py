@@ -144,15 +144,8 @@ def _long_rows(evaluator: Any, measures: list[str]) -> Iterator[Any]:
         )
 
 
-def _partition_id() -> int:
-    from pyspark import TaskContext
-
-    context = TaskContext.get()
-    return context.partitionId() if context is not None else 0
-
-
 def _evaluate_partitions(
-    table_to_columns: Callable[[Any, int], tuple[QrelsColumns, RunColumns] | None], measures: list[str],
+    table_to_columns: Callable[[Any], tuple[QrelsColumns, RunColumns] | None], measures: list[str],
     rel: int, options: dict[str, Any],
 ) -> Callable[[Iterator[Any]], Iterator[Any]]:
     """The ``mapInArrow`` function: a whole partition's batches as one table, evaluated at once."""
@@ -166,7 +159,7 @@ def _evaluate_partitions(
         received = list(batches)
         if not received:  # an empty partition (more partitions than queries)
             return
-        columns = table_to_columns(pa.Table.from_batches(received), _partition_id())
+        columns = table_to_columns(pa.Table.from_batches(received))
         del received
         if columns is None:
             return
@@ -188,7 +181,7 @@ def _check_partitions(partitions: object) -> int | None:
     return optional_int_at_least(partitions, "'partitions'", 1)
 
 
-def _split_union(table: Any, partition: int) -> tuple[QrelsColumns, RunColumns] | None:
+def _split_union(table: Any) -> tuple[QrelsColumns, RunColumns] | None:
     """A partition of the tagged union of qrels and run rows, as the builder's two inputs."""
     import pyarrow.compute as pc
 
@@ -199,12 +192,17 @@ def _split_union(table: Any, partition: int) -> tuple[QrelsColumns, RunColumns] 
     if judged.num_rows == 0:  # only run rows of queries nobody judged: nothing is evaluated
         return None
     ranked = table.filter(is_run)
-    where = f"partition {partition}"
-    qrels = qrels_from_table(judged, origin=f"qrels DataFrame ({where})")
-    run = run_from_table(ranked, origin=f"run DataFrame ({where})")
     # A row of a partition is nowhere a user can look it up (a DataFrame has no row numbers, and a
-    # partition holds the rows of a shuffle): a duplicate is named by its query and document only.
-    return evolve(qrels, origin="qrels DataFrame", unit=""), evolve(run, origin="run DataFrame", unit="")
+    # partition holds the rows of a shuffle): a bad row, and a duplicate, is named by its query and
+    # document only. A partition may hold judged queries without results (scored as empty rankings).
+    qrels = qrels_from_table(judged, origin="qrels DataFrame", rows_by_ids=_QUERY_AND_DOCUMENT)
+    run = run_from_table(ranked, origin="run DataFrame", empty_ok=True, rows_by_ids=_QUERY_AND_DOCUMENT)
+    return evolve(qrels, unit=""), evolve(run, unit="")
+
+
+#: How a task's error names a bad row: by the ids of its query (or group) and document (or item).
+_QUERY_AND_DOCUMENT = ("query", "document")
+_GROUP_AND_ITEM = ("group", "item")
 
 
 def evaluate(
@@ -276,16 +274,23 @@ def evaluate_log(
     return _map(rows, "query_id", partitions, _evaluate_partitions(_split_log, names, rel, options))
 
 
-def _split_log(table: Any, partition: int) -> tuple[QrelsColumns, RunColumns]:
+def _split_log(table: Any) -> tuple[QrelsColumns, RunColumns]:
     """A partition of a log as judgments (its labels) and a run (its scores), as logs.py reads one."""
     from ..io.frames import qrels_from_table, run_from_table
 
-    where = f"log DataFrame (partition {partition})"
-    return qrels_from_table(table, origin=where), run_from_table(table, origin=where)
+    qrels = qrels_from_table(table, origin="log DataFrame", rows_by_ids=_GROUP_AND_ITEM)
+    run = run_from_table(table, origin="log DataFrame", rows_by_ids=_GROUP_AND_ITEM)
+    return evolve(qrels, unit=""), evolve(run, unit="")
 
 
 #: How an error raised in a Python task appears in Spark's message: the exception's class and text.
 _TASK_ERROR = re.compile(r"retrieval_eval\.model\.(InputFormatError|InputTypeError|TrecFormatError): (.*)")
+
+
+def _short(text: str) -> str:
+    """``text`` quoted, cut to a few dozen characters (an id in an error may be very long)."""
+    shown = repr(text)
+    return shown if len(shown) <= 100 else shown[:96] + "..." + shown[-1]
 
 
 def summarize(per_query_df: DataFrame) -> dict[str, float]:
@@ -304,6 +309,7 @@ def summarize(per_query_df: DataFrame) -> dict[str, float]:
         Bad data found by the tasks (a duplicate document, a null ...), with the package's message;
         or a query listed twice for one measure (results of several evaluations mixed).
     """
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     try:
@@ -318,12 +324,14 @@ def summarize(per_query_df: DataFrame) -> dict[str, float]:
     names = sorted(pc.unique(table.column("measure")).to_pylist(), key=lambda name: (print_order(parse(name)), name))
     for name in names:
         rows = table.filter(pc.equal(table.column("measure"), name))
-        query_ids = np.asarray(rows.column("query_id").to_numpy(zero_copy_only=False), dtype=str)
-        order = np.argsort(query_ids, kind="stable")  # code point order is UTF-8 byte order: SetEvaluator's
-        ordered_ids = query_ids[order]
-        repeated = np.flatnonzero(ordered_ids[1:] == ordered_ids[:-1])
+        # Arrow sorts strings by their UTF-8 bytes (SetEvaluator's order), in place: a NumPy str
+        # array would take 4 bytes a character of the longest id for every query.
+        order = np.asarray(pc.sort_indices(rows.column("query_id")).to_numpy(zero_copy_only=False), dtype=np.int64)
+        ordered_ids = rows.column("query_id").take(pa.array(order))
+        repeated = np.flatnonzero(pc.equal(ordered_ids[1:], ordered_ids[:-1]).to_numpy(zero_copy_only=False))
         if len(repeated):
-            raise InputFormatError(f"summarize: query {str(ordered_ids[repeated[0]])!r} has two values of {name}; "
+            shown = _short(str(ordered_ids[int(repeated[0])].as_py()))
+            raise InputFormatError(f"summarize: query {shown} has two values of {name}; "
                                    "expected the result of one evaluation (each query once per measure)")
         values = rows.column("value").to_numpy(zero_copy_only=False)[order].astype(np.float64)
         definition = parse(name).definition

@@ -4,7 +4,9 @@ A qrels table has the columns ``query_id, doc_id, relevance`` and a run table ``
 score`` (other names are mapped by keyword: ``query_id="qid"``). Ids may be strings or integers (an
 integer id is its decimal string, as it would be in a TREC file); relevance must be integers and
 scores numbers; a null anywhere is an error. Tables are converted a batch of rows at a time, each
-column from its Arrow buffers: no Python object per row.
+column from its Arrow buffers: no Python object per row, except in an id column where a few ids are
+much longer than the rest, which holds ``bytes`` objects as the text reader's does (a fixed-width
+column would be as wide as its longest id in every row).
 
 Errors name the source and the row (``qrels.parquet, row 12``), as the text readers name lines.
 pyarrow is the ``parquet`` extra; every table type is converted through it.
@@ -20,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.memory import release_freed_memory
+from ._tokens import _WIDE_ID, _widens_too_far
 from ..model import (
     FloatArray,
     InputFormatError,
@@ -67,19 +70,45 @@ def as_table(data: object, what: str) -> Any:
                          f"__arrow_c_stream__; got {type(data).__name__}")
 
 
-class TableSource:
-    """Where a table came from, for error messages: ``origin, row N``, and which errors to raise."""
+#: Characters of an id shown in an error that names a row by its ids (a long id is cut).
+_SHOWN_ID = 100
 
-    def __init__(self, origin: str, in_memory: bool, columns: tuple[str, ...], expected: str | None = None) -> None:
+
+class TableSource:
+    """Where a table came from, for error messages, and which errors to raise.
+
+    A row is named ``origin, row N``; or, when ``named_by`` gives the id columns and how to call
+    them (``{"query": "query_id", "document": "doc_id"}``), by the ids of that row in the batch
+    being converted (``origin, query 'q1', document 'd5'``): a Spark partition's rows have no
+    number a user could look up.
+    """
+
+    def __init__(self, origin: str, in_memory: bool, columns: tuple[str, ...], expected: str | None = None,
+                 named_by: dict[str, str] | None = None) -> None:
         self.origin = origin
+        self.in_memory = in_memory
         self.bad_type: type[Exception] = InputTypeError if in_memory else TrecFormatError
         self.bad_value: type[Exception] = InputFormatError if in_memory else TrecFormatError
         self.expected = expected or f"columns {', '.join(columns)}"
         self.hint = " (other names are mapped by keyword, e.g. query_id='qid')" if in_memory else ""
         self.first_row = 0  #: rows of the table before the batch being converted
+        self.named_by = named_by
+        self.batch: Any = None  #: the record batch being converted, when rows are named by their ids
 
     def at(self, row: int) -> str:
-        return f"{self.origin}, row {self.first_row + row + 1}"
+        if self.named_by is None or self.batch is None:
+            return f"{self.origin}, row {self.first_row + row + 1}"
+        shown = []
+        for what, column in self.named_by.items():
+            value = self.batch.column(column)[row].as_py()
+            text = "null" if value is None else repr(str(value))
+            shown.append(f"{what} {text if len(text) <= _SHOWN_ID else text[: _SHOWN_ID - 4] + '...' + text[-1]}")
+        return f"{self.origin}, {', '.join(shown)}"
+
+    def without_rows(self) -> TableSource:
+        """This source for a column that is not the batch's (a dictionary of distinct values): its
+        positions are no rows of the table, so errors name none (the caller converts again to find it)."""
+        return TableSource(self.origin, self.in_memory, (), expected=self.expected)
 
 
 def _check_columns(present: list[str], names: dict[str, str], source: TableSource) -> None:
@@ -108,10 +137,14 @@ _KEEP_BYTES = np.frombuffer(b"".join(b"\xff" * n + bytes(8 - n) for n in range(9
 
 
 def id_column(column: Any, role: str, name: str, source: TableSource) -> np.ndarray:
-    """A string or integer Arrow column as fixed-width UTF-8 bytes (``S<8k>``), zero-padded.
+    """A string or integer Arrow column as UTF-8 bytes: fixed-width (``S<8k>``, zero-padded), or
+    ``bytes`` objects when a few ids are much longer than the rest.
 
     The ids are copied from Arrow's data buffer 8 bytes at a time (a loop over words, not rows);
     an empty id or one holding NUL (which a NumPy bytes value cannot keep) names its row. A
+    fixed-width array is as wide as its longest id, so one id of 4 KB among a million short ones
+    would take 4 GB: such a column comes as ``bytes`` objects, as the text reader gives it (see
+    :meth:`~retrieval_eval.io._tokens._Tokens.ids`), and its memory follows the input's bytes. A
     dictionary-encoded column (how Parquet stores a repetitive one, pandas and polars categoricals)
     has each distinct id converted once, then gathered.
     """
@@ -120,10 +153,16 @@ def id_column(column: Any, role: str, name: str, source: TableSource) -> np.ndar
     kind = column.type
     if pa.types.is_dictionary(kind):
         try:
-            vocab = id_column(column.dictionary, role, name, source)
+            vocab = id_column(column.dictionary, role, name, source.without_rows())
         except RetrievalEvalError:  # error path: convert row by row's worth again, to name the table's row
             return id_column(column.dictionary_decode(), role, name, source)
-        return vocab[np.asarray(column.indices.to_numpy(zero_copy_only=False), dtype=np.int64)]
+        codes = np.asarray(column.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+        if vocab.dtype.kind == "S" and vocab.dtype.itemsize > _WIDE_ID:
+            # Gathered, every row takes the longest id's width: judge by the rows' mean length.
+            lengths = np.char.str_len(vocab)
+            if vocab.dtype.itemsize > 4 * ((float(lengths[codes].mean()) if len(codes) else 0.0) + 8):
+                vocab = vocab.astype(object)  # rows then share the objects: 8 bytes a row
+        return vocab[codes]
     if pa.types.is_integer(kind) or _is_string_view(pa, kind):
         column = pa.compute.cast(column, pa.large_string())  # an integer id is its decimal string; views as strings
     elif not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
@@ -147,6 +186,10 @@ def id_column(column: Any, role: str, name: str, source: TableSource) -> np.ndar
         raise source.bad_value(f"{source.at(row)}: {role} contains NUL (column {name!r}); got "
                                f"{column[row].as_py()!r}")
     n_words = max(-(-int(length.max()) // 8), 1) if n else 1
+    if 8 * n_words > _WIDE_ID and 8 * n_words > 4 * (float(length.mean()) + 8):
+        # Arrow makes the bytes objects (in C++, five times faster than slicing them in Python).
+        objects: np.ndarray = column.cast(pa.large_binary()).to_numpy(zero_copy_only=False)
+        return objects
     padded = np.zeros(end + 8, dtype=np.uint8)  # 8 spare bytes: the last word read stays inside
     padded[:end] = data
     # A view of the bytes as a 64-bit word starting at every byte (unaligned reads are fine in NumPy).
@@ -224,6 +267,7 @@ def _convert(batches: Iterable[Any], names: dict[str, str], source: TableSource,
     out: dict[str, np.ndarray] = {role: _EMPTY[_ROLES[role][0]] for role in names}
     for batch in batches:
         at, n = source.first_row, batch.num_rows
+        source.batch = batch
         for role, name in names.items():
             kind, text = _ROLES[role]
             column = batch.column(name)
@@ -233,33 +277,65 @@ def _convert(batches: Iterable[Any], names: dict[str, str], source: TableSource,
                 piece = number_column(column, text, name, source, integral=kind == "int")
             if at == 0:
                 out[role] = np.empty(rows, dtype=piece.dtype)
-            elif piece.dtype.itemsize > out[role].dtype.itemsize:  # longer ids than so far: widen
-                out[role] = out[role].astype(piece.dtype)
+            else:
+                out[role] = _room_for(out[role], piece.dtype, at)
             out[role][at : at + n] = piece
         source.first_row += n
+    source.batch = None
     return out
 
 
-def _table_columns(data: object, names: dict[str, str], origin: str, in_memory: bool) -> dict[str, np.ndarray]:
+def _room_for(column: np.ndarray, dtype: np.dtype[Any], filled: int) -> np.ndarray:
+    """``column`` (its first ``filled`` rows written) made able to take values of ``dtype``: widened
+    for longer ids, or turned into ``bytes`` objects where widening would cost more than they do
+    (the rule of the text reader's columns)."""
+    if column.dtype.kind == "O" or dtype.kind not in "SO":
+        return column
+    if dtype.kind == "O" or _widens_too_far(column.dtype, dtype):
+        objects = np.empty(len(column), dtype=object)
+        objects[:filled] = column[:filled]
+        return objects
+    if dtype.itemsize > column.dtype.itemsize:  # longer ids than so far: widen
+        return column.astype(dtype)
+    return column
+
+
+def _table_columns(data: object, names: dict[str, str], origin: str, in_memory: bool, what: str,
+                   empty_ok: bool, rows_by_ids: tuple[str, str] | None) -> dict[str, np.ndarray]:
     table = as_table(data, origin)
-    source = TableSource(origin, in_memory, tuple(names.values()))
+    named_by = None if rows_by_ids is None else dict(zip(rows_by_ids, (names["query_id"], names["doc_id"])))
+    source = TableSource(origin, in_memory, tuple(names.values()), named_by=named_by)
     _check_columns(table.column_names, names, source)
     batches = table.select(list(dict.fromkeys(names.values()))).to_batches(max_chunksize=_BATCH_ROWS)
-    return _convert((b for b in batches if b.num_rows), names, source, table.num_rows)
+    columns = _convert((b for b in batches if b.num_rows), names, source, table.num_rows)
+    if not empty_ok:
+        _refuse_empty(columns, names, what, origin, source.bad_value)
+    return columns
+
+
+def _refuse_empty(columns: dict[str, np.ndarray], names: dict[str, str], what: str, origin: str,
+                  error: type[Exception]) -> None:
+    """Input without a row is refused, as the text readers refuse an empty file: evaluated, it would
+    give 0.0 for every measure, which looks like a result."""
+    if not len(columns["query_id"]):
+        raise error(f"{origin}: no {what} found; expected rows with columns {', '.join(names.values())}; got no rows")
 
 
 def qrels_from_table(
     data: object, *, query_id: str = "query_id", doc_id: str = "doc_id", relevance: str = "relevance",
     subtopic: str | None = None, origin: str = "qrels table", in_memory: bool = True,
+    rows_by_ids: tuple[str, str] | None = None,
 ) -> QrelsColumns:
     """Judgments from an Arrow-speaking table (see :func:`as_table`) with the named columns.
 
-    ``subtopic`` names the column of subtopic (intent) ids the diversity measures need.
+    ``subtopic`` names the column of subtopic (intent) ids the diversity measures need. A table
+    without rows raises, as an empty qrels file does. ``rows_by_ids`` (e.g. ``("query",
+    "document")``) names a bad row by its ids rather than its number.
     """
     names = {"query_id": query_id, "doc_id": doc_id, "relevance": relevance}
     if subtopic is not None:
         names["subtopic"] = subtopic
-    return _qrels(_table_columns(data, names, origin, in_memory), origin)
+    return _qrels(_table_columns(data, names, origin, in_memory, "judgments", False, rows_by_ids), origin)
 
 
 def _qrels(columns: dict[str, np.ndarray], origin: str) -> QrelsColumns:
@@ -273,15 +349,18 @@ def _qrels(columns: dict[str, np.ndarray], origin: str) -> QrelsColumns:
 def run_from_table(
     data: object, *, query_id: str = "query_id", doc_id: str = "doc_id", score: str = "score",
     rank: str | None = None, run_id: str = "", origin: str = "run table", in_memory: bool = True,
+    empty_ok: bool = False, rows_by_ids: tuple[str, str] | None = None,
 ) -> RunColumns:
     """A run from an Arrow-speaking table (see :func:`as_table`) with the named columns.
 
-    ``rank`` names a column of integer ranks, read only to rank by it (``order="rank"``).
+    ``rank`` names a column of integer ranks, read only to rank by it (``order="rank"``). A table
+    without rows raises, as an empty run file does, unless ``empty_ok`` (a part of a run, such as
+    a Spark partition's, may hold none). ``rows_by_ids``: see :func:`qrels_from_table`.
     """
     names = {"query_id": query_id, "doc_id": doc_id, "score": score}
     if rank is not None:
         names["rank"] = rank
-    return _run(_table_columns(data, names, origin, in_memory), origin, run_id)
+    return _run(_table_columns(data, names, origin, in_memory, "results", empty_ok, rows_by_ids), origin, run_id)
 
 
 def _run(columns: dict[str, np.ndarray], origin: str, run_id: str) -> RunColumns:
@@ -340,9 +419,7 @@ def read_parquet_qrels(
     if with_subtopics:
         names["subtopic"] = subtopic
     columns, _ = _parquet_columns(path, names, "qrels")
-    if not len(columns["query_id"]):
-        raise TrecFormatError(f"{os.fspath(path)}: no judgments found; expected rows with columns "
-                              f"{', '.join(names.values())}; got no rows")
+    _refuse_empty(columns, names, "judgments", os.fspath(path), TrecFormatError)
     return _qrels(columns, os.fspath(path))
 
 
@@ -360,8 +437,6 @@ def read_parquet_run(
         names["rank"] = rank
     name = os.fspath(path)
     columns, last_run_id = _parquet_columns(path, names, "run", last_of="run_id")
-    if not len(columns["query_id"]):
-        raise TrecFormatError(f"{name}: no results found; expected rows with columns {', '.join(names.values())}; "
-                              "got no rows")
+    _refuse_empty(columns, names, "results", name, TrecFormatError)
     run_id = str(last_run_id) if last_run_id is not None else os.path.splitext(os.path.basename(name))[0]
     return _run(columns, name, run_id)

@@ -7,7 +7,8 @@ as well as nDCG@10 or RR.
 
 Text logs: one row per line, 4 fields separated by tabs or spaces (``.tsv`` or any other name) or
 by commas (``.csv``, or a file whose lines hold commas and no whitespace); ``.gz`` is decompressed.
-The first line may be a header (its score and label are not numbers). Ids cannot contain the
+The first line may be a header: 4 fields, none a number, the last not a label value such as
+``yes``. Ids cannot contain the
 separator or whitespace; quoted CSV fields are not supported. Parquet logs (``.parquet``, or any
 name for a file that starts with Parquet's magic bytes ``PAR1``) need pyarrow. Errors give
 ``path:line`` (or ``path, row N`` for Parquet), as for TREC files. Which of the two readers a source
@@ -17,13 +18,14 @@ goes to is chosen by :func:`.formats.read_log_columns`.
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Literal
 
 import numpy as np
 
 from ..engine.memory import release_freed_memory
-from ..model import InputFormatError, QrelsColumns, RunColumns, TrecFormatError
-from ._parse import _check_field_count, _Columns, _floats, _numbers, _Parsed, _parsed_blocks
+from ..model import InputFormatError, InputWarning, QrelsColumns, RunColumns, TrecFormatError
+from ._parse import _check_field_count, _Columns, _floats, _numbers, _overflow_warning, _Parsed, _parsed_blocks
 from ._source import _FRONT, Source, _Block, _snippet, _source_name
 from ._tokens import _BadLine, _tokenize
 
@@ -86,25 +88,36 @@ def _parse_log_block(block: _Block, delimiter: str) -> _Parsed:
     header = _header(block)
     tokens = _tokenize(block)
     _check_field_count(tokens, tokens.n_tokens != 4, f"4 fields {LOG_FORMAT}")
-    scores, _ = _floats(tokens, 2, "score must be a number", LOG_FORMAT)
+    scores, overflow = _floats(tokens, 2, "score must be a number", LOG_FORMAT)
     nan = np.isnan(scores)
     if nan.any():
         raise tokens.fail(int(np.argmax(nan)), "score must not be NaN", LOG_FORMAT)
     labels = _numbers(tokens, 3, np.int64, "label must be an integer", LOG_FORMAT)
-    columns = {"groups": tokens.strings(0), "items": tokens.strings(1), "scores": scores, "labels": labels}
+    # Ids as the TREC reader keeps them: a few very long ones do not widen every row to their size.
+    columns = {"groups": tokens.ids(0), "items": tokens.ids(1), "scores": scores, "labels": labels,
+               "overflow": overflow}
     if header is not None:
         columns["header"] = np.array([header], dtype=object)
     return tokens, columns
 
 
+#: Values of a label column that are no column name: a first line holding one is data, not a header.
+_LABEL_WORDS = frozenset({b"yes", b"no", b"true", b"false"})
+
+
 def _header(block: _Block) -> str | None:
-    """The block's first line when it reads as a header (4 fields, score and label not numbers): it is
-    turned into a comment here, and kept only if it is the file's first line (checked by the caller)."""
+    """The block's first line when it reads as a header: it is turned into a comment here, and kept
+    only if it is the file's first line (checked by the caller).
+
+    A header has 4 fields, none of them a number, and no label value (``yes``, ``true``, ...) in the
+    label's place: a first line ``s1,i1,abc,yes`` is a row with a bad score, refused as such, not
+    a header dropped without a word.
+    """
     padded = block.padded
     newline = padded.find(b"\n", _FRONT, block.end)
     fields = bytes(padded[_FRONT:newline]).split()
-    if (len(fields) != 4 or fields[0].startswith(b"#") or _is_number(fields[2], float)
-            or _is_number(fields[3], int)):
+    if (len(fields) != 4 or fields[0].startswith(b"#") or any(_is_number(field, float) for field in fields)
+            or fields[3].lower() in _LABEL_WORDS):
         return None
     shown = _snippet((padded if block.shown is None else block.shown)[_FRONT:newline])
     padded[_FRONT : _FRONT + 1] = b"#"
@@ -133,6 +146,9 @@ def read_text_log_columns(source: Source, *, delimiter: Delimiter = "auto") -> t
         if header is not None and tokens.lines_before > 0:
             raise TrecFormatError(f"{tokens.name}:{tokens.lines_before + 1}: score must be a number; expected "
                                   f"{LOG_FORMAT}; got {header[0]}")
+        overflow = part.pop("overflow")
+        if len(overflow):  # warned here, on the caller's thread, as the TREC reader does
+            warnings.warn(_overflow_warning(tokens, overflow), InputWarning, stacklevel=2)
         parts.add(tokens, part)
     if not parts.rows:
         raise TrecFormatError(f"{_source_name(source)}: no rows found; expected lines {LOG_FORMAT}; got no data lines")
