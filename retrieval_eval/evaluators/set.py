@@ -34,7 +34,7 @@ from ..measures import (
     parse,
     parse_list,
 )
-from ..measures.base import Param, Summary, geometric_mean, summary_weights
+from ..measures.base import Param, Summary, geometric_mean, pool_share, summary_weights
 from ..measures.trec_table import P_CUTOFFS, RECALL_POINTS
 from ..model import (
     Document,
@@ -98,7 +98,8 @@ def _check_cutoff(owner: str, k: object) -> int:
 _DEPTH = Param(int, None, "rank depth k: the top k ranks (0: none)", minimum=0)
 
 #: How the summaries other than the arithmetic mean combine the queries (see :meth:`SetEvaluator.mean`).
-_NOT_A_MEAN = {"sum": "the sum over queries", "gmean": "a geometric mean", "weighted": "a weighted mean"}
+_NOT_A_MEAN = {"sum": "the sum over queries", "gmean": "a geometric mean", "weighted": "a weighted mean",
+               "pooled": "pooled over the rows of every query"}
 
 
 def _check_max_depth(max_depth: object) -> int | None:
@@ -1025,7 +1026,8 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
 
         It equals :meth:`mean` for every measure that :meth:`mean` accepts."""
         parsed = parse(measure, rel=self.rel)
-        return parsed.definition.aggregate_values(self.array(parsed), summary_weights(self._batch, parsed))
+        return parsed.definition.aggregate_values(self.array(parsed), summary_weights(self._batch, parsed),
+                                                  pool_share(self._batch, parsed))
 
     def _summaries(self, measures: Sequence[MeasureLike], *, keep: bool = False) -> list[float]:
         """:meth:`aggregate` of each of ``measures`` (none of them a text measure), computed together.
@@ -1038,7 +1040,8 @@ class SetEvaluator(Mapping[str, RetrievalEvaluator]):
         summaries = {measure: Summary(measure.definition) for measure in parsed}
         for part, values in self._in_blocks(list(summaries), keep=keep):
             Summary.add_all(list(summaries.values()), [values[measure] for measure in summaries],
-                            [summary_weights(part, measure) for measure in summaries])
+                            [summary_weights(part, measure) for measure in summaries],
+                            [pool_share(part, measure) for measure in summaries])
         return [summaries[measure].value() for measure in parsed]
 
     def _in_blocks(self, measures: Sequence[Measure], *,

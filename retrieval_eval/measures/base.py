@@ -30,7 +30,7 @@ from ..model import FloatArray, RetrievalEvalError
 from ..engine.ranking import RankedBatch
 from . import trec_table
 
-Aggregate = Literal["mean", "sum", "gmean", "weighted"]
+Aggregate = Literal["mean", "sum", "gmean", "weighted", "pooled"]
 
 #: trec_eval's floor for geometric means (MIN_GEO_MEAN): log(max(x, 1e-5)).
 MIN_GEO_MEAN = 1e-5
@@ -289,6 +289,10 @@ class MeasureDef:
     weight: Kernel | None = None
     #: The kernel reads the qrels' subtopic column (``batch.subtopics``): the diversity measures.
     subtopics: bool = False
+    #: For ``aggregate="pooled"``: ``pool(batch, **params)``, a block of queries' share of the summary,
+    #: and ``pooled(shares)``, the summary from the shares of every block (PooledAUC: score counts).
+    pool: Kernel | None = None
+    pooled: Callable[[list[Any]], float] | None = None
 
     def __call__(self, **params: Any) -> Measure:
         return make_measure(self, params)
@@ -326,11 +330,12 @@ class MeasureDef:
                 return trec, spelled
         return None, {}
 
-    def aggregate_values(self, values: FloatArray, weights: FloatArray | None = None) -> float:
-        """The summary over queries, as trec_eval computes it (mean, sum or geometric mean), or the
-        ``weights``-weighted mean of a weighted measure (0.0 when every weight is 0)."""
+    def aggregate_values(self, values: FloatArray, weights: FloatArray | None = None, share: Any = None) -> float:
+        """The summary over queries, as trec_eval computes it (mean, sum or geometric mean), the
+        ``weights``-weighted mean of a weighted measure (0.0 when every weight is 0), or a pooled
+        measure's summary from its ``share`` of the queries (:func:`pool_share`)."""
         summary = Summary(self)
-        summary.add(values, weights)
+        summary.add(values, weights, share)
         return summary.value()
 
 
@@ -352,15 +357,19 @@ class Summary:
     whole_total: int = 0  #: the running sum of a sum of counts
     parts: list[FloatArray] = field(factory=list)  #: the values of a sum or weighted mean, block by block
     weight_parts: list[FloatArray] = field(factory=list)
+    shares: list[Any] = field(factory=list)  #: a pooled measure's shares, block by block
 
     def __attrs_post_init__(self) -> None:
         if self.definition.text:
             raise MeasureError(f"{self.definition.name} is a per-query text measure; it has no summary value")
 
-    def add(self, values: FloatArray, weights: FloatArray | None = None) -> None:
-        """The next block's per-query values (and, for a weighted measure, weights)."""
+    def add(self, values: FloatArray, weights: FloatArray | None = None, share: Any = None) -> None:
+        """The next block's per-query values (and, for a weighted measure, weights; for a pooled one, its share)."""
         self.count += len(values)
-        if self._running:
+        if self.definition.aggregate == "pooled":
+            if share is not None:
+                self.shares.append(share)
+        elif self._running:
             self.total = sequential_sum(self._terms(values), self.total)
         elif self.definition.aggregate == "sum" and self.definition.integer:
             counts = values.astype(np.int64)
@@ -373,8 +382,9 @@ class Summary:
                 self.weight_parts.append(weights)
 
     @staticmethod
-    def add_all(summaries: list[Summary], values: list[FloatArray], weights: list[FloatArray | None]) -> None:
-        """:meth:`add` the next block's ``values[i]`` (and ``weights[i]``) to each ``summaries[i]``,
+    def add_all(summaries: list[Summary], values: list[FloatArray], weights: list[FloatArray | None],
+                shares: list[Any] | None = None) -> None:
+        """:meth:`add` the next block's ``values[i]`` (and ``weights[i]``, ``shares[i]``) to each ``summaries[i]``,
         the running sums of the means and geometric means side by side (:func:`sequential_sums`):
         the same sums, in about 0.7 of the time."""
         running = [i for i, summary in enumerate(summaries) if summary._running]
@@ -387,7 +397,7 @@ class Summary:
         added = set(running)
         for i, summary in enumerate(summaries):
             if i not in added:
-                summary.add(values[i], weights[i])
+                summary.add(values[i], weights[i], None if shares is None else shares[i])
 
     @property
     def _running(self) -> bool:
@@ -405,6 +415,11 @@ class Summary:
             return float(self.whole_total) if self.definition.integer else float(_joined(self.parts).sum())
         if self.count == 0:
             return 0.0
+        if aggregate == "pooled":
+            if not self.shares:
+                raise MeasureError(f"{self.definition.name} pools the rows of every query: its summary needs "
+                                   "them, not per-query values (SetEvaluator.aggregate computes it)")
+            return cast(Callable[[list[Any]], float], self.definition.pooled)(self.shares)
         if aggregate == "weighted":
             if len(self.weight_parts) != len(self.parts):
                 raise MeasureError(f"{self.definition.name} is summarised by a weighted mean: pass its weights")
@@ -528,6 +543,8 @@ def measure(
     weight: Kernel | None = None,
     judged_only: bool = False,
     subtopics: bool = False,
+    pool: Kernel | None = None,
+    pooled: Callable[[list[Any]], float] | None = None,
 ) -> Callable[[Kernel], MeasureDef]:
     """Register a kernel ``f(batch, **params) -> (n_queries,) float64`` as measure ``name``.
 
@@ -541,11 +558,15 @@ def measure(
     as an integer: its values must be whole numbers (a summed count is added up exactly, and a value
     that is not whole raises :class:`MeasureError`). ``aggregate="weighted"`` needs
     ``weight(batch, **params) -> (n_queries,)``: the summary is then the weighted mean.
+    ``aggregate="pooled"`` needs ``pool`` and ``pooled``: the summary is ``pooled`` of every block's
+    ``pool(batch, **params)``, a value of all the rows together rather than of per-query values.
     ``judged_only=True`` adds the ``judged_only`` parameter, handled here, not by the kernel;
     ``subtopics=True`` marks a kernel that needs the qrels' subtopic column (``batch.subtopics``).
     """
     if (aggregate == "weighted") != (weight is not None):
         raise TypeError(f"measure {name}: aggregate='weighted' and weight= go together")
+    if (aggregate == "pooled") != (pool is not None) or (pool is None) != (pooled is None):
+        raise TypeError(f"measure {name}: aggregate='pooled', pool= and pooled= go together")
     alias_names = tuple(a if isinstance(a, str) else a[0] for a in aliases)
 
     def register(kernel: Kernel) -> MeasureDef:
@@ -559,7 +580,7 @@ def measure(
             name=name, kernel=kernel, params=all_params, cutoff=cutoff,
             cutoff_required=cutoff_required, aliases=alias_names, trec=trec, aggregate=aggregate,
             integer=integer, summary_only=summary_only, summary=doc.splitlines()[0], doc=doc, text=text,
-            weight=weight, subtopics=subtopics,
+            weight=weight, subtopics=subtopics, pool=pool, pooled=pooled,
         )
         for key in (name, *alias_names):
             if key in REGISTRY or key in ALIASES:
@@ -603,6 +624,15 @@ def summary_weights(batch: RankedBatch, measure: Measure) -> FloatArray | None:
         return None
     batch, params = _kernel_arguments(batch, measure)
     return np.asarray(weight(batch, **params), dtype=np.float64)
+
+
+def pool_share(batch: RankedBatch, measure: Measure) -> Any:
+    """A pooled measure's share of the summary from the queries of ``batch`` (PooledAUC); None for the others."""
+    pool = measure.definition.pool
+    if pool is None:
+        return None
+    batch, params = _kernel_arguments(batch, measure)
+    return pool(batch, **params)
 
 
 def _run_kernel(batch: RankedBatch, measure: Measure) -> Any:
