@@ -367,7 +367,9 @@ def _zero_for(results: SetEvaluator, requested: Sequence[Requested], query_ids: 
 
     wanted = set(query_ids)
     rows = np.array([i for i, q in enumerate(results.query_ids) if q in wanted], dtype=np.int64)
-    scores = [item for item in requested  # counts (num_rel) are 0 by definition here: not news
+    # Counts (num_rel) are 0 by definition here: not news. A weighted mean (AUC, GAUC, Accuracy) leaves
+    # these queries out of its summary, and its own note says so; a pooled one (PooledAUC) counts their rows.
+    scores = [item for item in requested
               if not (item.measure.definition.text or item.measure.definition.summary_only
-                      or item.measure.definition.integer)]
+                      or item.measure.definition.integer or item.measure.definition.aggregate in ("weighted", "pooled"))]
     return [item.label for item in scores if not np.any(results.array(item.measure)[rows])]

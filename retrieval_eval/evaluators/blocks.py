@@ -17,7 +17,7 @@ import numpy as np
 from ..engine import threads as _threads
 from ..engine.batch import RankedBatch
 from ..measures import Measure, MeasureError, compute
-from ..measures.registry import summary_weights
+from ..measures.registry import pool_share, summary_weights
 from ..measures.summary import Summary
 from ..model import FloatArray
 
@@ -32,7 +32,8 @@ QUERIES_PER_BLOCK = 1 << 15
 QUERIES_PER_THREAD_BLOCK = 1 << 18
 
 #: How the summaries other than the arithmetic mean combine the queries (see :meth:`SetEvaluator.mean`).
-_NOT_A_MEAN = {"sum": "the sum over queries", "gmean": "a geometric mean", "weighted": "a weighted mean"}
+_NOT_A_MEAN = {"sum": "the sum over queries", "gmean": "a geometric mean", "weighted": "a weighted mean",
+               "pooled": "pooled over the rows of every query"}
 
 
 def in_blocks(batch: RankedBatch, measures: Sequence[Measure], known: dict[Measure, FloatArray], *,
@@ -78,7 +79,8 @@ def summaries(batch: RankedBatch, measures: Sequence[Measure], known: dict[Measu
     running = {measure: Summary(measure.definition) for measure in measures}
     for part, values in in_blocks(batch, list(running), known, keep=keep):
         Summary.add_all(list(running.values()), [values[measure] for measure in running],
-                        [summary_weights(part, measure) for measure in running])
+                        [summary_weights(part, measure) for measure in running],
+                        [pool_share(part, measure) for measure in running])
     return [running[measure].value() for measure in measures]
 
 

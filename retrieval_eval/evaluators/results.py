@@ -17,7 +17,7 @@ import numpy as np
 from ..engine.batch import RankedBatch
 from ..engine.build import QuerySetReport
 from ..measures import Measure, compute_text, parse, parse_list
-from ..measures.registry import summary_weights
+from ..measures.registry import pool_share, summary_weights
 from ..measures.summary import geometric_mean
 from ..model import FloatArray, InputFormatError, InputTypeError, MissingExtraError, RetrievalEvalError
 from .blocks import check_arithmetic_mean, in_blocks, summaries
@@ -284,7 +284,8 @@ class SetResults(Mapping[str, RetrievalEvaluator]):
 
         It equals :meth:`mean` for every measure that :meth:`mean` accepts."""
         parsed = parse(measure, rel=self.rel)
-        return parsed.definition.aggregate_values(self.array(parsed), summary_weights(self._batch, parsed))
+        return parsed.definition.aggregate_values(self.array(parsed), summary_weights(self._batch, parsed),
+                                                  pool_share(self._batch, parsed))
 
     def _summaries(self, measures: Sequence[MeasureLike], *, keep: bool = False) -> list[float]:
         """:meth:`aggregate` of each of ``measures`` (none of them a text measure), computed together.

@@ -71,6 +71,7 @@ Judged = REGISTRY["Judged"]
 F1 = REGISTRY["F1"]
 AUC = REGISTRY["AUC"]
 GAUC = REGISTRY["GAUC"]
+PooledAUC = REGISTRY["PooledAUC"]
 alpha_DCG = REGISTRY["alpha_DCG"]
 alpha_nDCG = REGISTRY["alpha_nDCG"]
 ERR_IA = REGISTRY["ERR_IA"]
@@ -99,5 +100,5 @@ __all__ = [
     "TREC_TABLE", "TrecName", "TrecRow", "UnknownMeasureError", "Unj", "Utility", "YAAP", "compute", "compute_text",
     "infAP", "measure", "nDCG", "nDCGRel", "parse", "parse_all", "parse_labelled", "parse_list", "parse_trec_options",
     "print_order", "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "StRecall", "AP_IA",
-    "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM", "Compat", "Accuracy",
+    "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM", "Compat", "Accuracy", "PooledAUC",
 ]

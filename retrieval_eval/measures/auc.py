@@ -1,4 +1,5 @@
-"""Score-based pairwise measures of search and recommendation logs: AUC and its grouped form GAUC.
+"""Score-based pairwise measures of search and recommendation logs: AUC, its grouped form GAUC and
+PooledAUC, the AUC of every row of every query together.
 
 Unlike the rank-based measures these compare scores: two documents with the same score are a tie
 (half a correct pair) whatever order the tie rule gives them. Positives are the retrieved documents
@@ -8,7 +9,10 @@ only judged ones). The kernels' contract is in :mod:`retrieval_eval.measures.reg
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
+from attrs import frozen
 
 from ..engine.batch import RankedBatch
 from ..engine.segments import safe_div, segment_count, segment_sum
@@ -68,7 +72,17 @@ def _auc(b: RankedBatch, rel: int) -> FloatArray:
     return safe_div(won, n_pos * n_neg)
 
 
-@measure("AUC", params={"rel": REL})
+def _two_classes(b: RankedBatch, rel: int) -> tuple[FloatArray, IntArray, IntArray]:
+    _, n_pos, n_neg = _pairs(b, rel)
+    return ((n_pos > 0) & (n_neg > 0)).astype(np.float64), n_pos, n_neg
+
+
+def _defined(b: RankedBatch, *, rel: int) -> FloatArray:
+    """Each query's weight in the AUC summary: 1 where its AUC is defined (both classes), else 0."""
+    return _two_classes(b, rel)[0]
+
+
+@measure("AUC", params={"rel": REL}, aggregate="weighted", weight=_defined)
 def auc(b: RankedBatch, *, rel: int) -> FloatArray:
     """Area under the ROC curve of one query's scores: the chance that a positive outscores a negative.
 
@@ -78,18 +92,16 @@ def auc(b: RankedBatch, *, rel: int) -> FloatArray:
     Mann-Whitney statistic, equal to ``sklearn.metrics.roc_auc_score(labels, scores)``. Only scores
     count, not ranks: ties in score are half-correct whatever order the tie rule gives them.
 
-    A query with only positives or only negatives (P * N = 0) has no pair to order and gets 0, the
-    convention of every measure here for a zero denominator (torchmetrics' RetrievalAUROC does the
-    same by default). The summary is the mean over all queries, those included; GAUC leaves them out.
+    A query with only positives or only negatives (P * N = 0) has no pair to order: its AUC is
+    undefined, and its value is 0, the convention of every measure here for a zero denominator
+    (torchmetrics' RetrievalAUROC does the same by default). The summary is the mean over the
+    queries where AUC is defined, the others left out (``SetEvaluator.left_out('AUC')`` and the
+    command line's note name them): GAUC's default summary. Counted as 0, sessions without a click
+    would drag the mean of a click log far below the AUC of its rows; PooledAUC is that AUC.
 
     Reference: Hanley & McNeil, "The meaning and use of the area under a ROC curve", Radiology 1982.
     """
     return _auc(b, rel)
-
-
-def _two_classes(b: RankedBatch, rel: int) -> tuple[FloatArray, IntArray, IntArray]:
-    _, n_pos, n_neg = _pairs(b, rel)
-    return ((n_pos > 0) & (n_neg > 0)).astype(np.float64), n_pos, n_neg
 
 
 def _gauc_weight(b: RankedBatch, *, rel: int, weight: str) -> FloatArray:
@@ -123,5 +135,63 @@ def gauc(b: RankedBatch, *, rel: int, weight: str) -> FloatArray:
 
     Reference: Zhu et al., "Optimized cost per click in Taobao display advertising", KDD 2017
     (GAUC weighted by impressions); Zhou et al., "Deep interest network", KDD 2018.
+    """
+    return _auc(b, rel)
+
+
+@frozen
+class ScoreCounts:
+    """Rows of a block of queries by score: each distinct score (ascending) with its positives and negatives."""
+
+    score: FloatArray
+    positives: IntArray
+    negatives: IntArray
+
+
+def _score_counts(b: RankedBatch, *, rel: int) -> ScoreCounts:
+    """A block's share of PooledAUC: its rows counted per distinct score (a log's rows, far fewer scores)."""
+    score, row_score = np.unique(b.scores, return_inverse=True)
+    positive = b.relevant(rel)
+    positives = np.bincount(row_score[positive], minlength=len(score))
+    return ScoreCounts(score, positives, np.bincount(row_score, minlength=len(score)) - positives)
+
+
+def _pooled_auc(shares: list[ScoreCounts]) -> float:
+    """The rank-sum statistic over every block's rows: exact integers, one rounding at the end."""
+    if len(shares) == 1:
+        score, positives, negatives = shares[0].score, shares[0].positives, shares[0].negatives
+    else:  # a score in several blocks: its counts added up
+        score, where = np.unique(np.concatenate([share.score for share in shares]), return_inverse=True)
+        positives = np.bincount(where, np.concatenate([share.positives for share in shares]), len(score))
+        negatives = np.bincount(where, np.concatenate([share.negatives for share in shares]), len(score))
+        positives, negatives = positives.astype(np.int64), negatives.astype(np.int64)
+    n_pos, n_neg = int(positives.sum()), int(negatives.sum())
+    if n_pos == 0 or n_neg == 0:
+        return 0.0
+    below = np.cumsum(negatives) - negatives  # negatives with a lower score
+    # Twice the pairs won plus the pairs tied: each positive beats the negatives below its score and
+    # ties with those at its score. At most 2 * P * N, so int64 holds it below 3 billion rows.
+    twice_won = int(np.dot(positives, 2 * below + negatives))
+    return float(Fraction(twice_won, 2 * n_pos * n_neg))
+
+
+@measure("PooledAUC", params={"rel": REL}, aggregate="pooled", pool=_score_counts, pooled=_pooled_auc)
+def pooled_auc(b: RankedBatch, *, rel: int) -> FloatArray:
+    """AUC of all the rows together: the chance that a positive row outscores a negative row of any query.
+
+    The summary pools the retrieved documents of every query into one list, P positives (judged
+    >= rel) and N negatives (the others, unjudged ones included), and counts the (positive, negative)
+    pairs the scores order correctly, ties 1/2: (pairs won + 1/2 pairs tied) / (P * N), the
+    Mann-Whitney statistic. It equals ``sklearn.metrics.roc_auc_score`` on the rows of a click log,
+    and AUC as the probability that a random positive outscores a random negative defines it. It is
+    exact: integer pair counts, one rounding. Scores of different queries are compared with each
+    other, so they must be on one scale (a model's scores of impressions, not BM25 of unrelated queries).
+
+    Per query the value is that query's own AUC (its rows pooled), as the AUC measure gives it. The
+    summary is computed from the rows, not from these values (``SetEvaluator.mean('PooledAUC')``
+    raises, and a summary of per-query values alone, as Spark's ``summarize`` or ``compare`` make,
+    cannot be had). No positive or no negative row at all gives 0.
+
+    Reference: Hanley & McNeil, Radiology 1982; scikit-learn's ``roc_auc_score``.
     """
     return _auc(b, rel)

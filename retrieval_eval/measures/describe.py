@@ -38,6 +38,7 @@ def _aggregate(definition: MeasureDef) -> str:
     return {
         "mean": "arithmetic mean", "sum": "sum", "gmean": "geometric mean (floor 1e-5)",
         "weighted": "weighted mean (queries of weight 0 left out)",
+        "pooled": "pooled: one value from the rows of every query together, not a mean",
     }.get(
         definition.aggregate, definition.aggregate
     )

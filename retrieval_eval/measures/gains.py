@@ -269,6 +269,41 @@ GAINS_PARAM = Param(
 DCG_STYLE = Param(str, "log2", "gain: 'log2' linear (trec_eval) or 'exp-log2' 2^rel-1", choices=("log2", "exp-log2"))
 
 
-def styled(gain: FloatArray, dcg: str) -> FloatArray:
-    """Apply the DCG style to gains: unchanged for 'log2', 2^gain - 1 for 'exp-log2' (0 stays 0)."""
-    return np.exp2(gain) - 1.0 if dcg == "exp-log2" else gain
+#: The largest gain whose 'exp-log2' gain 2^gain - 1 is used as it is (see :func:`exp_scales`): far
+#: below 1024, where 2^gain overflows float64, and far above any grade scale in use (0..4, 0..10).
+EXP_UNSCALED = 512.0
+
+
+def styled(gain: FloatArray, dcg: str, scale: FloatArray | None = None) -> FloatArray:
+    """Apply the DCG style to gains: unchanged for 'log2', 2^gain - 1 for 'exp-log2' (0 stays 0).
+
+    ``scale`` (one exponent per gain, from :func:`exp_scales`) gives 'exp-log2' gains times
+    2^-scale, computed as 2^(gain - scale) - 2^-scale so that no gain overflows; a scale of 0
+    leaves a gain as it is, to the bit. Unscaled, a gain of 1024 or more is +inf (2^gain - 1 is
+    beyond float64), without a warning.
+    """
+    if dcg != "exp-log2":
+        return gain
+    if scale is None:
+        with np.errstate(over="ignore"):
+            return np.exp2(gain) - 1.0
+    return np.exp2(gain - scale) - np.exp2(-scale)
+
+
+def exp_scales(b: RankedBatch, gains: Gains | None) -> FloatArray | None:
+    """Per query, the exponent s that the query's 'exp-log2' gains are divided by (as 2^s) so that
+    none overflows: its largest gain when that is above :data:`EXP_UNSCALED`, else 0. None when no
+    query needs one (every grade scale in use).
+
+    nDCG is a ratio of two sums of one query's gains, so dividing every gain of the query by the
+    same power of two leaves it unchanged: 2^(g - s) - 2^-s is at most 1 for every gain g <= s.
+    """
+    largest_level = float(b.judged_relevance.max(initial=0))
+    largest_custom = max((float(gain) for gain in (gains or {}).values()), default=0.0)
+    if max(largest_level, largest_custom) <= EXP_UNSCALED:
+        return None
+    ideal = ideal_list(b, gains)
+    top = np.zeros(b.n_queries)
+    has = ideal.length > 0
+    top[has] = ideal.gain[ideal.offsets[:-1][has]]  # each query's list is sorted largest first
+    return np.where(top > EXP_UNSCALED, top, 0.0)

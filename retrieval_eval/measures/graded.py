@@ -18,6 +18,7 @@ from .gains import (
     DCG_STYLE,
     GAINS_PARAM,
     Gains,
+    exp_scales,
     gain_hits,
     ideal_list,
     segment_cumsum,
@@ -58,8 +59,10 @@ def _dcg(segment: IntArray, rank: IntArray, gain: FloatArray, n: int, k: int | N
     return segment_sum(_discounted(gain, rank), segment, n)
 
 
-def _ideal_dcg(b: RankedBatch, gains: Gains | None, dcg: str, k: int | None) -> FloatArray:
-    """The ideal DCG (at ranks <= k) per query: the DCG of its ideal list."""
+def _ideal_dcg(b: RankedBatch, gains: Gains | None, dcg: str, k: int | None,
+               scale: FloatArray | None = None) -> FloatArray:
+    """The ideal DCG (at ranks <= k) per query: the DCG of its ideal list (its 'exp-log2' gains
+    divided by 2^scale, ``scale`` per query from ``exp_scales``)."""
     if gains is None and int(b.judged_relevance.max(initial=0)) <= 1:
         # Binary judgments: every ideal gain is 1, so a query's ideal DCG depends on its list's length
         # m (R at 1) only. One running sum of the terms, read at min(m, k), replaces the ideal lists:
@@ -70,7 +73,8 @@ def _ideal_dcg(b: RankedBatch, gains: Gains | None, dcg: str, k: int | None) -> 
         np.cumsum(_discounted(styled(np.ones(depth), dcg), np.arange(1, depth + 1)), out=table[1:])
         return table.take(np.minimum(length, depth))
     ideal = ideal_list(b, gains)
-    return _dcg(ideal.segment, ideal.position, styled(ideal.gain, dcg), b.n_queries, k)
+    gain = styled(ideal.gain, dcg, None if scale is None else scale[ideal.segment])
+    return _dcg(ideal.segment, ideal.position, gain, b.n_queries, k)
 
 
 def _running_dcg(b: RankedBatch, gains: Gains | None) -> tuple[FloatArray, FloatArray]:
@@ -130,12 +134,17 @@ def ndcg(b: RankedBatch, *, k: int | None, dcg: str, gains: Gains | None) -> Flo
     and the ideal list holds every judgment with a positive gain, largest first. With
     ``dcg='exp-log2'`` the custom gain g enters as 2^g - 1. trec_eval sorts the gain table with an
     integer-truncating comparator, which can misorder custom gains less than 1 apart; we sort exactly.
+    With ``dcg='exp-log2'`` a query whose largest gain s is above 512 has every gain divided by 2^s
+    first, which leaves the ratio as it is: grades of 1024 and more, whose 2^g is beyond float64,
+    give their nDCG, not NaN.
 
     Reference: Järvelin & Kekäläinen, "Cumulated gain-based evaluation of IR techniques", TOIS 2002.
     """
     hits, gain = gain_hits(b, gains)  # the other ranked rows gain 0
-    gained = _dcg(hits.query, hits.rank, styled(gain, dcg), b.n_queries, k)
-    return safe_div(gained, _ideal_dcg(b, gains, dcg, k))
+    scale = exp_scales(b, gains) if dcg == "exp-log2" else None  # grades of 1024 and more: no overflow
+    gained = _dcg(hits.query, hits.rank, styled(gain, dcg, None if scale is None else scale[hits.query]),
+                  b.n_queries, k)
+    return safe_div(gained, _ideal_dcg(b, gains, dcg, k, scale))
 
 
 @measure("BinG", params={"rel": REL}, trec=(TrecName("binG"),))
@@ -201,7 +210,8 @@ def dcg(b: RankedBatch, *, k: int | None, dcg: str, gains: Gains | None) -> Floa
 
     Linear gains by default (the judged level, or its custom gain; negative custom gains count);
     ``dcg='exp-log2'`` uses 2^gain - 1 (FLAGR's DCG@k). Unjudged documents gain 0. Not normalised.
-    An empty ranking gives 0.
+    An empty ranking gives 0. With ``dcg='exp-log2'`` a gain of 1024 or more makes the value +inf:
+    2^1024 is beyond float64 (nDCG, a ratio, has no such limit).
 
     Reference: Järvelin & Kekäläinen, TOIS 2002; trec_eval ``dcg`` (explicit -m only).
     """
@@ -217,7 +227,7 @@ def ideal_dcg(b: RankedBatch, *, k: int | None, dcg: str, gains: Gains | None) -
     """Ideal DCG: the DCG of the ideal list (all positive gains judged, largest first), over its top k.
 
     Without a cutoff the whole ideal list counts, however short the ranking. No positive gain
-    judged gives 0. ``dcg='exp-log2'`` uses 2^gain - 1, as DCG does.
+    judged gives 0. ``dcg='exp-log2'`` uses 2^gain - 1, as DCG does (+inf from a gain of 1024 on).
 
     Reference: trec_eval ``ideal_dcg`` (explicit -m only).
     """

@@ -1,6 +1,11 @@
 """Measure strings: ir_measures syntax (``nDCG@10``, ``P(rel=2)@5``) and trec_eval names
 (``ndcg_cut.10``, ``P.5,10``, ``P_10``, ``utility.2,-1,0,0``, ``official``), both parsed against the
-one registry. trec_eval names also give the label trec_eval prints (``utility_2,-1,0,0``)."""
+one registry. trec_eval names also give the label trec_eval prints (``utility_2,-1,0,0``).
+
+The names other tools give the same measures are read too (:func:`_parse_foreign`): ranx's
+(``ndcg@10``, ``map@100``, ``hit_rate@10``), MTEB's score keys (``ndcg_at_10``) and BEIR's
+(``R_cap@10``); pytrec_eval's keys are trec_eval's printed labels. A name whose meaning differs from
+ours is refused in one line that says how (docs/spellings.md lists both kinds)."""
 
 from __future__ import annotations
 
@@ -176,6 +181,87 @@ def _parse_trec(text: str, rel: int | None) -> list[Labelled] | None:
     return None
 
 
+# ----------------------------------------------------------------------------- other tools' names
+# Each entry was checked against the tool's own code and is pinned against its values in
+# tests/test_spellings.py.
+
+#: ranx's metric names (``name@k``, or ``name`` for the whole ranking), as our measure strings.
+_RANX = {
+    "ndcg": "nDCG", "ndcg_burges": "nDCG(dcg='exp-log2')", "dcg": "DCG", "dcg_burges": "DCG(dcg='exp-log2')",
+    "map": "AP", "mrr": "RR", "precision": "P", "recall": "R", "f1": "F1", "hit_rate": "Success",
+    "r-precision": "Rprec",
+}
+#: ranx names without ``@k`` (the whole ranking) that are another of our measures than with one.
+_RANX_WHOLE = {"precision": "SetP", "f1": "SetF"}
+#: MTEB's score keys ``name_at_k``, and BEIR's ``R_cap@k`` (MTEB: ``R_cap_at_k``).
+_AT_K = {"ndcg": "nDCG", "map": "AP", "recall": "R", "precision": "P", "mrr": "RR", "r_cap": "RelP"}
+
+# ranx: name, @k, then -l<level> for its relevance level. MTEB: name_at_k. BEIR: Name@k.
+_RANX_SYNTAX = re.compile(r"^(?P<name>[a-z][a-z0-9_-]*?)(?:@(?P<k>\d+))?(?:-l(?P<level>\d+))?$")
+_AT_K_SYNTAX = re.compile(r"^(?P<name>[A-Za-z][A-Za-z_]*?)(?:_at_|@)(?P<k>\d+)$")
+
+
+def _refused(text: str, match: re.Match[str] | None, at_k: re.Match[str] | None) -> str | None:
+    """Why another tool's name for a measure whose meaning differs from ours is refused; None otherwise."""
+    ranx = match["name"] if match else None
+    named = at_k["name"].lower() if at_k else None  # MTEB's name_at_k, BEIR's Name@k
+    k = (match and match["k"]) or (at_k and at_k["k"]) or "k"
+    if ranx == "hits":
+        where = f"the top {k}" if match and match["k"] else "the ranking"
+        return (f"ranx's {text!r} is the number of relevant documents in {where}, averaged over queries; "
+                f"NumRelRet (trec_eval's num_rel_ret) counts the whole ranking and sums over queries, and "
+                f"P@{k} is the number in the top {k} / {k}")
+    if ranx == "hit_rate" and match and not match["k"]:
+        return "ranx's 'hit_rate' without @k reads the whole ranking; Success needs a cutoff: write Success@k"
+    rbp = re.match(r"^rbp[.@](\d+)$", text)  # ranx reads the digits as 0.<digits>
+    if rbp:
+        return (f"ranx's {text!r} weighs a document by its raw grade; RBP(p=0.{rbp[1]}) rescales grades above 1 "
+                "into [0, 1] (trec_eval's rbp), so the two agree on binary judgments only")
+    if named == "cv_recall":
+        return (f"MTEB's {text!r} counts a negative judgment as relevant (any value != 0); Success@{k} counts "
+                f"judgments >= 1 (-l)")
+    if named == "hole":
+        return (f"BEIR's {text!r} is the share of the top {k} judged for no query at all; Unj@{k} is the share "
+                "not judged (or judged negative) for this query")
+    if text == "accuracy":
+        return ("MTEB's 'accuracy' is R@1 (recall at 1); Accuracy here is ir_measures' share of correctly "
+                "ordered (relevant, non-relevant) pairs: write R@1 or Accuracy")
+    if at_k and at_k["name"] == "accuracy":
+        return (f"BEIR's top-k accuracy {text!r} is Success@{k} (a relevant document in the top {k}); "
+                f"Accuracy@{k} here is ir_measures' share of correctly ordered pairs: write Success@{k}")
+    return None
+
+
+def _parse_foreign(text: str, rel: int | None) -> Measure | None:
+    """Another tool's name for one of our measures (see the tables above); None for any other string.
+
+    Raises UnknownMeasureError, in one line saying how, for a name whose meaning differs from ours.
+    """
+    match = _RANX_SYNTAX.match(text)
+    at_k = _AT_K_SYNTAX.match(text)
+    why = _refused(text, match, at_k)
+    if why is not None:
+        raise UnknownMeasureError(why)
+    level: int | None = None
+    key = at_k and ("r_cap" if at_k["name"] == "R_cap" else at_k["name"])  # MTEB writes lower case, but R_cap
+    if at_k and key in _AT_K:
+        ours, k = _AT_K[key], at_k["k"]
+    elif match and match["name"] in _RANX:
+        name, k = match["name"], match["k"]
+        ours = _RANX[name] if k else _RANX_WHOLE.get(name, _RANX[name])
+        level = None if match["level"] is None else int(match["level"])
+    else:
+        return None
+    measure = _parse_ir(ours + (f"@{k}" if k else ""), rel if level is None else None)
+    assert measure is not None  # the tables hold registered names only
+    if level is None:
+        return measure
+    if "rel" in measure.definition.params:  # ranx's -l<level>: its relevance threshold, rel here
+        return measure(rel=level)
+    # A gain measure reads the grades, and ranx drops the judgments below the level: they gain 0 here.
+    return measure(gains={grade: 0 for grade in range(1, level)}) if level > 1 else measure
+
+
 def parse_labelled(text: str, *, rel: int | None = None) -> list[Labelled]:
     """Like :func:`parse_all`, with the name each measure is printed under.
 
@@ -191,6 +277,13 @@ def parse_labelled(text: str, *, rel: int | None = None) -> list[Labelled]:
     names = trec_table.group(text)
     if names is not None:
         return [item for name in names for item in _trec_items(name, None, rel)]
+    # Other tools' names before trec_eval's printed labels (ndcg_burges@10 is not ndcg with the
+    # parameters 'burges@10'), but never in place of a trec_eval name (recall is trec_eval's, not
+    # ranx's); ranx's rbp.95 is refused rather than read as trec_eval's rbp parameters.
+    if text.partition(".")[0] not in TREC_NAMES or re.match(r"^rbp\.\d+$", text):
+        foreign = _parse_foreign(text, rel)
+        if foreign is not None:
+            return [(foreign, str(foreign))]
     trec = _parse_trec(text, rel)
     if trec is not None:
         return trec

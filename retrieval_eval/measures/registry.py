@@ -61,6 +61,10 @@ class MeasureDef:
     weight: Kernel | None = None
     #: The kernel reads the qrels' subtopic column (``batch.subtopics``): the diversity measures.
     subtopics: bool = False
+    #: For ``aggregate="pooled"``: ``pool(batch, **params)``, a block of queries' share of the summary,
+    #: and ``pooled(shares)``, the summary from the shares of every block (PooledAUC: score counts).
+    pool: Kernel | None = None
+    pooled: Callable[[list[Any]], float] | None = None
 
     def __call__(self, **params: Any) -> Measure:
         return make_measure(self, params)
@@ -98,11 +102,11 @@ class MeasureDef:
                 return trec, spelled
         return None, {}
 
-    def aggregate_values(self, values: FloatArray, weights: FloatArray | None = None) -> float:
+    def aggregate_values(self, values: FloatArray, weights: FloatArray | None = None, share: Any = None) -> float:
         """The summary over queries, as trec_eval computes it (mean, sum or geometric mean), or the
         ``weights``-weighted mean of a weighted measure (0.0 when every weight is 0)."""
         summary = Summary(self)
-        summary.add(values, weights)
+        summary.add(values, weights, share)
         return summary.value()
 
 
@@ -211,6 +215,8 @@ def measure(
     weight: Kernel | None = None,
     judged_only: bool = False,
     subtopics: bool = False,
+    pool: Kernel | None = None,
+    pooled: Callable[[list[Any]], float] | None = None,
 ) -> Callable[[Kernel], MeasureDef]:
     """Register a kernel ``f(batch, **params) -> (n_queries,) float64`` as measure ``name``.
 
@@ -229,6 +235,8 @@ def measure(
     """
     if (aggregate == "weighted") != (weight is not None):
         raise TypeError(f"measure {name}: aggregate='weighted' and weight= go together")
+    if (aggregate == "pooled") != (pool is not None) or (pool is None) != (pooled is None):
+        raise TypeError(f"measure {name}: aggregate='pooled', pool= and pooled= go together")
     alias_names = tuple(a if isinstance(a, str) else a[0] for a in aliases)
 
     def register(kernel: Kernel) -> MeasureDef:
@@ -242,7 +250,7 @@ def measure(
             name=name, kernel=kernel, params=all_params, cutoff=cutoff,
             cutoff_required=cutoff_required, aliases=alias_names, trec=trec, aggregate=aggregate,
             integer=integer, summary_only=summary_only, summary=doc.splitlines()[0], doc=doc, text=text,
-            weight=weight, subtopics=subtopics,
+            weight=weight, subtopics=subtopics, pool=pool, pooled=pooled,
         )
         for key in (name, *alias_names):
             if key in REGISTRY or key in ALIASES:
@@ -286,6 +294,15 @@ def summary_weights(batch: RankedBatch, measure: Measure) -> FloatArray | None:
         return None
     batch, params = _kernel_arguments(batch, measure)
     return np.asarray(weight(batch, **params), dtype=np.float64)
+
+
+def pool_share(batch: RankedBatch, measure: Measure) -> Any:
+    """A pooled measure's share of the summary from the queries of ``batch`` (PooledAUC); None for the others."""
+    pool = measure.definition.pool
+    if pool is None:
+        return None
+    batch, params = _kernel_arguments(batch, measure)
+    return pool(batch, **params)
 
 
 def _run_kernel(batch: RankedBatch, measure: Measure) -> Any:

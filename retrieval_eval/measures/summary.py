@@ -7,7 +7,8 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 from attrs import define, field
@@ -18,7 +19,7 @@ from .params import MeasureError
 if TYPE_CHECKING:
     from .registry import MeasureDef
 
-Aggregate = Literal["mean", "sum", "gmean", "weighted"]
+Aggregate = Literal["mean", "sum", "gmean", "weighted", "pooled"]
 
 #: trec_eval's floor for geometric means (MIN_GEO_MEAN): log(max(x, 1e-5)).
 MIN_GEO_MEAN = 1e-5
@@ -125,15 +126,19 @@ class Summary:
     whole_total: int = 0  #: the running sum of a sum of counts
     parts: list[FloatArray] = field(factory=list)  #: the values of a sum or weighted mean, block by block
     weight_parts: list[FloatArray] = field(factory=list)
+    shares: list[Any] = field(factory=list)  #: a pooled measure's shares, block by block
 
     def __attrs_post_init__(self) -> None:
         if self.definition.text:
             raise MeasureError(f"{self.definition.name} is a per-query text measure; it has no summary value")
 
-    def add(self, values: FloatArray, weights: FloatArray | None = None) -> None:
-        """The next block's per-query values (and, for a weighted measure, weights)."""
+    def add(self, values: FloatArray, weights: FloatArray | None = None, share: Any = None) -> None:
+        """The next block's per-query values (and, for a weighted measure, weights; for a pooled one, its share)."""
         self.count += len(values)
-        if self._running:
+        if self.definition.aggregate == "pooled":
+            if share is not None:
+                self.shares.append(share)
+        elif self._running:
             self.total = sequential_sum(self._terms(values), self.total)
         elif self.definition.aggregate == "sum" and self.definition.integer:
             counts = values.astype(np.int64)
@@ -146,7 +151,8 @@ class Summary:
                 self.weight_parts.append(weights)
 
     @staticmethod
-    def add_all(summaries: list[Summary], values: list[FloatArray], weights: list[FloatArray | None]) -> None:
+    def add_all(summaries: list[Summary], values: list[FloatArray], weights: list[FloatArray | None],
+                shares: list[Any] | None = None) -> None:
         """:meth:`add` the next block's ``values[i]`` (and ``weights[i]``) to each ``summaries[i]``,
         the running sums of the means and geometric means side by side (:func:`sequential_sums`):
         the same sums, in about 0.7 of the time."""
@@ -160,7 +166,7 @@ class Summary:
         added = set(running)
         for i, summary in enumerate(summaries):
             if i not in added:
-                summary.add(values[i], weights[i])
+                summary.add(values[i], weights[i], None if shares is None else shares[i])
 
     @property
     def _running(self) -> bool:
@@ -178,6 +184,11 @@ class Summary:
             return float(self.whole_total) if self.definition.integer else float(_joined(self.parts).sum())
         if self.count == 0:
             return 0.0
+        if aggregate == "pooled":
+            if not self.shares:
+                raise MeasureError(f"{self.definition.name} pools the rows of every query: its summary needs "
+                                   "them, not per-query values (SetEvaluator.aggregate computes it)")
+            return cast("Callable[[list[Any]], float]", self.definition.pooled)(self.shares)
         if aggregate == "weighted":
             if len(self.weight_parts) != len(self.parts):
                 raise MeasureError(f"{self.definition.name} is summarised by a weighted mean: pass its weights")

@@ -1,8 +1,9 @@
-"""Measures of search and recommendation logs: AUC, GAUC, HitRate and AP(norm='min_rk').
+"""Measures of search and recommendation logs: AUC, GAUC, PooledAUC, HitRate and AP(norm='min_rk').
 
 AUC is checked by hand and against scikit-learn's ``roc_auc_score`` (the Mann-Whitney statistic with
-ties counted 1/2); GAUC against the plain and weighted means of those values; AP(norm='min_rk')
-against the worked example of Spark's RankingMetrics test suite.
+ties counted 1/2); GAUC against the plain and weighted means of those values; PooledAUC against
+``roc_auc_score`` on the rows of every query together; AP(norm='min_rk') against the worked example
+of Spark's RankingMetrics test suite.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from retrieval_eval.measures import parse
 from retrieval_eval.model import Document, Judgment
 
 #: Measures with hand-computed and oracle-checked cases here (read by test_completeness.py).
-HAND_COMPUTED = {"AUC", "GAUC"}
-ORACLE_CHECKED = {"AUC", "GAUC"}
+HAND_COMPUTED = {"AUC", "GAUC", "PooledAUC"}
+ORACLE_CHECKED = {"AUC", "GAUC", "PooledAUC"}
 
 # q1: positives a (3) and c (1), negatives b (2) and d (1): a beats b and d, c loses to b and ties d,
 # so AUC = (2 + 0 + 0.5) / 4. q2: the one positive on top of two negatives, AUC = 1. q3: positives only.
@@ -29,14 +30,18 @@ RUN = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0, "d": 1.0}, "q2": {"x": 0.5, "y": 0.9
     # At rel=2 only c is positive in q1: it loses to a (3) and b (2) and ties d (1). q2 has no positive.
     ("AUC(rel=2)", {"q1": 0.5 / 3, "q2": 0.0, "q3": 0.0}),
     ("GAUC", {"q1": 0.625, "q2": 1.0, "q3": 0.0}),
+    ("PooledAUC", {"q1": 0.625, "q2": 1.0, "q3": 0.0}),  # per query, a query's rows pooled: its AUC
 ])
 def test_auc_per_query_by_hand(measure: str, expected: dict[str, float]) -> None:
     assert SetEvaluator.from_dict(QRELS, RUN).per_query(measure) == pytest.approx(expected, abs=1e-15)
 
 
 @pytest.mark.parametrize(("measure", "expected", "left_out"), [
-    ("AUC", (0.625 + 1.0 + 0.0) / 3, []),
+    ("AUC", (0.625 + 1.0) / 2, ["q3"]),  # q3 has no pair: its AUC is undefined, left out as by GAUC
     ("GAUC", (0.625 + 1.0) / 2, ["q3"]),
+    # Every row together: positives a (3), c (1), y (0.9), s (1); negatives b (2), d (1), x (0.5),
+    # z (0.1). a beats all 4; c beats x, z and ties d; y beats x, z; s beats x, z and ties d: 11 of 16.
+    ("PooledAUC", 11 / 16, []),
     ("GAUC(weight='impressions')", (4 * 0.625 + 3 * 1.0) / 7, ["q3"]),
     ("GAUC(weight='positives')", (2 * 0.625 + 1 * 1.0) / 3, ["q3"]),
 ])
@@ -98,6 +103,26 @@ def test_auc_equals_sklearn_and_gauc_its_means(seed: int, rel: int, judged_only:
     for weight, of in (("impressions", sizes), ("positives", positives)):
         expected = np.average(found, weights=[of[q] for q in reference])
         assert results.aggregate(f"GAUC(rel={rel}, weight={weight!r})") == pytest.approx(expected, abs=1e-12)
+    assert results.aggregate(f"AUC(rel={rel})") == results.aggregate(f"GAUC(rel={rel})")
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("rel", [1, 2])
+@pytest.mark.parametrize("judged_only", [False, True])
+def test_pooled_auc_equals_sklearn_on_every_row(seed: int, rel: int, judged_only: bool) -> None:
+    """PooledAUC is roc_auc_score of all the rows of all the queries, ties included (few distinct scores)."""
+    metrics = pytest.importorskip("sklearn.metrics")
+    qrels, run = _random_case(np.random.default_rng(seed), 60)
+    results = SetEvaluator.from_dict(qrels, run, judged_only=judged_only)
+    labels, scores = [], []
+    for q, ranking in run.items():
+        for d, score in ranking.items():
+            if not judged_only or qrels[q].get(d, -1) >= 0:
+                labels.append(int(qrels[q].get(d, -1) >= rel))
+                scores.append(score)
+    assert results.aggregate(f"PooledAUC(rel={rel})") == pytest.approx(metrics.roc_auc_score(labels, scores),
+                                                                       rel=1e-15, abs=0)
+    assert results.per_query(f"PooledAUC(rel={rel})") == results.per_query(f"AUC(rel={rel})")
 
 
 def test_auc_compares_scores_whatever_the_ranking_order() -> None:
