@@ -222,7 +222,7 @@ class TestToDataFrame:
             sample.to_dataframe(["AP"])
         assert str(caught.value) == (
             "SetEvaluator.to_dataframe needs pandas: "
-            "pip install 'retrieval_eval[dataframe]'"
+            "pip install 'retrieval-evaluator[dataframe]'"
         )
         assert "\n" not in str(caught.value)
 

@@ -361,7 +361,7 @@ class TestVersion:
         from retrieval_eval import __version__
 
         try:
-            installed = metadata.version("retrieval_eval")
+            installed = metadata.version("retrieval-evaluator")
         except metadata.PackageNotFoundError:
             pytest.skip("retrieval_eval is not installed")
         assert installed == __version__
@@ -730,7 +730,7 @@ class TestPlot:
             monkeypatch.delitem(sys.modules, name)
         monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
         code, _, err = _run(capsys, "plot", "pr", *files, "-o", str(tmp_path / "x.png"))
-        assert code == 2 and err.count("\n") == 1 and "retrieval_eval[plot]" in err
+        assert code == 2 and err.count("\n") == 1 and "retrieval-evaluator[plot]" in err
 
     def test_diff_needs_two_runs_and_a_per_query_measure(self, capsys, files) -> None:
         with pytest.raises(SystemExit) as exit_:

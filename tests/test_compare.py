@@ -248,7 +248,7 @@ def test_cli_without_scipy_says_what_to_install(files: dict[str, Path], capsys: 
     monkeypatch.setitem(sys.modules, "scipy.stats", None)  # the import then fails
     assert main(["compare", str(files["qrels"]), str(files["base"]), str(files["better"]), "-m", "AP"]) == 2
     assert capsys.readouterr().err == (
-        "retrieval-eval: error: scipy is needed for significance tests: pip install 'retrieval_eval[stats]'\n")
+        "retrieval-eval: error: scipy is needed for significance tests: pip install 'retrieval-evaluator[stats]'\n")
 
 
 def test_the_gate_fires_at_another_relevance_level(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:

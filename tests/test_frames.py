@@ -318,11 +318,11 @@ def test_cli_reads_parquet_wherever_it_reads_trec(tmp_path: Path, capsys: pytest
 
 def test_without_pyarrow_one_line_says_what_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pyarrow", None)  # the import then fails
-    with pytest.raises(MissingExtraError, match=r"needs pyarrow: pip install 'retrieval_eval\[parquet\]'$"):
+    with pytest.raises(MissingExtraError, match=r"needs pyarrow: pip install 'retrieval-evaluator\[parquet\]'$"):
         SetEvaluator.from_arrow(object(), object())
     (tmp_path / "q.parquet").write_bytes(b"PAR1")
     (tmp_path / "r.qrels").write_text("q 0 a 1\n")
-    with pytest.raises(MissingExtraError, match=r"pip install 'retrieval_eval\[parquet\]'"):
+    with pytest.raises(MissingExtraError, match=r"pip install 'retrieval-evaluator\[parquet\]'"):
         SetEvaluator.from_trec(tmp_path / "q.parquet", tmp_path / "r.qrels")
 
 

@@ -714,10 +714,10 @@ def test_plot_without_matplotlib(tmp_path: Path, capsys, monkeypatch: pytest.Mon
         runs = [str(tmp_path / "no-such.run")] * (2 if kind == "diff" else 1)
         assert main(["plot", kind, qrels, *runs, "-o", str(tmp_path / "x.png")]) == 2
         out, err = capsys.readouterr()
-        assert out == "" and err == "retrieval-eval: error: plots need matplotlib: pip install 'retrieval_eval[plot]'\n"
+        assert out == "" and err == "retrieval-eval: error: plots need matplotlib: pip install 'retrieval-evaluator[plot]'\n"
     for draw in (lambda: plotting.pr_curves({"r": evaluation}), lambda: plotting.first_relevant_ranks({"r": evaluation}),
                  lambda: plotting.diff_bars(evaluation, evaluation, "AP"), plotting.require_matplotlib):
-        with pytest.raises(MissingExtraError, match=r"retrieval_eval\[plot\]"):
+        with pytest.raises(MissingExtraError, match=r"retrieval-evaluator\[plot\]"):
             draw()
 
 

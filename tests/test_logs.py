@@ -156,7 +156,7 @@ def test_a_parquet_log_is_known_by_its_magic_bytes(tmp_path: Path, capsys: pytes
 def test_parquet_without_pyarrow_says_what_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)  # the import then fails
     (tmp_path / "log.parquet").write_bytes(b"PAR1")
-    with pytest.raises(InputFormatError, match=r"pip install 'retrieval_eval\[parquet\]'"):
+    with pytest.raises(InputFormatError, match=r"pip install 'retrieval-evaluator\[parquet\]'"):
         SetEvaluator.from_log(tmp_path / "log.parquet")
 
 

@@ -345,7 +345,7 @@ def test_missing_matplotlib(
     with pytest.raises(MissingExtraError) as caught:
         calls[plot]()
     assert (
-        str(caught.value) == "plots need matplotlib: pip install 'retrieval_eval[plot]'"
+        str(caught.value) == "plots need matplotlib: pip install 'retrieval-evaluator[plot]'"
     )
 
 

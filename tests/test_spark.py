@@ -24,7 +24,7 @@ from retrieval_eval.model import InputFormatError, InputTypeError, MissingExtraE
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
-pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'retrieval_eval[spark]')")
+pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'retrieval-evaluator[spark]')")
 
 # pyspark warns that it does not support pandas 3 yet; mapInArrow does not use pandas.
 pytestmark = pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
@@ -263,5 +263,5 @@ def test_without_pyspark_one_line_says_what_to_install(monkeypatch: pytest.Monke
     monkeypatch.delitem(sys.modules, "retrieval_eval.integrations.spark", raising=False)
     monkeypatch.setitem(sys.modules, "pyspark", None)  # the import then fails
     with pytest.raises(MissingExtraError, match=r"^retrieval_eval.spark needs pyspark \(and Java 17\+\): "
-                                                r"pip install 'retrieval_eval\[spark\]'$"):
+                                                r"pip install 'retrieval-evaluator\[spark\]'$"):
         import retrieval_eval.integrations.spark  # noqa: F401

@@ -208,7 +208,7 @@ class TestBootstrap:
         monkeypatch.setitem(sys.modules, "scipy.stats", None)  # makes `import scipy.stats` fail
         baseline, run = pair(10, 42)
         assert_finite(paired_test(baseline, run, "bootstrap", samples=100, seed=0))
-        with pytest.raises(ImportError, match=r"pip install 'retrieval_eval\[stats\]'"):
+        with pytest.raises(ImportError, match=r"pip install 'retrieval-evaluator\[stats\]'"):
             paired_test(baseline, run, "t")
 
 
@@ -458,7 +458,7 @@ class TestValidation:
         monkeypatch.setitem(sys.modules, "scipy.stats", None)
         with pytest.raises(ImportError) as raised:
             paired_test([0.1, 0.2], [0.2, 0.3], "wilcoxon")
-        assert str(raised.value) == "scipy is needed for significance tests: pip install 'retrieval_eval[stats]'"
+        assert str(raised.value) == "scipy is needed for significance tests: pip install 'retrieval-evaluator[stats]'"
 
     def test_module_imports_without_scipy(self) -> None:
         """scipy is imported inside the functions only."""

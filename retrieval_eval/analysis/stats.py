@@ -87,7 +87,7 @@ TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap", "tukey")
 #: Names accepted by :func:`adjust` (and ``compare --correction``).
 CORRECTIONS = ("none", "bonferroni", "holm", "bh")
 
-_NO_SCIPY = "scipy is needed for significance tests: pip install 'retrieval_eval[stats]'"
+_NO_SCIPY = "scipy is needed for significance tests: pip install 'retrieval-evaluator[stats]'"
 
 #: The most permutations (permutation and Tukey tests) and resamples (bootstrap) accepted: memory
 #: takes 8 bytes a draw, time some operations per draw and query; far more than a p-value needs.

@@ -10,7 +10,7 @@ from ._output import EXIT_OK, _note, _OutputFailed, _short, _Usage
 from ._runs import _load_runs, _names, _per_query_measures, _refuse_stdin_twice, _sources
 
 _PLOT_HELP = """\
-Draw an evaluation (needs matplotlib: pip install 'retrieval_eval[plot]'); the output's suffix
+Draw an evaluation (needs matplotlib: pip install 'retrieval-evaluator[plot]'); the output's suffix
 chooses PNG, SVG or PDF. pr: interpolated precision-recall curves at trec_eval's 11 recall points,
 one line per run, MAP in the legend; diff: per-query differences RUN_B - RUN_A on a measure, as
 sorted bars; ranks: histogram of the rank of each query's first relevant document."""

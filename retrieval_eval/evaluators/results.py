@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # annotations only: typing.Self is Python 3.11
 #: How :meth:`SetEvaluator.evaluate` and :meth:`SetEvaluator.to_dataframe` name their measures.
 _KEYS = ("canonical", "trec")
 
-_NO_PANDAS = "SetEvaluator.to_dataframe needs pandas: pip install 'retrieval_eval[dataframe]'"
+_NO_PANDAS = "SetEvaluator.to_dataframe needs pandas: pip install 'retrieval-evaluator[dataframe]'"
 
 
 def _labelled(measures: MeasureList, keys: str, owner: str, rel: int) -> list[tuple[Measure, str]]:

@@ -218,7 +218,7 @@ class SetEvaluator(SetResults):
         Raises
         ------
         MissingExtraError
-            Without pyarrow (``pip install 'retrieval_eval[parquet]'``).
+            Without pyarrow (``pip install 'retrieval-evaluator[parquet]'``).
         InputTypeError
             A column of the wrong type (strings for scores, floats for ids, ...), or an unknown input.
         InputFormatError

@@ -7,7 +7,7 @@ the same numbers, with no row-by-row UDF and no Python object per document. The 
 DataFrame in long form, one row per query and measure; :func:`summarize` turns it into the summary
 values trec_eval prints.
 
-pyspark (and Java 17 or later) is the ``spark`` extra: ``pip install 'retrieval_eval[spark]'``.
+pyspark (and Java 17 or later) is the ``spark`` extra: ``pip install 'retrieval-evaluator[spark]'``.
 Importing :mod:`retrieval_eval` never imports pyspark; importing this module does. The executors
 need retrieval_eval and pyarrow too (see docs/scale.md).
 """
@@ -42,7 +42,7 @@ try:
     from pyspark.sql import types as T
 except ImportError:
     raise MissingExtraError(
-        "retrieval_eval.spark needs pyspark (and Java 17+): pip install 'retrieval_eval[spark]'"
+        "retrieval_eval.spark needs pyspark (and Java 17+): pip install 'retrieval-evaluator[spark]'"
     ) from None
 
 if TYPE_CHECKING:

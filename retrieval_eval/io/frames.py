@@ -44,7 +44,7 @@ def pyarrow(feature: str) -> ModuleType:
         import pyarrow as pa
         import pyarrow.compute  # pa.compute, used by the converters
     except ImportError:
-        raise MissingExtraError(f"{feature} needs pyarrow: pip install 'retrieval_eval[parquet]'") from None
+        raise MissingExtraError(f"{feature} needs pyarrow: pip install 'retrieval-evaluator[parquet]'") from None
     module: ModuleType = pa
     return module
 

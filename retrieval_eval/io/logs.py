@@ -169,7 +169,7 @@ def read_parquet_log(path: str, names: tuple[str, str, str, str] | None) -> tupl
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise InputFormatError(f"{path}: reading Parquet needs pyarrow: pip install 'retrieval_eval[parquet]'") from None
+        raise InputFormatError(f"{path}: reading Parquet needs pyarrow: pip install 'retrieval-evaluator[parquet]'") from None
     from .frames import TableSource, id_column, number_column
 
     try:

@@ -1,4 +1,4 @@
-"""Pictures of an evaluation, as matplotlib Figures (the ``plot`` extra: ``pip install 'retrieval_eval[plot]'``).
+"""Pictures of an evaluation, as matplotlib Figures (the ``plot`` extra: ``pip install 'retrieval-evaluator[plot]'``).
 
 - :func:`pr_curves`: interpolated precision at trec_eval's 11 recall points, one line per run.
 - :func:`diff_bars`: per-query differences between two runs on one measure, sorted.
@@ -48,7 +48,7 @@ __all__ = [
     "save",
 ]
 
-_NO_MATPLOTLIB = "plots need matplotlib: pip install 'retrieval_eval[plot]'"
+_NO_MATPLOTLIB = "plots need matplotlib: pip install 'retrieval-evaluator[plot]'"
 
 #: The file types :func:`save` writes, by suffix.
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
