@@ -1,6 +1,5 @@
 """The public path of the test assertions: :mod:`retrieval_eval.integrations.testing` holds them."""
 
-from .integrations.testing import assert_at_least as assert_at_least
-from .integrations.testing import assert_not_worse as assert_not_worse
+from .integrations.testing import assert_at_least, assert_not_worse
 
 __all__ = ["assert_at_least", "assert_not_worse"]
