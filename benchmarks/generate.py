@@ -75,7 +75,7 @@ def _constant(text: bytes, n: int) -> np.ndarray:
     return np.broadcast_to(np.frombuffer(text, dtype=np.uint8), (n, len(text)))
 
 
-def _emit(out, parts: list[np.ndarray]) -> None:  # noqa: ANN001 - a binary file
+def _emit(out, parts: list[np.ndarray]) -> None:
     """Write rows made of the horizontally concatenated ``parts``, without their NUL bytes."""
     matrix = np.hstack(parts)
     flat = matrix.ravel()

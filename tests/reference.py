@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from decimal import ROUND_HALF_UP, Decimal
 
-
 #: trec_eval labels of the rank-based measures the oracles here and pytrec_eval both cover; all in [0, 1].
 RANK_MEASURES = (
     "map", "Rprec", "bpref", "recip_rank",

@@ -180,7 +180,7 @@ def random_dataset(
         else:
             scores = rng.choice(score_values, size=len(retrieved))
         run[qid] = {str(d): float(s) for d, s in zip(retrieved, scores)}
-    for extra in range(max(1, int(round(run_only_rate * n_queries)))):
+    for extra in range(max(1, round(run_only_rate * n_queries))):
         docs = rng.choice(pool, size=min(5, len(pool)), replace=False)
         run[f"{seed}-runonly-{extra}"] = {str(d): 1.0 for d in docs}
     return qrels, run

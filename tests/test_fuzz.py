@@ -32,7 +32,7 @@ ANY_BYTES = STRUCTURED | st.binary(max_size=300)
 FUZZ = settings(max_examples=400, deadline=timedelta(seconds=5), suppress_health_check=[HealthCheck.too_slow])
 
 
-def _read(reader, data: bytes):  # noqa: ANN001, ANN202
+def _read(reader, data: bytes):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InputWarning)
         try:
@@ -46,7 +46,7 @@ def _read(reader, data: bytes):  # noqa: ANN001, ANN202
                          [(read_qrels_columns, read_qrels), (read_run_columns, read_run)], ids=["qrels", "run"])
 @FUZZ
 @given(data=ANY_BYTES)
-def test_reader_parses_or_raises_its_error(columns_reader, streaming_reader, data: bytes) -> None:  # noqa: ANN001
+def test_reader_parses_or_raises_its_error(columns_reader, streaming_reader, data: bytes) -> None:
     """The column reader and the streaming reader accept and reject the same inputs."""
     columns = _read(columns_reader, data)
     streamed = _read(lambda source: list(streaming_reader(source)), data)

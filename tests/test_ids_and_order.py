@@ -30,7 +30,7 @@ def test_intern_is_np_unique_in_byte_order(values: list[bytes]) -> None:
 @given(st.lists(st.tuples(st.integers(0, 4), st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0, float("inf"), -1.0])),
                 min_size=0, max_size=40),
        st.sampled_from(["shuffled", "by query and score", "blocks in any order"]), st.randoms())
-def test_canonical_order_is_the_three_key_sort(rows: list[tuple[int, float]], layout: str, rnd) -> None:  # noqa: ANN001
+def test_canonical_order_is_the_three_key_sort(rows: list[tuple[int, float]], layout: str, rnd) -> None:
     """Same as a sort on (query, -score, -doc_id bytes) whatever the input layout.
 
     The layouts reach both paths: one sort of everything, or the linear pass over query blocks that
@@ -98,7 +98,7 @@ def test_lookup_finds_exactly_the_ids_in_the_vocabulary(vocab: list[bytes], need
     distinct = sorted(set(vocab))
     vocab_array = np.array(distinct, dtype="S20") if distinct else np.zeros(0, dtype="S1")
     queries = needles * repeat + distinct[:3]
-    needles_array = np.array(queries, dtype="S%d" % (8 * repeat + 20)) if queries else np.zeros(0, dtype="S1")
+    needles_array = np.array(queries, dtype=f"S{8 * repeat + 20}") if queries else np.zeros(0, dtype="S1")
     position = {v: i for i, v in enumerate(distinct)}
     rows, codes = _find(vocab_array, needles_array)
     found = [(i, position[v]) for i, v in enumerate(queries) if v in position]

@@ -6,16 +6,17 @@ documents, empty rankings, R = 0, queries on one side only); the oracles from :m
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
 import pytest
+import reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import reference
-from retrieval_eval import Document, Judgment, RetrievalEvaluator, SetEvaluator
 from strategies import DOC_IDS, evaluation_cases, single_query_cases
+
+from retrieval_eval import Document, Judgment, RetrievalEvaluator, SetEvaluator
 
 COUNTS = ("num_ret", "num_rel", "num_rel_ret")
 RECALL_POINTS = tuple(i / 10 for i in range(11))
@@ -111,7 +112,7 @@ def test_iprec_non_increasing_in_recall(case: tuple[dict, dict], rel: int) -> No
     values = table(ev, IPREC)
     for qid in ev:
         curve = [values[m][qid] for m in IPREC]
-        assert all(a >= b for a, b in zip(curve, curve[1:])), (qid, curve)
+        assert all(a >= b for a, b in itertools.pairwise(curve)), (qid, curve)
         assert curve[0] >= ev.per_query("RR")[qid]
         assert curve[0] >= ev.per_query("Rprec")[qid] or reference.num_rel(qrels[qid], rel) == 0
 

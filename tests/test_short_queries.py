@@ -15,10 +15,10 @@ import test_blocks
 import retrieval_eval.engine.batch as batch_module
 import retrieval_eval.engine.segments as segments_module
 from retrieval_eval import SetEvaluator
+from retrieval_eval.engine.batch import Hits, RankedBatch
 from retrieval_eval.engine.segments import _offsets_of, safe_div, segment_ids, segment_suffix_max
 from retrieval_eval.measures import AP, GMAP, IDCG, IPrec, compute, compute_text, graded
 from retrieval_eval.measures.gains import ideal_list, styled
-from retrieval_eval.engine.batch import Hits, RankedBatch
 
 RECALL_POINTS = tuple(i / 10 for i in range(11))
 

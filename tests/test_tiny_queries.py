@@ -15,8 +15,8 @@ from strategies import Qrels, Run, evaluation_cases, judgments, ranking
 
 import retrieval_eval.measures.precision as precision_module
 from retrieval_eval import SetEvaluator
-from retrieval_eval.engine.segments import _offsets_of, safe_div
 from retrieval_eval.engine.batch import RankedBatch
+from retrieval_eval.engine.segments import _offsets_of, safe_div
 
 RECALL_POINTS = tuple(i / 10 for i in range(11))
 

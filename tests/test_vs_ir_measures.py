@@ -47,11 +47,11 @@ from collections.abc import Callable
 
 import ir_measures
 import pytest
-
 import reference
+from strategies import random_dataset
+
 from retrieval_eval import SetEvaluator, parse
 from retrieval_eval.measures import ALIASES, REGISTRY
-from strategies import random_dataset
 
 TOL = 1e-6
 
@@ -434,7 +434,7 @@ def test_err_gdeval_skips_queries_without_positive_judgments() -> None:
 def rbp_trec_eval(ranking: list[str], judged: dict[str, int], p: float) -> float:
     """trec_eval 10's rbp: gain = level / L when the query's largest judged level L > 1, else level."""
     top = max((v for v in judged.values() if v >= 0), default=0)
-    scale = top if top > 1 else 1
+    scale = max(1, top)
     return (1 - p) * sum(max(judged.get(d, 0), 0) / scale * p ** (i - 1) for i, d in enumerate(ranking, start=1))
 
 
@@ -516,7 +516,7 @@ def test_rbp_binary_gains_equal_cwl_eval(data: str, text: str) -> None:
     """``RBP(rel=k)``: binary gains, as ir_measures computes it with cwl-eval, on every untied query."""
     if not provider_available(text):
         pytest.skip("cwl-eval (ir_measures' provider for RBP(rel=k)) is not installed")
-    qrels, run = dataset(data)
+    _, run = dataset(data)
     got, expected = our_values(data, text), theirs(data, text)
     compared = 0
     for qid, value in expected.items():

@@ -20,12 +20,12 @@ import math
 import ir_measures
 import pytest
 import pytrec_eval
+import reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import reference
-from retrieval_eval import Document, Judgment, RetrievalEvaluator, SetEvaluator
 from strategies import evaluation_cases, random_dataset
+
+from retrieval_eval import Document, Judgment, RetrievalEvaluator, SetEvaluator
 
 TOL = 1e-9
 

@@ -15,9 +15,10 @@ import pytest
 import test_completeness
 
 from retrieval_eval.cli import main
-from retrieval_eval.measures import REL, TrecName, measure, parse, parse_all, registry as registry_tables, trec_table
-from retrieval_eval.measures.describe import listing, reference_page
 from retrieval_eval.engine.batch import RankedBatch
+from retrieval_eval.measures import REL, TrecName, measure, parse, parse_all, trec_table
+from retrieval_eval.measures import registry as registry_tables
+from retrieval_eval.measures.describe import listing, reference_page
 
 QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 1\n"
 RUN = "q1 Q0 a 1 3.0 r\nq1 Q0 b 2 2.0 r\nq2 Q0 x 1 1.0 r\nq2 Q0 c 2 0.5 r\n"
@@ -53,7 +54,7 @@ def register_throwaway(monkeypatch: pytest.MonkeyPatch, *, with_row: bool = True
 
 
 @pytest.mark.usefixtures("registry")
-def test_a_new_measure_reaches_every_listing(monkeypatch: pytest.MonkeyPatch, write, capsys) -> None:  # noqa: ANN001
+def test_a_new_measure_reaches_every_listing(monkeypatch: pytest.MonkeyPatch, write, capsys) -> None:
     register_throwaway(monkeypatch)
     qrels, run = write("qrels", QRELS), write("run", RUN)
 

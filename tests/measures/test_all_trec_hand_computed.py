@@ -17,7 +17,6 @@ import pytest
 
 from retrieval_eval import Document, Judgment, RetrievalEvaluator, SetEvaluator
 from retrieval_eval.measures import (
-    REGISTRY,
     Gains,
     MeasureError,
     parse,
@@ -324,7 +323,7 @@ def test_gains_pickle_and_copy() -> None:
     assert pickle.loads(pickle.dumps(measure)) == measure == copy.deepcopy(measure)
 
 
-def test_json_output_holds_the_relstring(write, capsys) -> None:  # noqa: ANN001
+def test_json_output_holds_the_relstring(write, capsys) -> None:
     import json
 
     from retrieval_eval.cli import main

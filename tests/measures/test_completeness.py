@@ -14,14 +14,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import test_evaluator
-import test_err_judged_f1
-import test_vs_ir_measures
-import test_oracles
 import test_all_trec_hand_computed
-import test_log_measures
-import test_diversity
 import test_cwl_compat
+import test_diversity
+import test_err_judged_f1
+import test_evaluator
+import test_log_measures
+import test_oracles
+import test_vs_ir_measures
 from conftest import TESTDATA
 
 from retrieval_eval.measures import REGISTRY, parse, trec_table
@@ -83,7 +83,7 @@ def test_measure_has_all_its_evidence(name: str) -> None:
 
 
 def test_every_measure_is_exported_by_name() -> None:
-    import retrieval_eval.measures as measures
+    from retrieval_eval import measures
 
     for name in REGISTRY:
         assert getattr(measures, name) is REGISTRY[name] and name in measures.__all__, name

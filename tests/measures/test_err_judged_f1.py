@@ -4,11 +4,11 @@ against a slow per-query oracle on generated data (many queries in one batch).""
 from __future__ import annotations
 
 import pytest
-
 import reference
-from retrieval_eval import Document, Judgment, RetrievalEvaluator, SetEvaluator, MeasureError
-from retrieval_eval.measures import REGISTRY
 from strategies import random_dataset
+
+from retrieval_eval import Document, Judgment, MeasureError, RetrievalEvaluator, SetEvaluator
+from retrieval_eval.measures import REGISTRY
 
 TOL = 1e-12
 
