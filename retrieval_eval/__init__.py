@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
 #: The one place the version is written: pyproject.toml reads it (hatchling's [tool.hatch.version]).
-__version__ = "0.1.0"
+__version__ = "0.3.0.dev0"
 
 #: public name -> module that defines it
 _EXPORTS = {
