@@ -443,3 +443,20 @@ def test_the_iprec_exemption_is_the_cut_off_rule_and_nothing_else() -> None:
     # On an empty ranking trec_eval 9 divides 0 by 0 where the cut-off is 0 (IPrec@0.0); we give 0.
     assert empty and all(ours[key] == 0.0 and (math.isnan(theirs[key]) or theirs[key] == 0.0) for key in empty)
     assert any(math.isnan(theirs[key]) for key in empty)
+
+
+@pytest.mark.parametrize(("qrels", "run"), [({}, {}), ({"q": {"a": 1}}, {}), ({"q": {"a": 1}}, {"x": {"a": 1.0}})],
+                         ids=["nothing", "no run", "no shared query"])
+def test_degenerate_inputs_give_ir_measures_values(qrels: dict[str, Any], run: dict[str, Any]) -> None:
+    measures = [ir_measures.AP, ir_measures.NumQ]
+    theirs = ir_measures.calc_aggregate(measures, qrels, run)
+    provider_module.register()
+    ours = ir_measures.calc_aggregate(measures, qrels, run)
+    assert {str(m): v for m, v in ours.items()} == pytest.approx({str(m): v for m, v in theirs.items()}, nan_ok=True)
+
+
+def test_integral_float_relevance_is_read_as_the_integer(ours_first: None) -> None:
+    """As everywhere in this package (pytrec_eval refuses it: "Expected relevance to be integer")."""
+    assert ir_measures.calc_aggregate([ir_measures.AP], {"q": {"a": 1.0, "b": 2.0}}, {"q": {"b": 1.0}}) == {
+        ir_measures.AP: 0.5
+    }
