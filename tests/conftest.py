@@ -36,3 +36,23 @@ def write(tmp_path: Path):
         return str(path)
 
     return _write
+
+
+@pytest.fixture(autouse=True)
+def _ir_measures_default_pipeline() -> object:
+    """Every test ends with ir_measures' default pipeline as ir_measures ships it.
+
+    Importing ``retrieval_eval.integrations.ir_measures`` (a docstring example, a docs page) puts our
+    provider first in ``ir_measures.DefaultPipeline``; the tests that compare against ir_measures' own
+    providers must not run on ours. Tests of the provider register it themselves.
+    """
+    yield
+    import sys
+
+    # By name: any copy of the module may have registered it. The module is forgotten as well, so
+    # that the next import registers the provider again, as a user's first import does.
+    sys.modules.pop("retrieval_eval.integrations.ir_measures", None)
+    ir_measures = sys.modules.get("ir_measures")
+    if ir_measures is not None:
+        pipeline = ir_measures.DefaultPipeline.providers
+        pipeline[:] = [p for p in pipeline if getattr(p, "NAME", None) != "retrieval_eval"]

@@ -29,6 +29,7 @@ PACKAGE = ROOT / "retrieval_eval"
 FEATURE_EXTRAS: dict[str, tuple[str, ...]] = {
     "report/plotting.py": ("plot",),  # plots: retrieval-eval plot, retrieval_eval.plotting
     "integrations/spark.py": ("spark",),  # retrieval_eval.spark
+    "integrations/ir_measures.py": ("ir_measures",),  # the ir_measures provider
     "io/frames.py": ("parquet", "dataframe"),  # Parquet files; from_dataframe converts every frame through pyarrow
     "io/logs.py": ("parquet",),  # Parquet logs
     "analysis/stats.py": ("stats",),  # t, Wilcoxon and sign tests
@@ -39,6 +40,7 @@ FEATURE_EXTRAS: dict[str, tuple[str, ...]] = {
 #: Import name -> the distribution that installs it.
 IMPORT_DISTRIBUTIONS = {
     "pyspark": "pyspark", "pyarrow": "pyarrow", "scipy": "scipy", "matplotlib": "matplotlib", "pandas": "pandas",
+    "ir_measures": "ir-measures",
 }
 
 #: What a distribution needs at run time, beyond its own required dependencies, for the way the

@@ -1,1 +1,2 @@
-"""Where retrieval_eval plugs into other tools: Spark (:mod:`.spark`) and test suites (:mod:`.testing`)."""
+"""Where retrieval_eval plugs into other tools: Spark (:mod:`.spark`), ir_measures (:mod:`.ir_measures`)
+and test suites (:mod:`.testing`)."""
