@@ -94,3 +94,14 @@ def test_same_file(tmp_path: Path) -> None:
     assert same_file(tmp_path / "new.png", [str(run), "-", 3]) is None
     assert same_file(tmp_path / "new.png", [str(tmp_path / "sub" / ".." / "new.png")]) is not None
     assert same_file(tmp_path / "x\0.png", [str(run)]) is None
+
+
+def test_a_read_only_file_is_not_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As open() would refuse it (the tests may run as root, who may write anything: os.access is faked)."""
+    target = tmp_path / "out.png"
+    target.write_bytes(b"old")
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: False if Path(path) == target else real_access(path, mode))
+    with pytest.raises(PermissionError), replacing(target) as out:
+        out.write(b"new")
+    assert target.read_bytes() == b"old" and _listing(tmp_path) == ["out.png"]

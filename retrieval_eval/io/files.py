@@ -28,6 +28,7 @@ File too large
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
@@ -49,6 +50,8 @@ def replacing(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
       ``path`` is untouched. An exception whose cause is an :class:`OSError` (a writer that fails in
       its own clean-up after the disk filled up, as matplotlib's PDF writer does) is raised as that
       OSError, so that callers catch one type.
+    - ``path`` an existing file that cannot be written (read-only): :class:`PermissionError`, as
+      ``open`` would raise, although the directory would let it be replaced.
     - ``path`` a symbolic link: the file it points to is replaced, the link kept. ``path`` an existing
       file that is not a regular file (``/dev/null``, a named pipe): written in place, as it cannot be
       replaced.
@@ -66,6 +69,8 @@ def replacing(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         mode: int | None = os.stat(target).st_mode
     except FileNotFoundError:
         mode = None
+    if mode is not None and not os.access(target, os.W_OK):  # as open() would: a read-only file stays
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
     if mode is not None and not stat.S_ISREG(mode):  # a device or a pipe: nothing to rename over
         with _reraised_os_error(), open(target, "wb") as direct:
             yield direct
