@@ -739,13 +739,92 @@ class TestPlot:
         code, _, err = _run(capsys, "plot", "diff", *files, files[1], "-m", "num_q", "-o", "x.png")
         assert code == 2 and "-m num_q is a summary over all queries" in err and err.count("\n") == 1
 
+    def test_title_size_and_log_y_reach_the_figure(self, capsys, tmp_path, files, monkeypatch) -> None:
+        """Issue 27: --title, --size W,H and --log-y (pr and ranks; diff draws both signs, so not there)."""
+        pytest.importorskip("matplotlib")
+        from retrieval_eval.report import plotting
+
+        drawn = []
+        monkeypatch.setattr(plotting, "save", lambda figure, path: drawn.append(figure))
+        for kind in ("pr", "ranks", "diff"):
+            runs = [*files, files[1]] if kind == "diff" else files
+            log = [] if kind == "diff" else ["--log-y"]
+            code, _, _ = _run(capsys, "plot", kind, "--quiet", *runs, "-o", "x.png", "--title", "$T$",
+                              "--size", "5,3.5", *log)
+            assert code == 0
+            axes = drawn[-1].axes[0]
+            assert axes.get_title().splitlines()[0] == "\\$T\\$"  # drawn as $T$, never as mathtext
+            assert tuple(drawn[-1].get_size_inches()) == (5.0, 3.5)
+            assert axes.get_yscale() == ("linear" if kind == "diff" else "log")
+        with pytest.raises(SystemExit) as exit_:
+            main(["plot", "diff", *files, files[1], "--log-y", "-o", "x.png"])
+        assert exit_.value.code == 2
+
+    @pytest.mark.parametrize("size", ["0,3", "5", "a,b", "nan,3", "5,inf", "5,3,1", "1e9,3"])
+    def test_a_bad_size_is_a_usage_error(self, capsys, files, size: str) -> None:
+        with pytest.raises(SystemExit) as exit_:
+            main(["plot", "pr", *files, "-o", "x.png", "--size", size])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and err.count("\n") == 1 and "--size" in err and "Traceback" not in err
+
+    def test_an_output_that_is_an_input_is_refused(self, capsys, tmp_path, files) -> None:
+        """Issue 28.9: -o arun.png qrels arun.png replaced the run with the image, without a word."""
+        run = tmp_path / "arun.png"
+        run.write_bytes(Path(files[1]).read_bytes())
+        before = run.read_bytes()
+        link = tmp_path / "link.png"
+        link.symlink_to(run)
+        for output, inputs in ((run, [files[0], str(run)]), (tmp_path / "." / "arun.png", [files[0], str(run)]),
+                               (run, [files[0], str(link)]), (Path(files[0] + ".png"), [files[0] + ".png", files[1]])):
+            if not output.exists():
+                continue
+            code, _, err = _run(capsys, "plot", "pr", *inputs, "-o", str(output))
+            assert code == 2 and "is also an input" in err and err.count("\n") == 1
+        assert run.read_bytes() == before
+        code, _, err = _run(capsys, "plot", "diff", files[0], str(run), files[1], "-o", str(run))
+        assert code == 2 and "is also an input" in err and run.read_bytes() == before
+
+    @pytest.mark.parametrize("suffix", [".png", ".pdf", ".svg"])
+    def test_a_failed_write_keeps_the_old_image(self, tmp_path, files, suffix: str) -> None:
+        """Issue 28.9: under a file-size limit the write fails: exit 1, one line, the old image untouched
+        (it was truncated before; for .pdf the failure was a traceback)."""
+        pytest.importorskip("matplotlib")
+        target = tmp_path / f"old{suffix}"
+        target.write_bytes(b"the old image")
+        code = ("import resource, sys\n"
+                "from retrieval_eval.cli import main\n"
+                "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n"
+                "sys.exit(main(sys.argv[1:]))\n")
+        result = subprocess.run([sys.executable, "-c", code, "plot", "pr", *files, "-o", str(target)],
+                                check=False, capture_output=True, text=True)
+        assert result.returncode == 1 and result.stderr == (
+            f"retrieval-eval: error: cannot write the output: {target}: File too large\n")
+        assert target.read_bytes() == b"the old image"
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, *(Path(f).name for f in files)])
+
+    def test_names_that_are_not_utf8_or_look_like_mathtext(self, capsys, tmp_path) -> None:
+        """Issue 28.7: a query id or file name that is not UTF-8 (TypeError), an id or --names entry like
+        $\\foo$ (a mathtext error): tracebacks before; now drawn as text, the bytes as \\xe9."""
+        pytest.importorskip("matplotlib")
+        qrels = tmp_path / "q.txt"
+        qrels.write_bytes(b"q\xe9 0 a 1\n$\\foo$ 0 a 1\n")
+        run = tmp_path / os.fsdecode(b"w\xe9.run")
+        run.write_bytes(b"q\xe9 Q0 a 1 1 r\nq\xe9 Q0 b 2 2 r\n$\\foo$ Q0 a 1 1 r\n")
+        other = tmp_path / "o.run"
+        other.write_bytes(run.read_bytes())
+        for kind, extra in (("pr", []), ("ranks", ["--names", "$\\foo$,$x$"]), ("diff", ["-m", "RR"])):
+            code, _, err = _run(capsys, "plot", kind, "--quiet", str(qrels), str(run), str(other), *extra,
+                                "-o", str(tmp_path / f"{kind}.png"))
+            assert code == 0, err
+            assert (tmp_path / f"{kind}.png").read_bytes()[:4] == b"\x89PNG"
+
     @pytest.mark.parametrize("kind", ["pr", "diff", "ranks"])
     def test_help_has_a_line_per_flag(self, capsys, kind: str) -> None:
         with pytest.raises(SystemExit):
             main(["plot", kind, "--help"])
         text = capsys.readouterr().out
-        for flag in ("-o FILE", "--names", "-l LEVEL", "-M DEPTH", "-J", "--order", "--quiet",
-                     *(["-m MEASURE"] if kind == "diff" else [])):
+        for flag in ("-o FILE", "--names", "-l LEVEL", "-M DEPTH", "-J", "--order", "--quiet", "--title TEXT",
+                     "--size W,H", *(["-m MEASURE"] if kind == "diff" else ["--log-y"])):
             assert flag in text, flag
 
 

@@ -28,6 +28,7 @@ PACKAGE = ROOT / "retrieval_eval"
 #: the extras a user installs to get that feature.
 FEATURE_EXTRAS: dict[str, tuple[str, ...]] = {
     "report/plotting.py": ("plot",),  # plots: retrieval-eval plot, retrieval_eval.plotting
+    "report/_layout.py": ("plot",),  # the plots' tick labels
     "integrations/spark.py": ("spark",),  # retrieval_eval.spark
     "integrations/ir_measures.py": ("ir_measures",),  # the ir_measures provider
     "io/frames.py": ("parquet", "dataframe"),  # Parquet files; from_dataframe converts every frame through pyarrow

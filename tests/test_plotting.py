@@ -219,6 +219,7 @@ class TestFirstRelevantRanks:
         save(figure, tmp_path / "ranks.png")
         (axes,) = figure.axes
         labels = [t.get_text() for t in axes.get_xticklabels()]
+        # issue 27: the queries with no relevant document retrieved are a last bin, "none", not a legend note
         assert labels == [
             "1",
             "2",
@@ -233,11 +234,12 @@ class TestFirstRelevantRanks:
             "11-20",
             "21-50",
             "51-100",
+            "none",
         ]
         (bars,) = axes.containers
-        assert [b.get_height() for b in bars] == [2, 0, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1]
+        assert [b.get_height() for b in bars] == [2, 0, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 2]
         legend = [t.get_text() for t in figure.legends[0].get_texts()]
-        assert legend == ["run: 2 of 8 queries with no relevant retrieved"]
+        assert legend == ["run"]
 
     def test_one_bar_group_per_run(self, runs: dict[str, SetEvaluator]) -> None:
         (axes,) = first_relevant_ranks(runs).axes
@@ -245,23 +247,19 @@ class TestFirstRelevantRanks:
         for bars, evaluator in zip(axes.containers, runs.values()):
             rr = evaluator.per_query("RR").values()
             found = [round(1 / v) for v in rr if v > 0]
-            assert sum(b.get_height() for b in bars) == len(found)
+            assert sum(b.get_height() for b in bars[:-1]) == len(found)
             assert bars[0].get_height() == found.count(1)
+            assert bars[-1].get_height() == sum(v == 0 for v in rr)  # the "none" bin
         legend = [t.get_text() for t in axes.figure.legends[0].get_texts()]
-        for text, (name, evaluator) in zip(legend, runs.items()):
-            none = sum(v == 0 for v in evaluator.per_query("RR").values())
-            assert (
-                text
-                == f"{name}: {none} of {len(evaluator)} queries with no relevant retrieved"
-            )
+        assert legend == list(runs)  # the names only (issue 27: a short legend)
 
     def test_ranks_only_up_to_ten_keep_ten_bins(self) -> None:
         run = SetEvaluator.from_dict({"q": {"a": 1}}, {"q": {"a": 1.0}})
         (axes,) = first_relevant_ranks({"r": run}).axes
         assert [t.get_text() for t in axes.get_xticklabels()] == [
             str(r) for r in range(1, 11)
-        ]
-        assert [b.get_height() for b in axes.containers[0]] == [1] + [0] * 9
+        ] + ["none"]
+        assert [b.get_height() for b in axes.containers[0]] == [1] + [0] * 9 + [0]
 
 
 # --------------------------------------------------------------------------------------- save
@@ -363,10 +361,12 @@ class TestManyRuns:
         twelve = {f"run{i}": runs["sample"] for i in range(12)}
         figure = first_relevant_ranks(twelve)
         axes = figure.axes[0]
-        colours = {
-            tuple(container.patches[0].get_facecolor()) for container in axes.containers
+        # issue 27: the colour-blind-safe palette has 7 colours; from the 8th run on, hatches tell runs apart
+        looks = {
+            (tuple(container.patches[0].get_facecolor()), container.patches[0].get_hatch())
+            for container in axes.containers
         }
-        assert len(axes.containers) == 12 and len(colours) == 12
+        assert len(axes.containers) == 12 and len(looks) == 12
         # The legend below grows the figure: the axes keep at least the height they have with two runs.
         two = first_relevant_ranks({"a": runs["sample"], "b": runs["sample"]})
         from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -382,3 +382,248 @@ class TestManyRuns:
     def test_one_run_keeps_the_default_look(self, runs) -> None:
         [line] = pr_curves({"only": runs["sample"]}).axes[0].get_lines()
         assert line.get_linestyle() == "-"
+
+
+# ----------------------------------------------------------------- issue 27 E: fit for a paper
+#: The Okabe-Ito colours as the paper lists them (Okabe & Ito 2008), in RGB: the reference the palette is checked against.
+OKABE_ITO = {
+    (230, 159, 0), (86, 180, 233), (0, 158, 115), (240, 228, 66), (0, 114, 178), (213, 94, 0), (204, 121, 167),
+    (0, 0, 0),
+}
+
+
+def _rgb(colour: object) -> tuple[int, int, int]:
+    from matplotlib.colors import to_rgb
+
+    return tuple(round(255 * c) for c in to_rgb(colour))  # type: ignore[return-value]
+
+
+def _deep_runs() -> dict[str, SetEvaluator]:
+    """First relevant documents down to rank 1400, and none for some queries: every rank bin is used."""
+    firsts = [1, 2, 3, 5, 8, 10, 12, 40, 80, 120, 999, 1001, 1400, None]
+    qrels = {f"query-{i}": {"rel": 1} for i in range(len(firsts))}
+
+    def ranking(first: int | None, shift: int) -> dict[str, float]:
+        at = None if first is None else max(1, first // shift)
+        return {("rel" if r == at else f"d{r}"): float(2000 - r) for r in range(1, 1501)}
+
+    return {name: SetEvaluator.from_dict(qrels, {f"query-{i}": ranking(f, shift) for i, f in enumerate(firsts)})
+            for name, shift in (("deep", 1), ("deeper", 2))}
+
+
+def _overlaps(figure) -> list[tuple[str, str, str]]:
+    """Tick labels whose rendered boxes overlap, measured here with the Agg renderer (independently of
+    the module's own check): (axis, label, label)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    figure.draw(renderer)
+    found = []
+    for axes in figure.axes:
+        for name, axis in (("x", axes.xaxis), ("y", axes.yaxis)):
+            labels = [t for t in [*axis.get_ticklabels(), *axis.get_ticklabels(minor=True)]
+                      if t.get_visible() and t.get_text()]
+            boxes = [t.get_window_extent(renderer) for t in labels]
+            for i in range(len(boxes)):
+                for j in range(i + 1, len(boxes)):
+                    if boxes[i].overlaps(boxes[j]):
+                        found.append((name, labels[i].get_text(), labels[j].get_text()))
+    return found
+
+
+class TestPaperFigures:
+    def test_identical_runs_both_stay_visible(self, runs: dict[str, SetEvaluator]) -> None:
+        """Two runs with the same values: each run's colour still covers a good part of what one run
+        alone draws (its own line style and marker show through the other's)."""
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        def pixels(figure) -> dict[tuple[int, int, int], int]:
+            figure.axes[0].get_legend().set_visible(False)
+            canvas = FigureCanvasAgg(figure)
+            canvas.draw()
+            image = np.asarray(canvas.buffer_rgba())[..., :3].reshape(-1, 3)
+            colours = [_rgb(line.get_color()) for line in figure.axes[0].get_lines()]
+            return {c: int(np.count_nonzero(np.abs(image.astype(int) - c).max(axis=1) <= 8)) for c in colours}
+
+        alone = pixels(pr_curves({"a": runs["sample"]}))
+        together = pixels(pr_curves({"a": runs["sample"], "b": runs["sample"]}))
+        (first,) = alone
+        assert len(together) == 2
+        for colour, count in together.items():
+            assert count >= 0.25 * alone[first], (colour, count, alone)
+
+    def test_every_run_has_its_own_line_style_and_marker(self, runs: dict[str, SetEvaluator]) -> None:
+        lines = pr_curves({f"r{i}": runs["sample"] for i in range(4)}).axes[0].get_lines()
+        for attribute in ("get_color", "get_linestyle", "get_marker"):
+            assert len({str(getattr(line, attribute)()) for line in lines}) == 4, attribute
+        assert all(line.get_markerfacecolor() == "none" for line in lines)  # hollow: markers show through
+
+    def test_colour_blind_safe_palette(self, runs: dict[str, SetEvaluator]) -> None:
+        from retrieval_eval.report.plotting import PALETTE
+
+        assert {_rgb(c) for c in PALETTE} <= OKABE_ITO
+        lines = pr_curves({f"r{i}": runs["sample"] for i in range(7)}).axes[0].get_lines()
+        assert {_rgb(line.get_color()) for line in lines} <= OKABE_ITO
+        bars = first_relevant_ranks(runs).axes[0].containers
+        assert {_rgb(b.patches[0].get_facecolor()) for b in bars} <= OKABE_ITO
+        (axes,) = diff_bars(runs["sample"], runs["changed"], "AP", ("a", "b")).axes
+        deltas = [p.get_height() for p in axes.patches]
+        colours = {(d > 0, _rgb(p.get_facecolor())) for d, p in zip(deltas, axes.patches) if d != 0}
+        assert colours == {(True, (0, 114, 178)), (False, (213, 94, 0))}  # helped blue, hurt vermillion
+
+    @pytest.mark.parametrize(
+        ("plot", "options"),
+        [
+            ("ranks", {}),
+            ("ranks", {"size": (3.0, 2.5)}),
+            ("ranks", {"size": (2.0, 2.0), "log_y": True}),
+            ("ranks", {"log_y": True}),
+            ("pr", {"size": (2.0, 2.0)}),
+            ("pr", {"log_y": True, "size": (2.0, 2.0)}),
+            ("diff", {}),
+            ("diff", {"size": (3.0, 2.0)}),
+            ("diff", {"size": (2.0, 2.0)}),
+        ],
+        ids=lambda v: str(v),
+    )
+    def test_tick_labels_never_overlap(self, plot: str, options: dict) -> None:
+        runs = _deep_runs()
+        if plot == "ranks":
+            figure = first_relevant_ranks(runs, **options)
+        elif plot == "pr":
+            figure = pr_curves(runs, **options)
+        else:  # 40 queries with long ids: at most max_labels, so each is named
+            qrels = {f"topic-number-{i:04d}": {"d": 1} for i in range(40)}
+            a = SetEvaluator.from_dict(qrels, {q: {"d": 1.0, "x": 2.0} for q in qrels})
+            b = SetEvaluator.from_dict(qrels, {q: {"d": 1.0 + i, "x": 2.0} for i, q in enumerate(qrels)})
+            figure = diff_bars(a, b, "RR", ("a", "b"), **options)
+        assert _overlaps(figure) == []
+        if plot == "ranks":  # every bin is still there, in order, and its first and last are named
+            texts = [t.get_text() for t in figure.axes[0].get_xticklabels()]
+            assert texts[0] == "1" and texts[-1] == "none" and len(texts) == 16
+
+    def test_deep_ranks_labels_stand_upright_at_the_default_size(self) -> None:
+        """The depth-1000 bins overlapped side by side at 7 inches: they are turned, none is dropped."""
+        (axes,) = first_relevant_ranks(_deep_runs()).axes
+        texts = [t.get_text() for t in axes.get_xticklabels()]
+        assert texts[-3:] == ["101-1000", "1001+", "none"] and "" not in texts
+        assert {t.get_rotation() for t in axes.get_xticklabels()} == {90.0}
+
+    def test_title_size_and_log_axis(self, runs: dict[str, SetEvaluator]) -> None:
+        for figure in (pr_curves(runs, title="T", size=(5, 3), log_y=True),
+                       first_relevant_ranks(runs, title="T", size=(5, 3), log_y=True)):
+            (axes,) = figure.axes
+            assert axes.get_title() == "T" and tuple(figure.get_size_inches()) == (5.0, 3.0)
+            assert axes.get_yscale() == "log"
+        figure = diff_bars(runs["sample"], runs["changed"], "AP", ("a", "b"), title="T", size=(4, 2))
+        assert figure.axes[0].get_title().splitlines()[0] == "T"  # the counts stay on the second line
+        assert tuple(figure.get_size_inches()) == (4.0, 2.0)
+        (line, _) = pr_curves(runs, log_y=True).axes[0].get_lines()
+        assert list(line.get_ydata()) == [runs["sample"].aggregate(f"iprec_at_recall_{p:.2f}")
+                                          for p in RECALL_POINTS]  # the same values, on another scale
+
+    @pytest.mark.parametrize(
+        ("size", "error", "message"),
+        [
+            ((0, 3), RetrievalEvalError, "'size' must be a width and a height from 2 to 50 inches; got 0 by 3"),
+            ((5, float("nan")), RetrievalEvalError, "from 2 to 50 inches"),
+            ((5, 1e9), RetrievalEvalError, "from 2 to 50 inches"),
+            ((5,), InputTypeError, "'size' must be a \\(width, height\\) pair"),
+            ("5,3", InputTypeError, "'size' must be a \\(width, height\\) pair"),
+            ((True, 3), InputTypeError, "'size' must be a \\(width, height\\) pair"),
+        ],
+    )
+    def test_bad_sizes(self, runs: dict[str, SetEvaluator], size: object, error: type, message: str) -> None:
+        for call in (lambda: pr_curves(runs, size=size), lambda: first_relevant_ranks(runs, size=size),
+                     lambda: diff_bars(runs["sample"], runs["changed"], "AP", size=size)):
+            with pytest.raises(error, match=message):
+                call()
+        with pytest.raises(InputTypeError, match="'title' must be a str or None"):
+            pr_curves(runs, title=3)  # type: ignore[arg-type]
+
+
+    def test_a_figure_too_small_for_its_labels_is_an_error(self, runs: dict[str, SetEvaluator]) -> None:
+        """Twelve legend entries in 2 by 2 inches leave the axes no room: one error, not an empty picture."""
+        with pytest.raises(RetrievalEvalError, match="^a figure of 2 by 2 inches is too small for its labels"):
+            first_relevant_ranks({f"a run with a long name, number {i}": runs["sample"] for i in range(12)}, size=(2, 2))
+
+
+class TestLabelsArePlainText:
+    """Issue 28.7: names and ids that are not UTF-8, or look like mathtext, are drawn as text."""
+
+    NAMES = ("$\\foo$", "w\udce9.run")
+
+    def _evaluations(self) -> tuple[SetEvaluator, SetEvaluator]:
+        qrels = {"q\udce9": {"a": 1}, "$\\foo$": {"a": 1}, "q_{1}^x": {"a": 1}}
+        a = SetEvaluator.from_dict(qrels, {q: {"a": 1.0, "b": 2.0} for q in qrels})
+        b = SetEvaluator.from_dict(qrels, {q: {"a": 3.0, "b": 2.0} for q in qrels})
+        return a, b
+
+    def test_every_plot_renders_and_shows_the_names(self, tmp_path: Path) -> None:
+        from matplotlib import cbook
+
+        a, b = self._evaluations()
+        runs = dict(zip(self.NAMES, (a, b)))
+        figures = [pr_curves(runs, title="$x$"), first_relevant_ranks(runs, title="$x$"),
+                   diff_bars(a, b, "RR", self.NAMES, title="$x$")]
+        for i, figure in enumerate(figures):
+            for suffix in (".png", ".svg", ".pdf"):
+                save(figure, tmp_path / f"{i}{suffix}")  # a traceback before the fix
+        texts = [t.get_text() for f in figures for t in f.findobj(lambda o: hasattr(o, "get_text"))
+                 if t.get_text()]
+        assert not [t for t in texts if cbook.is_math_text(t)]
+        shown = {t.replace("\\$", "$") for t in texts}  # as drawn: an escaped $ is drawn as $
+        assert {"$\\foo$ (MAP 0.5000)", "w\\xe9.run (MAP 1.0000)", "$x$", "q\\xe9", "$\\foo$", "q_{1}^x"} <= shown
+        assert "w\\xe9.run" in figures[1].legends[0].get_texts()[1].get_text()
+
+    def test_plain_text(self) -> None:
+        from retrieval_eval.report.plotting import plain_text
+
+        assert plain_text("$a$") == "\\$a\\$"
+        assert plain_text("a\\$b") == "a\\\\$b"  # drawn as a\$b, as given
+        assert plain_text("q\udce9\x1b[2J") == "q\\xe9\\x1b[2J"
+        assert plain_text("q" * 100) == "q" * 57 + "..."
+
+
+class TestSaveReplaces:
+    """Issue 28.9: save writes a new file and renames it over the old one: a failure keeps the old one."""
+
+    @pytest.mark.parametrize("suffix", [".png", ".pdf", ".svg"])
+    def test_a_file_size_limit_keeps_the_old_image(self, tmp_path: Path, suffix: str) -> None:
+        target = tmp_path / f"plot{suffix}"
+        target.write_bytes(b"the old image")
+        code = (
+            "import resource, sys\n"
+            "from retrieval_eval.data import sample_paths\n"
+            "from retrieval_eval import SetEvaluator\n"
+            "from retrieval_eval.report.plotting import pr_curves, save\n"
+            "figure = pr_curves({'a': SetEvaluator.from_trec(*sample_paths())})\n"
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n"
+            "try:\n"
+            "    save(figure, sys.argv[1])\n"
+            "except OSError as exc:\n"
+            "    sys.exit(f'OSError {exc.errno}')\n"
+        )
+        result = subprocess.run([sys.executable, "-c", code, str(target)], check=False, capture_output=True,
+                                text=True)
+        assert result.stderr.strip().splitlines()[-1] == "OSError 27"  # EFBIG, as an OSError for every format
+        assert target.read_bytes() == b"the old image"
+        assert sorted(p.name for p in tmp_path.iterdir()) == [target.name]  # no temporary file left
+
+    def test_an_error_while_drawing_keeps_the_old_image(self, runs: dict[str, SetEvaluator], tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+        from matplotlib.figure import Figure
+
+        figure = pr_curves(runs)
+        target = tmp_path / "plot.png"
+        save(figure, target)
+        before = target.read_bytes()
+
+        def broken(self: Figure, out: object, **kwargs: object) -> None:
+            out.write(b"half an image")  # type: ignore[attr-defined]
+            raise RuntimeError("drawing failed")
+
+        monkeypatch.setattr(Figure, "savefig", broken)
+        with pytest.raises(RuntimeError, match="drawing failed"):
+            save(figure, target)
+        assert target.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["plot.png"]

@@ -36,11 +36,33 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
         sub.add_argument("-o", dest="output", required=True, metavar="FILE",
                          help="the image to write: .png, .svg or .pdf")
         sub.add_argument("--names", metavar="A,B,...", help="names of the runs, in order (default: file names)")
+        sub.add_argument("--title", metavar="TEXT", help="the figure's title (plain text; default: what is drawn)")
+        sub.add_argument("--size", metavar="W,H", type=_size,
+                         help="the figure's width and height in inches, 1 to 50 each (default 7,4.5)")
+        if kind != "diff":  # differences have both signs: no log axis for them
+            sub.add_argument("--log-y", action="store_true", help="a logarithmic y axis")
         _add_run_options(sub)
 
 
-def _check_output(path: str) -> None:
-    """plot's -o, before anything is read: a known suffix, in a directory that exists and can be written."""
+def _size(text: str) -> tuple[float, float]:
+    """--size W,H: two numbers in inches, within the range the plots accept."""
+    from ..report.plotting import SIZE_RANGE
+
+    low, high = SIZE_RANGE
+    parts = text.split(",")
+    try:
+        width, height = (float(part) for part in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a width and a height in inches, as 7,4.5; got {_short(text)}") from None
+    if not all(low <= value <= high for value in (width, height)):  # NaN fails both comparisons
+        raise argparse.ArgumentTypeError(f"width and height must be from {low:g} to {high:g} inches; got {_short(text)}")
+    return width, height
+
+
+def _check_output(path: str, inputs: list[str]) -> None:
+    """plot's -o, before anything is read: a known suffix, in a directory that exists and can be
+    written, and none of the inputs (the image would replace it)."""
+    from ..io.files import same_file
     from ..report.plotting import FORMATS
 
     shown = _short(path, 120)
@@ -53,13 +75,16 @@ def _check_output(path: str) -> None:
         raise _Usage(f"-o: the directory of {shown} does not exist")
     if not os.access(folder, os.W_OK):
         raise _Usage(f"-o: cannot write in the directory of {shown}")
+    clash = same_file(path, inputs)
+    if clash is not None:
+        raise _Usage(f"-o: {shown} is also an input ({_short(clash, 120)}); writing the image would replace it")
 
 
 def run(args: argparse.Namespace) -> int:
     from ..report import plotting
 
     _refuse_stdin_twice(args.qrels, args.runs)
-    _check_output(args.output)  # before reading the runs, not after
+    _check_output(args.output, [args.qrels, *args.runs])  # before reading the runs, not after
     plotting.require_matplotlib()
     requested = _per_query_measures([args.measure] if args.kind == "diff" else ["map"], args.level)
     if len(requested) > 1:
@@ -68,15 +93,17 @@ def run(args: argparse.Namespace) -> int:
     qrels, runs = _sources(args.qrels, args.runs)
     names = _names(args, runs)
     evaluations = _load_runs(args, qrels, runs, requested)
+    looks = {"title": args.title, "size": args.size}
     if args.kind == "pr":
-        figure = plotting.pr_curves(dict(zip(names, evaluations)))
+        figure = plotting.pr_curves(dict(zip(names, evaluations)), log_y=args.log_y, **looks)
     elif args.kind == "diff":
-        figure = plotting.diff_bars(evaluations[0], evaluations[1], requested[0].measure, (names[0], names[1]))
+        figure = plotting.diff_bars(evaluations[0], evaluations[1], requested[0].measure, (names[0], names[1]),
+                                    **looks)
     else:
-        figure = plotting.first_relevant_ranks(dict(zip(names, evaluations)))
+        figure = plotting.first_relevant_ranks(dict(zip(names, evaluations)), log_y=args.log_y, **looks)
     try:
-        plotting.save(figure, args.output)
-    except OSError as exc:  # a full disk: the output failed, as for evaluate
+        plotting.save(figure, args.output)  # into a new file, renamed over -o once complete
+    except OSError as exc:  # a full disk, a file-size limit: the output failed, as for evaluate
         raise _OutputFailed(f"{args.output}: {exc.strerror or exc}") from None
     if not args.quiet:
         _note(f"wrote {args.output}")
