@@ -452,3 +452,18 @@ class _nothing:
 
     def __exit__(self, *_: object) -> None:
         return None
+
+
+def test_the_api_takes_order_and_duplicates(files: dict[str, Path], tmp_path: Path) -> None:
+    lines = files["base"].read_text().splitlines(keepends=True)
+    reordered = tmp_path / "reordered.run"
+    reordered.write_text("".join(sorted(lines, key=lambda line: float(line.split()[4]))) + lines[0])  # and a repeat
+    runs = {"base": files["base"], "reordered": reordered}
+    with pytest.raises(RetrievalEvalError, match="duplicate"):
+        compare(files["qrels"], runs, ["AP"], test="bootstrap", samples=100)
+    for order in ("score", "file", "rank"):
+        result = compare(files["qrels"], runs, ["AP"], test="bootstrap", samples=100, order=order, duplicates="first")
+        alone = SetEvaluator.from_trec(files["qrels"], reordered, order=order, duplicates="first")
+        assert result.means["reordered"]["AP"] == alone.mean("AP")
+    with pytest.raises(ValueError, match="'order' must be one of"):
+        compare(files["qrels"], runs, ["AP"], order="nope")

@@ -32,6 +32,7 @@ import numpy as np
 from attrs import asdict, fields, frozen
 
 from ..evaluators import SetEvaluator
+from ..evaluators.options import _read_options
 from ..measures import Measure, parse, parse_list
 from ..model import FloatArray, MissingExtraError, RetrievalEvalError
 
@@ -223,6 +224,8 @@ def compare(
     complete: bool = True,
     judged_only: bool = False,
     max_depth: int | None = None,
+    order: str = "score",
+    duplicates: str = "error",
 ) -> Comparison:
     """Evaluate runs on the same queries and compare them with paired significance tests.
 
@@ -250,8 +253,8 @@ def compare(
         integer >= 0) makes them reproducible: each comparison draws from its own stream, derived
         from the seed, the measure's name and the runs' names, so its p-value is the same whatever
         else is compared.
-    rel, complete, judged_only, max_depth
-        As in :meth:`SetEvaluator.from_trec`. With ``complete=False`` (or evaluators over different
+    rel, complete, judged_only, max_depth, order, duplicates
+        As in :meth:`SetEvaluator.from_trec` (``order`` and ``duplicates`` apply to runs read from files). With ``complete=False`` (or evaluators over different
         queries) only the queries every run has are compared, and the means are over those.
     """
     from . import stats
@@ -269,6 +272,7 @@ def compare(
     # Sizes and seed are checked before any file is read (a bad one would fail only after the work).
     stats.check_parameters(permutations=permutations, samples=samples, alpha=alpha, seed=seed)
     stats.require_scipy(test)  # the t, Wilcoxon and sign tests: before any file is read
+    read_options = _read_options(max_depth, duplicates, order)
     names = list(runs)
     if len(names) < 2:
         raise RetrievalEvalError(f"comparing needs at least two runs; got {len(names)}")
@@ -281,7 +285,7 @@ def compare(
     measure_of = {str(m): m for m in parsed}
 
     scored = _score_runs(qrels, runs, [measure_of[k] for k in keys], rel=rel, complete=complete,
-                         judged_only=judged_only, max_depth=max_depth)
+                         judged_only=judged_only, with_ranks=order == "rank", **read_options)
     common = set.intersection(*(set(s.query_ids) for s in scored.values()))
     queries = [q for q in scored[names[0]].query_ids if q in common]
     if not queries:  # a p-value "over 0 queries" would let any regression pass
@@ -371,7 +375,7 @@ def _score_runs(qrels: Any, runs: Mapping[str, Any], measures: list[Measure], **
 
     diversity = any(m.definition.subtopics for m in measures)
     judged = None
-    rel = options.pop("rel")
+    rel, with_ranks = options.pop("rel"), options.pop("with_ranks")
     out = {}
     for name, run in runs.items():  # one at a time: a lazy mapping evaluates each run as it is asked for
         if isinstance(run, SetEvaluator):
@@ -381,7 +385,8 @@ def _score_runs(qrels: Any, runs: Mapping[str, Any], measures: list[Measure], **
                 raise RetrievalEvalError(f"run {name!r} is a file: compare needs the qrels to evaluate it")
             if judged is None:
                 judged = read_qrels_columns(qrels, with_subtopics=diversity)
-            evaluator = SetEvaluator.from_columns(judged, RunHandoff(read_run_columns(run)), rel=rel, **options)
+            evaluator = SetEvaluator.from_columns(judged, RunHandoff(read_run_columns(run, with_ranks=with_ranks)), rel=rel,
+                                                  **options)
         _check_answered(name, evaluator)
         del run
         out[name] = _Scored(
