@@ -589,13 +589,13 @@ class TestReadErrors:
 class TestOutputErrors:
     def test_closed_stdout(self, files) -> None:
         done = _process("evaluate", "--quiet", "-m", "map", *files, shell_redirect=">&-")
-        assert done.returncode == 1
+        assert done.returncode == 3  # its own code since issue 28.16 (was 1, the regression gate's)
         _one_error_line(done.stderr, "retrieval-eval: error: cannot write the output: standard output is closed")
 
     @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
     def test_full_disk(self, files) -> None:
         done = _process("evaluate", "--quiet", "-m", "map", *files, shell_redirect="> /dev/full")
-        assert done.returncode == 1
+        assert done.returncode == 3
         _one_error_line(done.stderr, "retrieval-eval: error: cannot write the output: No space left on device")
 
     def test_broken_pipe_exits_quietly(self, write) -> None:
@@ -711,8 +711,8 @@ class TestPlot:
         code, _, err = _run(capsys, "plot", "pr", *files, "-o", str(tmp_path / "x.png"))
         assert code == 2 and "cannot write in the directory" in err and err.count("\n") == 1
 
-    def test_a_failed_write_exits_1(self, capsys, tmp_path, files, monkeypatch) -> None:
-        """The save itself fails (a full disk): the output failed, exit 1, as for evaluate."""
+    def test_a_failed_write_exits_3(self, capsys, tmp_path, files, monkeypatch) -> None:
+        """The save itself fails (a full disk): the output failed, exit 3, as for evaluate."""
         pytest.importorskip("matplotlib")
         from retrieval_eval.report import plotting
 
@@ -721,7 +721,7 @@ class TestPlot:
 
         monkeypatch.setattr(plotting, "save", full_disk)
         code, _, err = _run(capsys, "plot", "ranks", *files, "-o", str(tmp_path / "x.png"))
-        assert code == 1 and err == f"retrieval-eval: error: cannot write the output: {tmp_path / 'x.png'}: " \
+        assert code == 3 and err == f"retrieval-eval: error: cannot write the output: {tmp_path / 'x.png'}: " \
                                     "No space left on device\n"
 
     def test_without_matplotlib_one_line(self, capsys, tmp_path, files, monkeypatch) -> None:

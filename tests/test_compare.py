@@ -248,7 +248,8 @@ def test_cli_without_scipy_says_what_to_install(files: dict[str, Path], capsys: 
     monkeypatch.setitem(sys.modules, "scipy.stats", None)  # the import then fails
     assert main(["compare", str(files["qrels"]), str(files["base"]), str(files["better"]), "-m", "AP"]) == 2
     assert capsys.readouterr().err == (
-        "retrieval-eval: error: scipy is needed for significance tests: pip install 'retrieval-evaluator[stats]'\n")
+        "retrieval-eval: error: scipy is needed for the t, Wilcoxon and sign tests (the permutation, bootstrap and "
+        "tukey tests need none): pip install 'retrieval-evaluator[stats]'\n")
 
 
 def test_the_gate_fires_at_another_relevance_level(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
@@ -259,3 +260,210 @@ def test_the_gate_fires_at_another_relevance_level(files: dict[str, Path], capsy
     assert result.significant_worse(), "the worse run must lose significantly at rel=2 too"
     assert main(["compare", q, base, worse, "-l", "2", "-m", "AP", "--fail-if-worse", "AP"]) == 1
     assert "worse.run is worse than base.run on AP(rel=2)" in capsys.readouterr().err
+
+
+# issue 28 (13, 15, 16) and issue 27 (F.2, F.3, F.4) ----------------------------------------------------
+
+def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["compare", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_gate_on_a_list_gates_each_of_its_measures(files: dict[str, Path],
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """--fail-if-worse P.5,10 is P@5 and P@10 (as -m reads it), not a table and then exit 2."""
+    q, base, worse = (str(files[n]) for n in ("qrels", "base", "worse"))
+    code, out, err = _cli(capsys, q, base, worse, "-m", "AP", "--fail-if-worse", "P.5,10")
+    assert code == 1 and "P@5" in out and "P@10" in out
+    assert "on P@10: delta -" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("gate", ["nope", "P@x", "relstring"])
+def test_a_bad_gate_fails_before_any_output(files: dict[str, Path], capsys: pytest.CaptureFixture[str],
+                                            gate: str) -> None:
+    code, out, err = _cli(capsys, str(files["qrels"]), str(files["base"]), str(files["worse"]), "--fail-if-worse", gate)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("names", [",y", "x,", " ,y"])
+def test_an_empty_name_is_refused(files: dict[str, Path], capsys: pytest.CaptureFixture[str], names: str) -> None:
+    code, out, err = _cli(capsys, str(files["qrels"]), str(files["base"]), str(files["worse"]), "--names", names)
+    assert code == 2 and out == "" and "--names: every run needs a name" in err and err.count("\n") == 1
+
+
+def test_an_unknown_baseline_fails_before_any_file_is_read(files: dict[str, Path],
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _cli(capsys, str(files["qrels"]), str(files["base"]), "missing.run", "--baseline", "zz")
+    assert code == 2 and out == "" and "--baseline 'zz' is not one of the runs" in err
+
+
+@pytest.fixture()
+def partial(tmp_path: Path, files: dict[str, Path]) -> dict[str, str]:
+    """A run without q0's results and with results for an unjudged query, and a run answering nothing judged."""
+    lines = [line for line in files["better"].read_text().splitlines(keepends=True) if not line.startswith("q0 ")]
+    partial_run = tmp_path / "partial.run"
+    partial_run.write_text("".join(lines) + "zz Q0 d1 0 1.0 p\n")
+    elsewhere = tmp_path / "elsewhere.run"
+    elsewhere.write_text("x1 Q0 d1 0 1.0 e\nx2 Q0 d1 0 1.0 e\n")
+    return {"qrels": str(files["qrels"]), "base": str(files["base"]), "partial": str(partial_run),
+            "elsewhere": str(elsewhere)}
+
+
+def test_the_notes_are_evaluates(partial: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    """compare says on stderr what evaluate says of each run's query set (and --quiet silences it)."""
+    assert main(["evaluate", "-m", "AP", "-m", "GAUC", partial["qrels"], partial["partial"]]) == 0
+    evaluate_err = capsys.readouterr().err
+    code, _, err = _cli(capsys, partial["qrels"], partial["base"], partial["partial"], "--names", "b,p",
+                        "-m", "AP", "-m", "GAUC", "--test", "bootstrap", "--samples", "200", "--seed", "1")
+    assert code == 0
+    assert "p: 1 judged query has no results; scored as empty rankings (as trec_eval -c): q0" in err
+    assert "p: 1 run query has no judgments and is ignored: zz" in err
+    for line in evaluate_err.splitlines():  # the same lines, each prefixed with the run's name
+        assert line.replace("retrieval-eval: note: ", "retrieval-eval: note: p: ").replace(
+            "retrieval-eval: warning: ", "retrieval-eval: warning: p: ") in err.splitlines()
+    assert _cli(capsys, partial["qrels"], partial["base"], partial["partial"], "--quiet", "-m", "AP")[2] == ""
+
+
+def test_no_relevant_judgment_at_this_level_is_noted(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _cli(capsys, str(files["qrels"]), str(files["base"]), str(files["better"]), "-l", "3", "-m", "AP",
+                        "--test", "bootstrap", "--samples", "100")
+    assert code == 0 and "queries have no relevant judgment (relevance >= 3), so AP(rel=3) is 0 for them" in err
+
+
+def test_a_run_that_answers_no_judged_query_is_refused_as_evaluate_does(
+        partial: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["evaluate", "-m", "AP", partial["qrels"], partial["elsewhere"]]) == 2
+    evaluate_err = capsys.readouterr().err
+    code, out, err = _cli(capsys, partial["qrels"], partial["base"], partial["elsewhere"], "-m", "AP")
+    assert code == 2 and out == "" and err == evaluate_err
+    assert "no run query is judged in" in err
+
+
+def test_the_api_refuses_to_compare_over_no_query(partial: dict[str, str]) -> None:
+    with pytest.raises(RetrievalEvalError, match=r"^run 'other': no run query is judged in the qrels"):
+        compare(partial["qrels"], {"base": partial["base"], "other": partial["elsewhere"]}, ["AP"])
+    a = SetEvaluator.from_dict({"q1": {"d": 1}}, {"q1": {"d": 1.0}})
+    b = SetEvaluator.from_dict({"q2": {"d": 1}}, {"q2": {"d": 1.0}})
+    with pytest.raises(RetrievalEvalError, match=r"^the runs share no query, so there is nothing to compare"):
+        compare(None, {"a": a, "b": b}, ["AP"])
+    with pytest.raises(RetrievalEvalError, match="share no query"):  # not a pass "over 0 queries"
+        assert_not_worse(a, b, "AP")
+
+
+def test_stdin_order_and_duplicates(files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    q, base, better = str(files["qrels"]), str(files["base"]), str(files["better"])
+    argv = ["-m", "AP", "--format", "json", "--test", "bootstrap", "--samples", "200", "--seed", "2"]
+    assert main(["compare", q, base, better, *argv]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(files["better"].read_bytes())))
+    code, out, _ = _cli(capsys, q, base, "-", "--names", "base.run,better.run", *argv)
+    assert code == 0 and json.loads(out) == expected
+    assert _cli(capsys, "-", "-", base)[0] == 2
+    # A duplicated line: refused by default, its first copy kept with --duplicates first.
+    doubled = tmp_path / "doubled.run"
+    doubled.write_text(files["better"].read_text() + files["better"].read_text().splitlines(keepends=True)[0])
+    code, _, err = _cli(capsys, q, base, str(doubled), *argv)
+    assert code == 2 and "duplicate" in err
+    code, out, _ = _cli(capsys, q, base, str(doubled), "--duplicates", "first", "--names", "base.run,better.run", *argv)
+    assert code == 0 and json.loads(out) == expected
+    # --order file ranks by file order: the base run's lines reversed rank its documents the other way.
+    lines = files["base"].read_text().splitlines(keepends=True)
+    reversed_run = tmp_path / "reversed.run"
+    reversed_run.write_text("".join(sorted(lines, key=lambda line: float(line.split()[4]))))
+    by_score = compare(q, {"a": base, "b": str(reversed_run)}, ["AP"], test="bootstrap", samples=100)
+    assert by_score.means["a"]["AP"] == by_score.means["b"]["AP"]
+    code, out, _ = _cli(capsys, q, base, str(reversed_run), "--order", "file", *argv)
+    document = json.loads(out)
+    assert code == 0 and document["means"]["reversed.run"]["AP"] != document["means"]["base.run"]["AP"]
+    ascending = SetEvaluator.from_trec(q, str(reversed_run), order="file")
+    assert document["means"]["reversed.run"]["AP"] == ascending.mean("AP")
+
+
+@pytest.mark.parametrize("test", ["permutation", "bootstrap", "tukey"])
+def test_monte_carlo_tests_need_no_scipy(files: dict[str, Path], monkeypatch: pytest.MonkeyPatch, test: str,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    runs = _runs(files, "base", "better", "worse")
+    options = {"test": test, "seed": 4, "permutations": 300, "samples": 300}
+    with_scipy = compare(files["qrels"], runs, ["AP", "P@10"], **options)
+    monkeypatch.setitem(sys.modules, "scipy.stats", None)  # the import then fails
+    without = compare(files["qrels"], runs, ["AP", "P@10"], **options)
+    assert without.means == with_scipy.means
+    for a, b in zip(without.comparisons, with_scipy.comparisons):
+        assert (a.p_value, a.p_adjusted, a.delta, a.wins) == (b.p_value, b.p_adjusted, b.delta, b.wins)
+        assert (a.ci_low, a.ci_high) == pytest.approx((b.ci_low, b.ci_high), rel=1e-12, abs=1e-15)
+    code, out, _ = _cli(capsys, str(files["qrels"]), str(files["base"]), str(files["better"]), "--test", test,
+                        "--permutations", "200", "--samples", "200")
+    assert code == 0 and out.startswith("run ")
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "sign"])
+def test_the_other_tests_say_what_to_install_before_reading(monkeypatch: pytest.MonkeyPatch, test: str,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "scipy.stats", None)
+    with pytest.raises(ImportError, match=r"pip install 'retrieval-evaluator\[stats\]'"):
+        compare("no-such-qrels", {"a": "no-a", "b": "no-b"}, ["AP"], test=test)
+    code, out, err = _cli(capsys, "no-such-qrels", "no-a", "no-b", "--test", test)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "retrieval-evaluator[stats]" in err
+
+
+def test_output_failure_has_its_own_exit_code(files: dict[str, Path], capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """3, not the regression gate's 1: a CI job can tell a regression from a full disk."""
+    import errno
+    import os
+    import sys
+
+    class Full(io.StringIO):
+        def write(self, text: str) -> int:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(sys, "stdout", Full())
+    code = main(["compare", str(files["qrels"]), str(files["base"]), str(files["worse"]), "--fail-if-worse", "AP"])
+    assert code == 3
+    assert capsys.readouterr().err == "retrieval-eval: error: cannot write the output: No space left on device\n"
+
+
+def test_echoed_input_is_capped(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """A 100 KB value is quoted by its start and end, in the errors of every part of the program."""
+    huge = "q" * 100_000
+    calls = [
+        ["inspect", str(files["qrels"]), str(files["base"]), "--query", huge],
+        ["compare", str(files["qrels"]), str(files["base"]), str(files["worse"]), "--baseline", huge],
+        ["compare", str(files["qrels"]), str(files["base"]), str(files["worse"]), "-m", huge],
+        ["compare", str(files["qrels"]), str(files["base"]), str(files["worse"]), "--alpha", huge],
+        ["evaluate", str(files["qrels"]), huge],
+    ]
+    for argv in calls:
+        with pytest.raises(SystemExit) if "--alpha" in argv else _nothing():
+            assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "qqqqqqqqqq" in err and len(err) < 800, (argv[:1], len(err))
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *_: object) -> None:
+        return None
+
+
+def test_the_api_takes_order_and_duplicates(files: dict[str, Path], tmp_path: Path) -> None:
+    lines = files["base"].read_text().splitlines(keepends=True)
+    reordered = tmp_path / "reordered.run"
+    reordered.write_text("".join(sorted(lines, key=lambda line: float(line.split()[4]))) + lines[0])  # and a repeat
+    runs = {"base": files["base"], "reordered": reordered}
+    with pytest.raises(RetrievalEvalError, match="duplicate"):
+        compare(files["qrels"], runs, ["AP"], test="bootstrap", samples=100)
+    for order in ("score", "file", "rank"):
+        result = compare(files["qrels"], runs, ["AP"], test="bootstrap", samples=100, order=order, duplicates="first")
+        alone = SetEvaluator.from_trec(files["qrels"], reordered, order=order, duplicates="first")
+        assert result.means["reordered"]["AP"] == alone.mean("AP")
+    with pytest.raises(ValueError, match="'order' must be one of"):
+        compare(files["qrels"], runs, ["AP"], order="nope")

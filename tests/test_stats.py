@@ -212,6 +212,39 @@ class TestBootstrap:
             paired_test(baseline, run, "t")
 
 
+class TestWithoutScipy:
+    """The permutation, bootstrap and Tukey tests are NumPy: their t interval has its own t quantile."""
+
+    @pytest.mark.parametrize("df", [1, 2, 3, 5, 9, 29, 99, 999, 9_999, 99_999])
+    @pytest.mark.parametrize("alpha", [0.5, 0.1, 0.05, 0.01, 0.001, 1e-6])
+    def test_t_quantile_is_scipys(self, monkeypatch: pytest.MonkeyPatch, df: int, alpha: float) -> None:
+        expected = float(sp.t.ppf(1 - alpha / 2, df))
+        monkeypatch.setitem(sys.modules, "scipy.stats", None)
+        assert stats._t_critical(alpha, df) == pytest.approx(expected, rel=1e-9)
+
+    @pytest.mark.parametrize("alpha", [0.5, 0.2, 0.05, 0.01])
+    def test_t_quantile_closed_forms(self, monkeypatch: pytest.MonkeyPatch, alpha: float) -> None:
+        """df = 1 is Cauchy: tan(π(1 - α)/2); df = 2: P(|T| > c) = 1 - c/√(2 + c²)."""
+        monkeypatch.setitem(sys.modules, "scipy.stats", None)
+        assert stats._t_critical(alpha, 1) == pytest.approx(math.tan(math.pi * (1 - alpha) / 2), rel=1e-12)
+        assert stats._t_critical(alpha, 2) == pytest.approx((1 - alpha) * math.sqrt(2 / (1 - (1 - alpha) ** 2)),
+                                                            rel=1e-12)
+
+    def test_permutation_and_tukey_intervals_are_the_t_tests(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        baseline, run = pair(25, 7)
+        t = paired_test(baseline, run, "t")
+        expected = paired_test(baseline, run, "permutation", permutations=500, seed=3)
+        monkeypatch.setitem(sys.modules, "scipy.stats", None)
+        got = paired_test(baseline, run, "permutation", permutations=500, seed=3)
+        assert got.p_value == expected.p_value and got.effect_size == expected.effect_size
+        assert (got.ci_low, got.ci_high) == pytest.approx((t.ci_low, t.ci_high), rel=1e-12)
+        tukey = paired_test(baseline, run, "tukey", permutations=200, seed=3)
+        assert (tukey.ci_low, tukey.ci_high) == pytest.approx((t.ci_low, t.ci_high), rel=1e-12)
+        for test in ("t", "wilcoxon", "sign"):
+            with pytest.raises(ImportError, match=r"pip install 'retrieval-evaluator\[stats\]'"):
+                paired_test(baseline, run, test)
+
+
 # Tukey HSD -------------------------------------------------------------------------------------------
 
 
@@ -458,7 +491,9 @@ class TestValidation:
         monkeypatch.setitem(sys.modules, "scipy.stats", None)
         with pytest.raises(ImportError) as raised:
             paired_test([0.1, 0.2], [0.2, 0.3], "wilcoxon")
-        assert str(raised.value) == "scipy is needed for significance tests: pip install 'retrieval-evaluator[stats]'"
+        assert str(raised.value) == (
+            "scipy is needed for the t, Wilcoxon and sign tests (the permutation, bootstrap and tukey tests need "
+            "none): pip install 'retrieval-evaluator[stats]'")
 
     def test_module_imports_without_scipy(self) -> None:
         """scipy is imported inside the functions only."""

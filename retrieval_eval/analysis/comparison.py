@@ -32,6 +32,7 @@ import numpy as np
 from attrs import asdict, fields, frozen
 
 from ..evaluators import SetEvaluator
+from ..evaluators.options import _read_options
 from ..measures import Measure, parse, parse_list
 from ..model import FloatArray, MissingExtraError, RetrievalEvalError
 
@@ -223,6 +224,8 @@ def compare(
     complete: bool = True,
     judged_only: bool = False,
     max_depth: int | None = None,
+    order: str = "score",
+    duplicates: str = "error",
 ) -> Comparison:
     """Evaluate runs on the same queries and compare them with paired significance tests.
 
@@ -250,8 +253,8 @@ def compare(
         integer >= 0) makes them reproducible: each comparison draws from its own stream, derived
         from the seed, the measure's name and the runs' names, so its p-value is the same whatever
         else is compared.
-    rel, complete, judged_only, max_depth
-        As in :meth:`SetEvaluator.from_trec`. With ``complete=False`` (or evaluators over different
+    rel, complete, judged_only, max_depth, order, duplicates
+        As in :meth:`SetEvaluator.from_trec` (``order`` and ``duplicates`` apply to runs read from files). With ``complete=False`` (or evaluators over different
         queries) only the queries every run has are compared, and the means are over those.
     """
     from . import stats
@@ -268,6 +271,8 @@ def compare(
         raise RetrievalEvalError(f"'alpha' must be between 0 and 1; got {alpha!r}")
     # Sizes and seed are checked before any file is read (a bad one would fail only after the work).
     stats.check_parameters(permutations=permutations, samples=samples, alpha=alpha, seed=seed)
+    stats.require_scipy(test)  # the t, Wilcoxon and sign tests: before any file is read
+    read_options = _read_options(max_depth, duplicates, order)
     names = list(runs)
     if len(names) < 2:
         raise RetrievalEvalError(f"comparing needs at least two runs; got {len(names)}")
@@ -280,9 +285,14 @@ def compare(
     measure_of = {str(m): m for m in parsed}
 
     scored = _score_runs(qrels, runs, [measure_of[k] for k in keys], rel=rel, complete=complete,
-                         judged_only=judged_only, max_depth=max_depth)
+                         judged_only=judged_only, with_ranks=order == "rank", **read_options)
     common = set.intersection(*(set(s.query_ids) for s in scored.values()))
     queries = [q for q in scored[names[0]].query_ids if q in common]
+    if not queries:  # a p-value "over 0 queries" would let any regression pass
+        raise RetrievalEvalError(
+            "the runs share no query, so there is nothing to compare; expected queries that every run has; got "
+            + "; ".join(f"{n}: {_preview(scored[n].query_ids)}" if scored[n].query_ids else f"{n}: no query"
+                        for n in names))
     values: dict[tuple[str, str], FloatArray] = {}
     means: dict[str, dict[str, float]] = {}
     for n in names:
@@ -320,9 +330,10 @@ def compare(
 
 def _paired(stats: Any, matrix: FloatArray, a: int, b: int, test: str, permutations: int, samples: int,
             seed: int | None, alpha: float) -> Any:
-    # Tukey's p-values come from all runs at once; its interval and effect size are the t-test's.
-    return stats.paired_test(matrix[a], matrix[b], "t" if test == "tukey" else test, permutations=permutations,
-                             samples=samples, seed=seed, alpha=alpha)
+    if test == "tukey":  # its p-values come from all runs at once; its interval and effect size are the t-test's
+        return stats._describe(matrix[b] - matrix[a], alpha, t_interval=True)
+    return stats.paired_test(matrix[a], matrix[b], test, permutations=permutations, samples=samples, seed=seed,
+                             alpha=alpha)
 
 
 def _stream(seed: int | None, measure: str, *runs: str) -> int | None:
@@ -362,22 +373,43 @@ def _score_runs(qrels: Any, runs: Mapping[str, Any], measures: list[Measure], **
     from ..engine.build import RunHandoff
     from ..io.formats import read_qrels_columns, read_run_columns
 
-    files = [name for name, run in runs.items() if not isinstance(run, SetEvaluator)]
-    if files and qrels is None:
-        raise RetrievalEvalError(f"run {files[0]!r} is a file: compare needs the qrels to evaluate it")
     diversity = any(m.definition.subtopics for m in measures)
-    judged = read_qrels_columns(qrels, with_subtopics=diversity) if files else None
-    rel = options.pop("rel")
+    judged = None
+    rel, with_ranks = options.pop("rel"), options.pop("with_ranks")
     out = {}
-    for name, run in runs.items():
+    for name, run in runs.items():  # one at a time: a lazy mapping evaluates each run as it is asked for
         if isinstance(run, SetEvaluator):
             evaluator = run
         else:
-            assert judged is not None
-            evaluator = SetEvaluator.from_columns(judged, RunHandoff(read_run_columns(run)), rel=rel, **options)
+            if qrels is None:
+                raise RetrievalEvalError(f"run {name!r} is a file: compare needs the qrels to evaluate it")
+            if judged is None:
+                judged = read_qrels_columns(qrels, with_subtopics=diversity)
+            evaluator = SetEvaluator.from_columns(judged, RunHandoff(read_run_columns(run, with_ranks=with_ranks)), rel=rel,
+                                                  **options)
+        _check_answered(name, evaluator)
+        del run
         out[name] = _Scored(
             evaluator.query_ids, {str(m): evaluator.array(m) for m in measures},
             {str(m): evaluator.summary_weights(m) for m in measures},
         )
         del evaluator
     return out
+
+
+def _check_answered(name: str, evaluator: SetEvaluator) -> None:
+    """Refuse a run file none of whose queries is judged, as ``evaluate`` does: with judged queries
+    scored 0 it would be compared over a table of zeros, hiding a wrong or swapped file."""
+    not_judged, missing = evaluator.not_judged, set(evaluator.missing_from_run)
+    if not not_judged or any(q not in missing for q in evaluator.query_ids):
+        return
+    judged = [q for q in evaluator.query_ids if q in missing] or evaluator.missing_from_run
+    raise RetrievalEvalError(
+        f"run {name!r}: no run query is judged in the qrels (a wrong or swapped file?); expected results for "
+        f"the judged queries ({_preview(judged)}); got results for {len(not_judged)} other "
+        f"{'query' if len(not_judged) == 1 else 'queries'} ({_preview(not_judged)})")
+
+
+def _preview(items: Sequence[str], limit: int = 3) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f", ... ({len(items) - limit} more)" if len(items) > limit else "")

@@ -78,7 +78,7 @@ from ..model import FloatArray, MissingExtraError, RetrievalEvalError
 if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
     import numpy.typing as npt
 
-__all__ = ["CORRECTIONS", "MAX_PERMUTATIONS", "MAX_SAMPLES", "TESTS", "PairedResult", "adjust", "paired_test",
+__all__ = ["CORRECTIONS", "MAX_PERMUTATIONS", "MAX_SAMPLES", "SCIPY_TESTS", "TESTS", "PairedResult", "adjust", "paired_test",
            "tukey_hsd"]
 
 #: Names accepted by :func:`paired_test` (and ``compare --test``).
@@ -87,7 +87,11 @@ TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap", "tukey")
 #: Names accepted by :func:`adjust` (and ``compare --correction``).
 CORRECTIONS = ("none", "bonferroni", "holm", "bh")
 
-_NO_SCIPY = "scipy is needed for significance tests: pip install 'retrieval-evaluator[stats]'"
+_NO_SCIPY = ("scipy is needed for the t, Wilcoxon and sign tests (the permutation, bootstrap and tukey tests need "
+             "none): pip install 'retrieval-evaluator[stats]'")
+
+#: The tests whose p-values come from scipy's distributions; the others are NumPy Monte Carlo.
+SCIPY_TESTS = ("t", "wilcoxon", "sign")
 
 #: The most permutations (permutation and Tukey tests) and resamples (bootstrap) accepted: memory
 #: takes 8 bytes a draw, time some operations per draw and query; far more than a p-value needs.
@@ -218,7 +222,7 @@ def paired_test(
             f"'baseline' and 'run' must have one value per query each; got {b.size} and {r.size} values."
         )
     d = r - b
-    # Every test but the bootstrap needs scipy (at least for its t interval): fail early and always.
+    require_scipy(test)  # fail early and always, not only when the differences call for the test
     result = _describe(d, alpha, t_interval=test != "bootstrap")
     if d.size < 2 or not d.any():
         return result  # p = 1: see the module notes
@@ -357,15 +361,14 @@ def adjust(p_values: npt.ArrayLike, method: str) -> FloatArray:
 def _describe(d: FloatArray, alpha: float, *, t_interval: bool) -> PairedResult:
     """Everything but the test: delta, d_z, the t interval (if asked) and the counts; p_value = 1."""
     n = d.size
-    stats = _scipy_stats() if t_interval else None
     wins, losses = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
     delta = float(d.mean()) if n else 0.0
     effect, low, high = 0.0, delta, delta
     if n >= 2 and not _is_constant(d):
         sd = float(d.std(ddof=1))
         effect = delta / sd
-        if stats is not None:
-            half = float(stats.t.ppf(1.0 - alpha / 2.0, n - 1)) * sd / math.sqrt(n)
+        if t_interval:
+            half = _t_critical(alpha, n - 1) * sd / math.sqrt(n)
             low, high = delta - half, delta + half
     return PairedResult(delta, 1.0, effect, low, high, wins, n - wins - losses, losses)
 
@@ -412,6 +415,85 @@ def _bootstrap(d: FloatArray, samples: int, rng: np.random.Generator, alpha: flo
 def _is_constant(d: FloatArray) -> bool:
     """Whether the (non-empty) differences are all equal up to rounding; see the module notes."""
     return float(np.abs(d - d.mean()).max()) <= _CONSTANT_RTOL * float(np.abs(d).max())
+
+
+def require_scipy(test: str) -> None:
+    """Raise MissingExtraError (naming the ``stats`` extra) when ``test`` needs scipy and it is missing."""
+    if test in SCIPY_TESTS:
+        _scipy_stats()
+
+
+def _t_critical(alpha: float, df: int) -> float:
+    """The two-sided critical value of Student's t: ``c`` with ``P(|T| > c) = alpha``, ``df`` degrees of
+    freedom (scipy's ``t.ppf(1 - alpha/2, df)``); computed here when scipy is missing, so that the
+    permutation and Tukey tests' intervals need no scipy.
+
+    >>> round(_t_critical(0.05, 10), 6), round(_t_critical(0.05, 1), 4)
+    (2.228139, 12.7062)
+    """
+    try:
+        return float(importlib.import_module("scipy.stats").t.ppf(1.0 - alpha / 2.0, df))
+    except ImportError:
+        pass
+    log_front = _log_gamma_ratio(df)
+    low, high = 0.0, 1.0
+    while _t_two_tail(high, df, log_front) > alpha:  # P(|T| > c) falls as c grows
+        low, high = high, high * 2.0
+    while high - low > 4e-16 * high:  # bisection: some 60 steps
+        middle = (low + high) / 2.0
+        if middle in (low, high):
+            break
+        low, high = (middle, high) if _t_two_tail(middle, df, log_front) > alpha else (low, middle)
+    return (low + high) / 2.0
+
+
+def _t_two_tail(c: float, df: int, log_front: float) -> float:
+    """``P(|T| > c)`` for Student's t with ``df`` degrees of freedom: ``I_x(df/2, 1/2)``, ``x = df / (df + c²)``
+    (``log_front`` is :func:`_log_gamma_ratio` of ``df``)."""
+    square = c * c
+    return _beta_regularized(df / 2.0, 0.5, df / (df + square), square / (df + square), log_front)
+
+
+def _log_gamma_ratio(df: int) -> float:
+    """``ln(Γ((df+1)/2) / (Γ(df/2) Γ(1/2)))``, ``ln(1 / B(df/2, 1/2))``, exact to rounding for any ``df``:
+    ``math.lgamma``'s difference would lose ten digits at ``df = 100,000`` to cancellation. By the
+    recurrence ``Γ(z + 1) = z Γ(z)``, the ratio of ``df`` is that of 1 or 2 times ``(k + 1) / k`` for
+    ``k = 1 or 2, ..., df - 2`` in steps of 2."""
+    start = 1 if df % 2 else 2
+    first = -math.log(math.pi) if start == 1 else math.log(0.5)  # 1 / (√π · √π), and (√π / 2) / √π
+    return first + math.fsum(np.log1p(1.0 / np.arange(start, df, 2, dtype=np.float64)).tolist())
+
+
+def _beta_regularized(a: float, b: float, x: float, y: float, log_front: float) -> float:
+    """The regularized incomplete beta function ``I_x(a, b)``, with ``y = 1 - x`` given exactly and
+    ``log_front = ln(1 / B(a, b))`` (a continued fraction, evaluated by the modified Lentz method:
+    Numerical Recipes, 3rd ed., 6.4)."""
+    if x <= 0.0:
+        return 0.0
+    if y <= 0.0:
+        return 1.0
+    front = math.exp(log_front + a * math.log(x) + b * math.log(y))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _beta_fraction(a, b, x) / a
+    return 1.0 - front * _beta_fraction(b, a, y) / b
+
+
+def _beta_fraction(a: float, b: float, x: float) -> float:
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 100_000):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-16:
+            break
+    return h
 
 
 def _scipy_stats() -> ModuleType:

@@ -23,6 +23,7 @@ from ._output import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_OUTPUT_FAILED,
+    _capped,
     _drop_stdout,
     _OutputFailed,
     _stderr_line,
@@ -74,7 +75,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Evaluate ranked retrieval runs with trec_eval's exact numbers.",
         epilog=f"Without a command, {DEFAULT_COMMAND} is meant, as in trec_eval: 'retrieval-eval -m map QRELS RUN' "
                f"is 'retrieval-eval {DEFAULT_COMMAND} -m map QRELS RUN'. 'retrieval-eval COMMAND --help' describes "
-               "each command.",
+               "each command. Exit codes: 0 success; 1 compare --fail-if-worse found a regression; 2 bad input "
+               "or usage; 3 the output could not be written; 130 interrupted.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -112,8 +114,8 @@ def _with_command(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code.
 
-    0 success; 1 a regression found by ``compare --fail-if-worse``, or output that could not be
-    written (a full disk, a closed stdout); 2 bad input or usage; 130 Ctrl-C. A broken pipe
+    0 success; 1 a regression found by ``compare --fail-if-worse``; 2 bad input or usage; 3 output
+    that could not be written (a full disk, a closed stdout); 130 Ctrl-C. A broken pipe
     (``| head -1``) ends quietly with 0. Each failure is one line on stderr, never a traceback.
     Without a command, ``evaluate`` is meant (``retrieval-eval -m map QRELS RUN``, as in trec_eval).
 
@@ -204,7 +206,8 @@ def _main(argv: Sequence[str] | None, program: bool = False) -> int:
 
         keep_freed_memory()
     if problem is not None:  # exit 2 with one line, as argparse's own usage errors
-        parser.exit(EXIT_BAD_INPUT, f"retrieval-eval evaluate: error: {problem}; see retrieval-eval evaluate --help\n")
+        parser.exit(EXIT_BAD_INPUT,
+                    _capped(f"retrieval-eval evaluate: error: {problem}; see retrieval-eval evaluate --help") + "\n")
     with warnings.catch_warnings():
         # Accepted-but-suspicious input is reported every time, unless --quiet.
         warnings.simplefilter("ignore" if getattr(args, "quiet", False) else "always")

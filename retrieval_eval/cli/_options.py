@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any, NoReturn
 
-from ._output import EXIT_BAD_INPUT, terminal_safe
+from ._output import EXIT_BAD_INPUT, _capped, terminal_safe
 
 #: The table forms of --format (retrieval_eval.report.tables.FORMATS, written here to keep --help import-free).
 _TABLE_FORMATS = ("csv", "tsv", "markdown", "latex")
@@ -57,7 +57,8 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(formatter_class=formatter_class or _HelpFormatter, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_BAD_INPUT, terminal_safe(f"{self.prog}: error: {message}; see {self.prog} --help") + "\n")
+        self.exit(EXIT_BAD_INPUT,
+                  terminal_safe(_capped(f"{self.prog}: error: {message}; see {self.prog} --help")) + "\n")
 
 
 def _digits(text: str) -> int:
@@ -131,9 +132,10 @@ def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     _add_quiet(parser)
 
 
-def _add_run_options(parser: argparse.ArgumentParser) -> None:
-    """What inspect, diff and plot share with evaluate: how runs are judged, ranked and read."""
-    _add_judging_options(parser, skip_missing="use only the queries the run has results for")
+def _add_run_options(parser: argparse.ArgumentParser,
+                     skip_missing: str = "use only the queries the run has results for") -> None:
+    """What compare, inspect, diff and plot share with evaluate: how runs are judged, ranked and read."""
+    _add_judging_options(parser, skip_missing=skip_missing)
     parser.add_argument("--order", choices=("score", "file", "rank"), default="score",
                         help="rank by score, ties by doc_id descending (trec_eval; default), by file order, "
                              "or by the rank column")

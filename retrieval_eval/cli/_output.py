@@ -11,7 +11,7 @@ from typing import TextIO
 
 EXIT_OK = 0
 EXIT_REGRESSION = 1  #: compare --fail-if-worse found a significant regression
-EXIT_OUTPUT_FAILED = 1  #: the output could not be written (a full disk, a closed stdout)
+EXIT_OUTPUT_FAILED = 3  #: the output could not be written (a full disk, a closed stdout, an unwritable -o file)
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130  #: Ctrl-C: 128 + SIGINT, as shells report it
 
@@ -21,7 +21,7 @@ class _Usage(Exception):
 
 
 class _OutputFailed(Exception):
-    """The results could not be written to stdout (a full disk, a closed stdout): exit 1."""
+    """The results could not be written (a full disk, a closed stdout): exit 3."""
 
 
 def _emit(text: str) -> None:
@@ -111,10 +111,36 @@ def _stderr_line(line: str) -> None:
     if err is None:
         return
     try:
-        err.write(terminal_safe(line, keep="\t") + "\n")
+        err.write(terminal_safe(_capped(line), keep="\t") + "\n")
         err.flush()
     except (OSError, ValueError):  # stderr is gone too: there is nowhere left to say it
         pass
+
+
+#: The longest run of characters without a space that a message on stderr quotes whole: longer ones are
+#: input echoed back (a 100 KB query id, a measure string), cut to their start and end.
+MAX_ECHOED = 200
+
+_LONG_WORD = re.compile(rf"\S{{{MAX_ECHOED + 1},}}")
+
+
+def _capped(message: str) -> str:
+    """``message`` with every word longer than :data:`MAX_ECHOED` characters cut in the middle: the one
+    cap on input echoed in errors, notes and warnings, whichever part of the program wrote them.
+
+    >>> _capped("unknown query 'x" + "y" * 1000 + "'")[:30]
+    "unknown query 'xyyyyyyyyyyyyyy"
+    >>> len(_capped("q" * 100_000)) < 250
+    True
+    """
+    if len(message) <= MAX_ECHOED:
+        return message
+    return _LONG_WORD.sub(_cut, message)
+
+
+def _cut(match: re.Match[str]) -> str:
+    word = match.group()
+    return f"{word[:150]}...[{len(word) - 190} characters]...{word[-40:]}"
 
 
 def _note(message: str) -> None:

@@ -3,18 +3,32 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from ._options import (
     MAX_DIGITS,
-    _add_judging_options,
-    _add_quiet,
+    _add_run_options,
     _digits,
     _Parser,
     _positive_int,
     _RawDescriptionFormatter,
 )
-from ._output import EXIT_OK, EXIT_REGRESSION, _counted, _emit, _stderr_line, _Usage
-from ._runs import _run_names
+from ._output import EXIT_OK, EXIT_REGRESSION, _emit, _short, _stderr_line, _Usage
+from ._runs import (
+    _build_run,
+    _names,
+    _Preparing,
+    _read_judgments,
+    _report_query_set,
+    _runs_read,
+    _sources,
+    _stdin_problem,
+)
+
+if TYPE_CHECKING:
+    from ..evaluators.set import SetEvaluator
+    from ..report.text import Requested
 
 _COMPARE_HELP = """\
 Evaluate several runs on the same qrels and compare them: one table of means (runs as rows,
@@ -32,8 +46,10 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     compare = commands.add_parser("compare",
                                   help="compare runs: means, paired significance tests, a regression gate",
                                   description=_COMPARE_HELP, formatter_class=_RawDescriptionFormatter)
-    compare.add_argument("qrels", metavar="QRELS", help="TREC qrels file (.gz ok), read once for every run")
-    compare.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files (.gz ok), at least two")
+    compare.add_argument("qrels", metavar="QRELS",
+                         help="TREC qrels file (.gz ok; - for stdin), read once for every run")
+    compare.add_argument("runs", metavar="RUN", nargs="+",
+                         help="TREC run files (.gz ok; - for stdin), at least two")
     compare.add_argument("-m", dest="measures", action="append", default=None, metavar="MEASURE",
                          help="measure to compare, repeatable: any catalogue string (default: AP, nDCG@10, P@10, "
                               "RR, R@1000)")
@@ -57,35 +73,98 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
                          help=f"decimals in tables, 0 to {MAX_DIGITS} (default 4)")
     compare.add_argument("--fail-if-worse", action="append", default=[], metavar="MEASURE",
                          help="exit 1 if a run is significantly worse than the baseline on MEASURE (repeatable)")
-    _add_judging_options(compare, skip_missing="compare only the queries every run has results for")
-    _add_quiet(compare)
+    _add_run_options(compare, skip_missing="compare only the queries every run has results for")
 
 
 def run(args: argparse.Namespace) -> int:
     from ..analysis.comparison import DEFAULT_MEASURES, compare
 
+    # Every option is checked before a file is read, and so before anything is written.
     if len(args.runs) < 2:
         raise _Usage("compare needs at least two runs")
-    names = args.names.split(",") if args.names else _run_names(args.runs)
-    if len(names) != len(args.runs):
-        raise _Usage(f"--names gives {_counted(len(names), 'name', 'names')} for {len(args.runs)} runs")
-    if len(set(names)) != len(names):
-        raise _Usage("two runs have the same name; name them with --names a,b,...")
-    measures = list(dict.fromkeys([*(args.measures or DEFAULT_MEASURES), *args.fail_if_worse]))  # gated ones too
+    problem = _stdin_problem(args.qrels, args.runs)
+    if problem:
+        raise _Usage(problem)
+    names = _names(args, args.runs)
+    if args.baseline is not None and args.baseline not in names:
+        raise _Usage(f"--baseline {_short(args.baseline)} is not one of the runs: {_short(', '.join(names), 200)}")
+    gates = _gated(args.fail_if_worse, args.level)
+    requested = _requested_measures([*(args.measures or DEFAULT_MEASURES), *args.fail_if_worse], args.level)
+    qrels, runs = _sources(args.qrels, args.runs)
     result = compare(
-        args.qrels, dict(zip(names, args.runs)), measures, baseline=args.baseline, all_pairs=args.all_pairs,
+        None, _Evaluated(names, _evaluations(args, qrels, runs, names, requested)),
+        [str(item.measure) for item in requested], baseline=args.baseline, all_pairs=args.all_pairs,
         test=args.test, correction=args.correction, alpha=args.alpha, permutations=args.permutations,
-        samples=args.samples, seed=args.seed, rel=args.level, complete=not args.skip_missing,
-        judged_only=args.judged_only, max_depth=args.max_depth,
+        samples=args.samples, seed=args.seed, rel=args.level,
     )
     forms = {"table": result.to_table, "markdown": result.to_markdown, "latex": result.to_latex}
     text = forms[args.format](args.digits) if args.format in forms else (
         result.to_csv() if args.format == "csv" else result.to_json() + "\n")
     _emit(text)
     failed = False
-    for measure in args.fail_if_worse:
+    for measure in gates:
         for c in result.significant_worse(measure):
             _stderr_line(f"retrieval-eval: regression: {c.run} is worse than {c.baseline} on {c.measure}: "
                          f"delta {c.delta:+.4f}, p = {c.p_adjusted:.4g} ({result.correction} correction)")
             failed = True
     return EXIT_REGRESSION if failed else EXIT_OK
+
+
+def _gated(specs: Sequence[str], level: int) -> list[str]:
+    """The canonical measures of --fail-if-worse: a group or list (``P.5,10``) gates each of its measures.
+    A measure that cannot be read is a usage error now, before any file is read or line written."""
+    from ..measures import parse_list
+    from ..model import RetrievalEvalError
+
+    gated: list[str] = []
+    for spec in specs:
+        try:
+            gated += [str(measure) for measure, _ in parse_list([spec], rel=level, numeric=True)]
+        except RetrievalEvalError as exc:
+            raise _Usage(f"--fail-if-worse {_short(spec)}: {exc}") from None
+    return list(dict.fromkeys(gated))
+
+
+def _requested_measures(specs: Sequence[str], level: int) -> list[Requested]:
+    """The measures compared, each once, labelled by its canonical string (as compare's table names them)."""
+    from ..measures import parse_list
+    from ..report.text import Requested
+
+    measures = {str(m): m for m, _ in parse_list(list(specs), rel=level, numeric=True)}
+    return [Requested(measure, key) for key, measure in measures.items()]
+
+
+def _evaluations(args: argparse.Namespace, qrels: object, runs: Sequence[object], names: Sequence[str],
+                 requested: Sequence[Requested]) -> Iterator[SetEvaluator]:
+    """Each run evaluated in turn (as ``evaluate`` does it: the same checks, the same notes on stderr)."""
+    judged = _read_judgments(qrels, runs[0], subtopics=any(item.measure.definition.subtopics for item in requested))
+    preparing = _Preparing(args, judged)
+    for name, (run, columns) in zip(names, _runs_read(args, runs)):
+        results = _build_run(args, judged, qrels, run, columns, preparing)
+        if not args.quiet:
+            _report_query_set(args, results, requested, run=name)
+        yield results
+        del results
+
+
+class _Evaluated(Mapping[str, "SetEvaluator"]):
+    """The runs by name, each evaluated when compare asks for it, in order: compare keeps only each
+    run's per-query values, so memory holds one evaluation at a time, however many runs there are."""
+
+    def __init__(self, names: Sequence[str], evaluations: Iterator[SetEvaluator]) -> None:
+        self._names, self._evaluations, self._taken = list(names), evaluations, 0
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+    def __getitem__(self, name: str) -> SetEvaluator:
+        if self._taken >= len(self._names) or name != self._names[self._taken]:
+            raise KeyError(name)  # each run is evaluated once, in order: compare reads them so
+        self._taken += 1
+        return next(self._evaluations)
