@@ -260,6 +260,7 @@ API_CASES = [
     "log-first-row-like-data",
     "log-score-1e400",
     "spark-bad-row",
+    "measure-parameter-out-of-domain",
 ]
 
 
@@ -991,3 +992,48 @@ def test_spark_bad_row() -> None:
             list(evaluate_partition(iter(pa.table(columns).to_batches())))
         assert str(raised.value).startswith(message), str(raised.value)
         assert "partition" not in str(raised.value) and "row" not in str(raised.value)
+
+
+def test_measure_parameter_out_of_domain(tmp_path: Path, capsys) -> None:
+    """Every measure parameter has a finite domain, checked by Param.check: these gave an IndexError or
+    OverflowError traceback, NumPy warnings and a 300-digit label, inf printed as null, or were accepted."""
+    from retrieval_eval.measures import DCG, ERR, InvalidParameterError, IPrecAvg, RBPResid, RprecMult, Utility, nDCG
+
+    qrels, run = _write(tmp_path / "qrels", QRELS), _write(tmp_path / "run", RUN)
+    for spec, message in (
+        ("11pt_avg.inf", "parameter 'points[0]' of IPrecAvg must be a float in [0.0, 1.0]; got inf"),
+        ("11pt_avg.1e308", "parameter 'points[0]' of IPrecAvg must be a float in [0.0, 1.0]; got 1e+308"),
+        ("11pt_avg.0.5,2", "parameter 'points[1]' of IPrecAvg must be a float in [0.0, 1.0]; got 2.0"),
+        ("Rprec_mult.1e308", "parameter 'mult' of RprecMult must be a float in [0.0, 1000000.0]; got 1e+308"),
+        ("utility.1e308,-1,0,0", "parameter 'rel_ret' of Utility must be a float, finite and at most 2**63 in size"),
+        ("ndcg.1=1e308", "parameter 'gain of level 1' of gains must be a float, finite and at most 2**63 in size"),
+        ("set_F.1e300", "parameter 'beta' of SetF must be a float >= 0.0, finite and at most 2**63 in size"),
+    ):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no NumPy warning on the way
+            assert main(["evaluate", "-m", spec, qrels, run]) == 2, spec
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and message in err, (spec, err)
+    for build, message in (
+        (lambda: IPrecAvg(points=(0.5, 1e308)), r"'points\[1\]' of IPrecAvg must be a float in \[0.0, 1.0\]"),
+        (lambda: RprecMult(mult=1e308), r"'mult' of RprecMult must be a float in \[0.0, 1000000.0\]"),
+        (lambda: ERR(max_rel=1100), r"'max_rel' of ERR must be an int in \[1, 1000\]; got 1100"),
+        (lambda: RBPResid(p=2), r"'p' of RBPResid must be a float in \[0.0, 1.0\]; got 2.0"),
+        (lambda: nDCG(gains={1: 1e308}), r"gain of level 1' of gains must be a float, finite and at most 2\*\*63"),
+        (lambda: DCG(gains={1: -1e300}), r"gain of level 1' of gains must be a float, finite and at most 2\*\*63"),
+        (lambda: Utility(nonrel_ret=-1e308), r"'nonrel_ret' of Utility must be a float, finite and at most 2\*\*63"),
+        (lambda: Utility(rel_ret=10**400), r"'rel_ret' of Utility must be a float, finite and at most 2\*\*63"),
+        (lambda: nDCG(gains={10**30: 1}), r"gain levels must be integers >= 0 and at most 2\*\*62"),
+    ):
+        with pytest.raises(InvalidParameterError, match=message):
+            build()
+    # The largest values of each domain still give finite numbers, without a warning.
+    results = SetEvaluator.from_trec(io.StringIO(QRELS), io.StringIO(RUN))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for measure in (RprecMult(mult=1e6), ERR(max_rel=1000), RBPResid(p=1.0), nDCG(gains={1: 2.0**63}),
+                        Utility(rel_ret=2.0**63, nonrel_ret=-(2.0**63), collection_size=2**62)):
+            assert all(math.isfinite(v) for v in results.per_query(measure).values()), measure
+    # Hand-computed: q1 ranks a (relevant) then b, R = 1; q2 ranks c (relevant), R = 1. RprecMult@1e6:
+    # c = trunc(1e6 * 1 + 0.9) = 1e6 ranks, one relevant in them.
+    assert results.per_query(RprecMult(mult=1e6)) == {"q1": 1e-6, "q2": 1e-6}

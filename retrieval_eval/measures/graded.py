@@ -364,7 +364,7 @@ GDEVAL_MAX_GRADE = 4
         "max_rel": Param(
             int, GDEVAL_MAX_GRADE,
             "largest grade g_max: R_i = (2^g - 1) / 2^g_max (gdeval's fixed 4); larger grades count as g_max",
-            minimum=1,
+            minimum=1, maximum=1000,  # 2^g_max must be a double: 2^1024 is not
         ),
     },
     cutoff="k",
