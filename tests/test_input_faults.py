@@ -150,6 +150,7 @@ CASES = [
     Case("no-relevant-at-level", "warned", GRADED_QRELS, RUN,
          r"^retrieval-eval: warning: 2 queries have no relevant judgment \(relevance >= 3\), so map, Rprec, "
          r"bpref, .* are 0 for them: q1, q2$", options=("-l", "3")),
+    Case("first-id-par1", "accepted", "PAR1q 0 a 1\nq2 0 c 1\n", "PAR1q Q0 a 1 2.0 r\nq2 Q0 c 1 1.0 PAR1\n"),
 ]
 
 
@@ -1037,3 +1038,24 @@ def test_measure_parameter_out_of_domain(tmp_path: Path, capsys) -> None:
     # Hand-computed: q1 ranks a (relevant) then b, R = 1; q2 ranks c (relevant), R = 1. RprecMult@1e6:
     # c = trunc(1e6 * 1 + 0.9) = 1e6 ranks, one relevant in them.
     assert results.per_query(RprecMult(mult=1e6)) == {"q1": 1e-6, "q2": 1e-6}
+
+
+def test_first_id_par1_in_logs_streams_and_parquet(tmp_path: Path) -> None:
+    """Text starting with ``PAR1`` is text in a log, a compressed file and a stream too; a real Parquet
+    file is still found by its magic bytes at both ends, whatever its name."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    pa = pytest.importorskip("pyarrow")
+    from retrieval_eval.io.formats import is_parquet, read_log_columns
+
+    log = _write(tmp_path / "log", "PAR1s\ta\t0.5\t1\nPAR1s\tb\t0.2\t0\n")
+    qrels, run = read_log_columns(log)
+    assert run.query_ids.tolist() == [b"PAR1s", b"PAR1s"] and qrels.relevance.tolist() == [1, 0]
+    text = "PAR1q Q0 a 1 2.0 r\nq2 Q0 c 1 1.0 r\n"
+    packed = _write(tmp_path / "run.gz", gzip.compress(text.encode()))
+    for source in (packed, io.BytesIO(text.encode()), io.StringIO(text), _write(tmp_path / "run", text)):
+        assert read_run_columns(source).query_ids.tolist() == [b"PAR1q", b"q2"], source
+    pq.write_table(pa.table({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]}), tmp_path / "table.run")
+    assert is_parquet(tmp_path / "table.run") and not is_parquet(tmp_path / "run")
+    assert read_run_columns(tmp_path / "table.run").doc_ids.tolist() == [b"a"]
+    with pytest.raises(TrecFormatError, match="a Parquet file, which can be read from a path but not from a stream"):
+        read_run_columns(io.BytesIO((tmp_path / "table.run").read_bytes()))
