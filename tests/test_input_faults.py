@@ -262,6 +262,7 @@ API_CASES = [
     "log-score-1e400",
     "spark-bad-row",
     "measure-parameter-out-of-domain",
+    "readers-api-typed-errors",
 ]
 
 
@@ -1059,3 +1060,38 @@ def test_first_id_par1_in_logs_streams_and_parquet(tmp_path: Path) -> None:
     assert read_run_columns(tmp_path / "table.run").doc_ids.tolist() == [b"a"]
     with pytest.raises(TrecFormatError, match="a Parquet file, which can be read from a path but not from a stream"):
         read_run_columns(io.BytesIO((tmp_path / "table.run").read_bytes()))
+
+
+def test_readers_api_typed_errors(tmp_path: Path) -> None:
+    """The readers' API raises the project's typed errors (it raised a bare ValueError, UnicodeEncodeError
+    and pyarrow's ArrowInvalid), and takes ids in the surrogate-escaped form it returns them in."""
+    pd = pytest.importorskip("pandas")
+    # read_run, the Document generator: a rank of 5,000 digits is the usual path:line error.
+    path = _write(tmp_path / "run", RUN + "q2 Q0 d " + "9" * 5000 + " 0.5 r\n")
+    with pytest.raises(TrecFormatError, match=rf"^{re.escape(path)}:4: rank must be an integer of at most 18 digits"):
+        list(read_run(path))
+    assert [d.rank for _, d in read_run(io.StringIO("q Q0 a 999999999999999999 1 r\nq Q0 b \u00b2 1 r\n"))] == [
+        999999999999999999, None]  # 18 digits are a rank; a digit that is not ASCII is no rank, as before
+    # A text stream holding surrogate escapes: the bytes they stand for, as the same file read by path.
+    text = "q\udce9 Q0 a 1 1.0 r\n"
+    assert read_run_columns(io.StringIO(text)).query_ids.tolist() == [b"q\xe9"]
+    assert [qid for qid, _ in read_run(io.StringIO(text))] == ["q\udce9"]
+    with pytest.raises(TrecFormatError, match=r"^<stream>: cannot read after 0 complete lines: the text holds '\\ud800', "
+                                              r"a lone surrogate that stands for no byte"):
+        read_run_columns(io.StringIO("q\ud800 Q0 a 1 1.0 r\n"))
+    # from_dataframe: a Series is a typed error; ids with surrogate escapes are their bytes.
+    qrels = pd.DataFrame({"query_id": pd.Series(["q\udce9", "q"], dtype=object), "doc_id": ["a", "b"],
+                          "relevance": [1, 1]})
+    run = pd.DataFrame({"query_id": pd.Series(["q\udce9", "q"], dtype=object),
+                        "doc_id": pd.Series(["a", "x\udcff"], dtype=object), "score": [1.0, 1.0]})
+    for frames in ((qrels, run["score"]), (qrels["query_id"], run)):
+        with pytest.raises(InputTypeError, match=r"table must be a pyarrow Table, .* got a single column \(pandas Series\)"):
+            SetEvaluator.from_dataframe(*frames)
+    from_frames = SetEvaluator.from_dataframe(qrels, run).per_query("P@1")
+    from_bytes = SetEvaluator.from_trec(io.BytesIO(b"q\xe9 0 a 1\nq 0 b 1\n"),
+                                        io.BytesIO(b"q\xe9 Q0 a 1 1 r\nq Q0 x\xff 1 1 r\n")).per_query("P@1")
+    assert from_frames == from_bytes == {"q": 0.0, "q\udce9": 1.0}
+    lone = run.assign(doc_id=pd.Series(["a", "x\ud800"], dtype=object))
+    with pytest.raises(InputFormatError, match=r"^run table, row 2: column 'doc_id' holds 'x\\ud800', with a lone "
+                                               r"surrogate that stands for no byte"):
+        SetEvaluator.from_dataframe(qrels, lone)
