@@ -263,6 +263,7 @@ API_CASES = [
     "spark-bad-row",
     "measure-parameter-out-of-domain",
     "readers-api-typed-errors",
+    "non-finite-value-refused",
 ]
 
 
@@ -1095,3 +1096,45 @@ def test_readers_api_typed_errors(tmp_path: Path) -> None:
     with pytest.raises(InputFormatError, match=r"^run table, row 2: column 'doc_id' holds 'x\\ud800', with a lone "
                                                r"surrogate that stands for no byte"):
         SetEvaluator.from_dataframe(qrels, lone)
+
+
+def test_non_finite_value_refused(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A per-query value that is not a finite number never reaches a command: evaluate, diff (text and
+    JSON), inspect and compare exit 2 with one line naming the measure and the query. It was a traceback
+    (diff --format json), "nan -> nan" counted as unchanged (diff), the best-ranked query (inspect), and
+    "'baseline' must be finite" (compare). The summaries and inspection refuse one too."""
+    from retrieval_eval.analysis import inspection
+    from retrieval_eval.evaluators.results import SetResults
+    from retrieval_eval.measures import REGISTRY, MeasureError, parse
+
+    qrels = _write(tmp_path / "qrels", "q1 0 a 1100\nq1 0 b 1\nq2 0 c 1\n")  # 2^1100 - 1: beyond a double
+    run_a = _write(tmp_path / "a.run", RUN)
+    run_b = _write(tmp_path / "b.run", RUN.replace("2.0", "0.5"))
+    measure = "DCG(dcg='exp-log2')"
+    message = (f"retrieval-eval: error: {measure} of query 'q1' is inf, not a finite number; expected a finite "
+               "value for every query")
+    for command in (["evaluate", "-m", measure, qrels, run_a], ["diff", "-m", measure, qrels, run_a, run_b],
+                    ["diff", "--format", "json", "-m", measure, qrels, run_a, run_b],
+                    ["inspect", "-m", measure, qrels, run_a], ["compare", "-m", measure, qrels, run_a, run_b]):
+        assert main(command) == 2, command
+        out, err = capsys.readouterr()
+        assert out == "" and err.startswith(message) and err.count("\n") == 1, (command, err)
+    # The summaries refuse a NaN given to them directly, naming the measure and the query's place.
+    with pytest.raises(MeasureError, match=r"^AP: the value of query number 2 \(in query order\) is nan, not a finite"):
+        REGISTRY["AP"].aggregate_values(np.array([0.5, math.nan]))
+    # diff and inspect refuse one that reaches them by another way, naming the run too.
+    results_a = SetEvaluator.from_trec(io.StringIO(QRELS), io.StringIO(RUN))
+    results_b = SetEvaluator.from_trec(io.StringIO(QRELS), io.StringIO(RUN.replace("2.0", "0.5")))
+    real_array = SetResults.array
+
+    def with_nan(self: SetResults, m: object) -> np.ndarray:
+        values = real_array(self, m).copy()
+        values[1] = math.nan
+        return values
+
+    monkeypatch.setattr(SetResults, "array", with_nan)
+    ap = parse("AP")
+    with pytest.raises(MeasureError, match=r"^AP in A of query 'q2' is nan, not a finite number"):
+        inspection.diff_runs(results_a, results_b, ap)
+    with pytest.raises(MeasureError, match=r"^AP in r of query 'q2' is nan"):
+        inspection.worst_queries(results_a, [ap], 2)
