@@ -150,6 +150,7 @@ CASES = [
     Case("no-relevant-at-level", "warned", GRADED_QRELS, RUN,
          r"^retrieval-eval: warning: 2 queries have no relevant judgment \(relevance >= 3\), so map, Rprec, "
          r"bpref, .* are 0 for them: q1, q2$", options=("-l", "3")),
+    Case("first-id-par1", "accepted", "PAR1q 0 a 1\nq2 0 c 1\n", "PAR1q Q0 a 1 2.0 r\nq2 Q0 c 1 1.0 PAR1\n"),
 ]
 
 
@@ -260,6 +261,9 @@ API_CASES = [
     "log-first-row-like-data",
     "log-score-1e400",
     "spark-bad-row",
+    "measure-parameter-out-of-domain",
+    "readers-api-typed-errors",
+    "non-finite-value-refused",
 ]
 
 
@@ -991,3 +995,146 @@ def test_spark_bad_row() -> None:
             list(evaluate_partition(iter(pa.table(columns).to_batches())))
         assert str(raised.value).startswith(message), str(raised.value)
         assert "partition" not in str(raised.value) and "row" not in str(raised.value)
+
+
+def test_measure_parameter_out_of_domain(tmp_path: Path, capsys) -> None:
+    """Every measure parameter has a finite domain, checked by Param.check: these gave an IndexError or
+    OverflowError traceback, NumPy warnings and a 300-digit label, inf printed as null, or were accepted."""
+    from retrieval_eval.measures import DCG, ERR, InvalidParameterError, IPrecAvg, RBPResid, RprecMult, Utility, nDCG
+
+    qrels, run = _write(tmp_path / "qrels", QRELS), _write(tmp_path / "run", RUN)
+    for spec, message in (
+        ("11pt_avg.inf", "parameter 'points[0]' of IPrecAvg must be a float in [0.0, 1.0]; got inf"),
+        ("11pt_avg.1e308", "parameter 'points[0]' of IPrecAvg must be a float in [0.0, 1.0]; got 1e+308"),
+        ("11pt_avg.0.5,2", "parameter 'points[1]' of IPrecAvg must be a float in [0.0, 1.0]; got 2.0"),
+        ("Rprec_mult.1e308", "parameter 'mult' of RprecMult must be a float in [0.0, 1000000.0]; got 1e+308"),
+        ("utility.1e308,-1,0,0", "parameter 'rel_ret' of Utility must be a float, finite and at most 2**63 in size"),
+        ("ndcg.1=1e308", "parameter 'gain of level 1' of gains must be a float, finite and at most 2**63 in size"),
+        ("set_F.1e300", "parameter 'beta' of SetF must be a float >= 0.0, finite and at most 2**63 in size"),
+    ):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no NumPy warning on the way
+            assert main(["evaluate", "-m", spec, qrels, run]) == 2, spec
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and message in err, (spec, err)
+    for build, message in (
+        (lambda: IPrecAvg(points=(0.5, 1e308)), r"'points\[1\]' of IPrecAvg must be a float in \[0.0, 1.0\]"),
+        (lambda: RprecMult(mult=1e308), r"'mult' of RprecMult must be a float in \[0.0, 1000000.0\]"),
+        (lambda: ERR(max_rel=1100), r"'max_rel' of ERR must be an int in \[1, 1000\]; got 1100"),
+        (lambda: RBPResid(p=2), r"'p' of RBPResid must be a float in \[0.0, 1.0\]; got 2.0"),
+        (lambda: nDCG(gains={1: 1e308}), r"gain of level 1' of gains must be a float, finite and at most 2\*\*63"),
+        (lambda: DCG(gains={1: -1e300}), r"gain of level 1' of gains must be a float, finite and at most 2\*\*63"),
+        (lambda: Utility(nonrel_ret=-1e308), r"'nonrel_ret' of Utility must be a float, finite and at most 2\*\*63"),
+        (lambda: Utility(rel_ret=10**400), r"'rel_ret' of Utility must be a float, finite and at most 2\*\*63"),
+        (lambda: nDCG(gains={10**30: 1}), r"gain levels must be integers >= 0 and at most 2\*\*62"),
+    ):
+        with pytest.raises(InvalidParameterError, match=message):
+            build()
+    # The largest values of each domain still give finite numbers, without a warning.
+    results = SetEvaluator.from_trec(io.StringIO(QRELS), io.StringIO(RUN))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for measure in (RprecMult(mult=1e6), ERR(max_rel=1000), RBPResid(p=1.0), nDCG(gains={1: 2.0**63}),
+                        Utility(rel_ret=2.0**63, nonrel_ret=-(2.0**63), collection_size=2**62)):
+            assert all(math.isfinite(v) for v in results.per_query(measure).values()), measure
+    # Hand-computed: q1 ranks a (relevant) then b, R = 1; q2 ranks c (relevant), R = 1. RprecMult@1e6:
+    # c = trunc(1e6 * 1 + 0.9) = 1e6 ranks, one relevant in them.
+    assert results.per_query(RprecMult(mult=1e6)) == {"q1": 1e-6, "q2": 1e-6}
+
+
+def test_first_id_par1_in_logs_streams_and_parquet(tmp_path: Path) -> None:
+    """Text starting with ``PAR1`` is text in a log, a compressed file and a stream too; a real Parquet
+    file is still found by its magic bytes at both ends, whatever its name."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    pa = pytest.importorskip("pyarrow")
+    from retrieval_eval.io.formats import is_parquet, read_log_columns
+
+    log = _write(tmp_path / "log", "PAR1s\ta\t0.5\t1\nPAR1s\tb\t0.2\t0\n")
+    qrels, run = read_log_columns(log)
+    assert run.query_ids.tolist() == [b"PAR1s", b"PAR1s"] and qrels.relevance.tolist() == [1, 0]
+    text = "PAR1q Q0 a 1 2.0 r\nq2 Q0 c 1 1.0 r\n"
+    packed = _write(tmp_path / "run.gz", gzip.compress(text.encode()))
+    for source in (packed, io.BytesIO(text.encode()), io.StringIO(text), _write(tmp_path / "run", text)):
+        assert read_run_columns(source).query_ids.tolist() == [b"PAR1q", b"q2"], source
+    pq.write_table(pa.table({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]}), tmp_path / "table.run")
+    assert is_parquet(tmp_path / "table.run") and not is_parquet(tmp_path / "run")
+    assert read_run_columns(tmp_path / "table.run").doc_ids.tolist() == [b"a"]
+    with pytest.raises(TrecFormatError, match="a Parquet file, which can be read from a path but not from a stream"):
+        read_run_columns(io.BytesIO((tmp_path / "table.run").read_bytes()))
+
+
+def test_readers_api_typed_errors(tmp_path: Path) -> None:
+    """The readers' API raises the project's typed errors (it raised a bare ValueError, UnicodeEncodeError
+    and pyarrow's ArrowInvalid), and takes ids in the surrogate-escaped form it returns them in."""
+    pd = pytest.importorskip("pandas")
+    # read_run, the Document generator: a rank of 5,000 digits is the usual path:line error.
+    path = _write(tmp_path / "run", RUN + "q2 Q0 d " + "9" * 5000 + " 0.5 r\n")
+    with pytest.raises(TrecFormatError, match=rf"^{re.escape(path)}:4: rank must be an integer of at most 18 digits"):
+        list(read_run(path))
+    assert [d.rank for _, d in read_run(io.StringIO("q Q0 a 999999999999999999 1 r\nq Q0 b \u00b2 1 r\n"))] == [
+        999999999999999999, None]  # 18 digits are a rank; a digit that is not ASCII is no rank, as before
+    # A text stream holding surrogate escapes: the bytes they stand for, as the same file read by path.
+    text = "q\udce9 Q0 a 1 1.0 r\n"
+    assert read_run_columns(io.StringIO(text)).query_ids.tolist() == [b"q\xe9"]
+    assert [qid for qid, _ in read_run(io.StringIO(text))] == ["q\udce9"]
+    with pytest.raises(TrecFormatError, match=r"^<stream>: cannot read after 0 complete lines: the text holds '\\ud800', "
+                                              r"a lone surrogate that stands for no byte"):
+        read_run_columns(io.StringIO("q\ud800 Q0 a 1 1.0 r\n"))
+    # from_dataframe: a Series is a typed error; ids with surrogate escapes are their bytes.
+    qrels = pd.DataFrame({"query_id": pd.Series(["q\udce9", "q"], dtype=object), "doc_id": ["a", "b"],
+                          "relevance": [1, 1]})
+    run = pd.DataFrame({"query_id": pd.Series(["q\udce9", "q"], dtype=object),
+                        "doc_id": pd.Series(["a", "x\udcff"], dtype=object), "score": [1.0, 1.0]})
+    for frames in ((qrels, run["score"]), (qrels["query_id"], run)):
+        with pytest.raises(InputTypeError, match=r"table must be a pyarrow Table, .* got a single column \(pandas Series\)"):
+            SetEvaluator.from_dataframe(*frames)
+    from_frames = SetEvaluator.from_dataframe(qrels, run).per_query("P@1")
+    from_bytes = SetEvaluator.from_trec(io.BytesIO(b"q\xe9 0 a 1\nq 0 b 1\n"),
+                                        io.BytesIO(b"q\xe9 Q0 a 1 1 r\nq Q0 x\xff 1 1 r\n")).per_query("P@1")
+    assert from_frames == from_bytes == {"q": 0.0, "q\udce9": 1.0}
+    lone = run.assign(doc_id=pd.Series(["a", "x\ud800"], dtype=object))
+    with pytest.raises(InputFormatError, match=r"^run table, row 2: column 'doc_id' holds 'x\\ud800', with a lone "
+                                               r"surrogate that stands for no byte"):
+        SetEvaluator.from_dataframe(qrels, lone)
+
+
+def test_non_finite_value_refused(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A per-query value that is not a finite number never reaches a command: evaluate, diff (text and
+    JSON), inspect and compare exit 2 with one line naming the measure and the query. It was a traceback
+    (diff --format json), "nan -> nan" counted as unchanged (diff), the best-ranked query (inspect), and
+    "'baseline' must be finite" (compare). The summaries and inspection refuse one too."""
+    from retrieval_eval.analysis import inspection
+    from retrieval_eval.evaluators.results import SetResults
+    from retrieval_eval.measures import REGISTRY, MeasureError, parse
+
+    qrels = _write(tmp_path / "qrels", "q1 0 a 1100\nq1 0 b 1\nq2 0 c 1\n")  # 2^1100 - 1: beyond a double
+    run_a = _write(tmp_path / "a.run", RUN)
+    run_b = _write(tmp_path / "b.run", RUN.replace("2.0", "0.5"))
+    measure = "DCG(dcg='exp-log2')"
+    message = (f"retrieval-eval: error: {measure} of query 'q1' is inf, not a finite number; expected a finite "
+               "value for every query")
+    for command in (["evaluate", "-m", measure, qrels, run_a], ["diff", "-m", measure, qrels, run_a, run_b],
+                    ["diff", "--format", "json", "-m", measure, qrels, run_a, run_b],
+                    ["inspect", "-m", measure, qrels, run_a], ["compare", "-m", measure, qrels, run_a, run_b]):
+        assert main(command) == 2, command
+        out, err = capsys.readouterr()
+        assert out == "" and err.startswith(message) and err.count("\n") == 1, (command, err)
+    # The summaries refuse a NaN given to them directly, naming the measure and the query's place.
+    with pytest.raises(MeasureError, match=r"^AP: the value of query number 2 \(in query order\) is nan, not a finite"):
+        REGISTRY["AP"].aggregate_values(np.array([0.5, math.nan]))
+    # diff and inspect refuse one that reaches them by another way, naming the run too.
+    results_a = SetEvaluator.from_trec(io.StringIO(QRELS), io.StringIO(RUN))
+    results_b = SetEvaluator.from_trec(io.StringIO(QRELS), io.StringIO(RUN.replace("2.0", "0.5")))
+    real_array = SetResults.array
+
+    def with_nan(self: SetResults, m: object) -> np.ndarray:
+        values = real_array(self, m).copy()
+        values[1] = math.nan
+        return values
+
+    monkeypatch.setattr(SetResults, "array", with_nan)
+    ap = parse("AP")
+    with pytest.raises(MeasureError, match=r"^AP in A of query 'q2' is nan, not a finite number"):
+        inspection.diff_runs(results_a, results_b, ap)
+    with pytest.raises(MeasureError, match=r"^AP in r of query 'q2' is nan"):
+        inspection.worst_queries(results_a, [ap], 2)

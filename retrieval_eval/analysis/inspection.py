@@ -20,7 +20,18 @@ from attrs import frozen
 
 from ..evaluators import RetrievalEvaluator, SetEvaluator
 from ..measures import Measure
+from ..measures.registry import non_finite_error
 from ..model import RetrievalEvalError
+
+
+def _finite(values: np.ndarray, ids: Sequence[str], measure: Measure, run: str) -> np.ndarray:
+    """``values``, or MeasureError naming the measure, the query and the run when one is NaN or infinite:
+    a NaN would rank as the best query and compare as unchanged ("nan -> nan")."""
+    finite = np.isfinite(values)
+    if not finite.all():
+        at = int(np.argmin(finite))
+        raise non_finite_error(f"{measure} in {run}", ids[at], float(values[at]))
+    return values
 
 __all__ = [
     "QueryDelta", "QueryView", "RankedDocument", "RankingDiff", "RunDiff", "WorstQuery", "diff_query", "diff_runs",
@@ -149,7 +160,7 @@ def _ranked(evaluator: RetrievalEvaluator, depth: int) -> tuple[RankedDocument, 
 def _value(evaluator: RetrievalEvaluator, measure: Measure) -> float | int | str:
     if measure.definition.text:
         return evaluator.text(measure)
-    value = evaluator.score(measure)
+    value = float(_finite(np.array([evaluator.score(measure)]), [evaluator.query_id], measure, "the run")[0])
     return int(value) if measure.definition.integer else value
 
 
@@ -196,13 +207,13 @@ def worst_queries(results: SetEvaluator, measures: Sequence[Measure], n: int) ->
             raise RetrievalEvalError(f"{m} has no per-query number to rank the queries by")
     if not measures:
         raise RetrievalEvalError("worst_queries: no measure to rank the queries by; give at least one")
-    columns = [results.array(m) for m in measures]
+    ids = results.query_ids
+    columns = [_finite(results.array(m), ids, m, results.run_id or "the run") for m in measures]
     relevant = results.array("NumRel").astype(np.int64)
     missed = relevant - results.array("NumRelRet").astype(np.int64)
     rr = results.array("RR")
     first = np.rint(np.divide(1.0, rr, out=np.zeros_like(rr), where=rr > 0)).astype(np.int64)  # 0: none
     order = np.argsort(columns[0], kind="stable")[:n]
-    ids = results.query_ids
     return [
         WorstQuery(ids[i], tuple(int(c[i]) if m.definition.integer else float(c[i]) for m, c in zip(measures, columns)),
                    int(relevant[i]), int(first[i]) or None, int(missed[i]))
@@ -262,7 +273,8 @@ def diff_runs(
             f"expected shared queries; got {_preview(ids_a)} and {_preview(ids_b)}")
     shared = [ids_a[i] for i in rows_a.tolist()]
     rows_b = np.asarray([position_b[q] for q in shared], dtype=np.int64)
-    values_a, values_b = a.array(measure)[rows_a], b.array(measure)[rows_b]
+    values_a = _finite(a.array(measure)[rows_a], shared, measure, names[0])
+    values_b = _finite(b.array(measure)[rows_b], shared, measure, names[1])
     deltas = values_b - values_a
     order = np.argsort(-deltas, kind="stable")
     same = len(shared) == len(a) == len(b)  # else the means cover the shared queries only
@@ -301,7 +313,10 @@ def diff_query(
     rank_a = {d.doc_id: d.rank for d in ev_a.retrieved_documents()}  # ranks in the whole rankings
     rank_b = {d.doc_id: d.rank for d in ev_b.retrieved_documents()}
     in_top_a, in_top_b = {d.doc_id for d in top_a}, {d.doc_id for d in top_b}
-    values = tuple((label, float(ev_a.score(m)), float(ev_b.score(m))) for label, m in measures
+    def score(evaluator: RetrievalEvaluator, m: Measure, name: str) -> float:
+        return float(_finite(np.array([evaluator.score(m)]), [query_id], m, name)[0])
+
+    values = tuple((label, score(ev_a, m, names[0]), score(ev_b, m, names[1])) for label, m in measures
                    if not (m.definition.text or m.definition.summary_only))
     return RankingDiff(
         query_id, k, top_a, top_b,

@@ -81,7 +81,14 @@ def _open_binary(source: Source) -> Iterator[tuple[Callable[[memoryview], int], 
                 # line of merged records. Either way the file's records are not what it seems to hold.
                 raise OSError("a line ends in a carriage return (\\r) alone, which the text stream read as a "
                               "newline; expected lines ending in \\n or \\r\\n")
-            return text.encode("utf-8")
+            try:
+                # An id that is not UTF-8 is held as a str by its surrogate escapes (as the readers return
+                # it): encoded back, it is the same bytes.
+                return text.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError as exc:
+                raise OSError(f"the text holds {text[exc.start:exc.start + 1]!r}, a lone surrogate that stands for "
+                              "no byte; expected text, or surrogate escapes of bytes that are not UTF-8 "
+                              "('\\udc80' to '\\udcff')") from None
 
         yield _filler(read_text), name
     else:
@@ -98,13 +105,19 @@ def _binary_filler(handle: IO[bytes], name: str) -> Callable[[memoryview], int]:
         if head.startswith(magic):
             raise TrecFormatError(f"{name}: compressed with {format_name}, which is not supported; decompress it "
                                   f"first; expected plain text or gzip; got a file starting with {head[:len(magic)]!r}")
-    if head.startswith(b"PAR1"):  # a path is dispatched to the Parquet reader before it gets here
+    if _looks_like_parquet(head):  # a path is dispatched to the Parquet reader before it gets here
         raise TrecFormatError(f"{name}: a Parquet file, which can be read from a path but not from a stream or "
                               "standard input; give its path (pyarrow needs to seek to its footer)")
     stream = io.BufferedReader(_Prefixed(head, handle))
     if head.startswith(_GZIP_MAGIC):
         return _chunked_filler(gzip.GzipFile(fileobj=stream, mode="rb"))
     return _chunked_filler(stream)
+
+
+def _looks_like_parquet(head: bytes) -> bool:
+    """Whether a stream's first bytes are Parquet's: ``PAR1`` and then a binary byte (Parquet's first
+    page header starts with 0x15), not the rest of a text id such as ``PAR1-7`` or ``PAR1 Q0``."""
+    return head.startswith(b"PAR1") and len(head) > 4 and head[4] < 0x20 and head[4:5] not in b"\t\n\v\f\r"
 
 
 def _read_head(handle: IO[bytes]) -> bytes:
@@ -359,6 +372,21 @@ def file_starts_with(path: str, magic: bytes) -> bool:
             return False
         with open(path, "rb") as handle:
             return handle.read(len(magic)) == magic
+    except OSError:
+        return False
+
+
+def file_looks_like_parquet(path: str) -> bool:
+    """Whether the regular file at ``path`` has Parquet's magic bytes at both ends, the first followed by
+    a binary byte (see :func:`_looks_like_parquet`); an unreadable file or a pipe does not."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, "rb") as handle:
+            if not _looks_like_parquet(handle.read(_MAGIC_LENGTH)):
+                return False
+            handle.seek(-4, os.SEEK_END)
+            return handle.read(4) == b"PAR1"
     except OSError:
         return False
 

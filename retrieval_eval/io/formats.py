@@ -1,7 +1,7 @@
 """Choosing the reader for an input: a TREC text file or a Parquet table, for qrels, runs and logs.
 
-A path named ``*.parquet``, or whose file starts with Parquet's magic bytes ``PAR1``, is read as a
-table with named columns (:mod:`.frames`, :func:`.logs.read_parquet_log`; pyarrow is the
+A path named ``*.parquet``, or whose file starts and ends with Parquet's magic bytes ``PAR1`` (see
+:func:`is_parquet`), is read as a table with named columns (:mod:`.frames`, :func:`.logs.read_parquet_log`; pyarrow is the
 ``parquet`` extra). Anything else (another path, an open file, standard input) is read as text
 (:mod:`.trec`, :func:`.logs.read_text_log_columns`). The readers never ask which format they were
 given: callers read through the functions here, which ask once and call the one reader.
@@ -13,7 +13,7 @@ import os
 from typing import cast
 
 from ..model import QrelsColumns, RunColumns
-from ._source import Source, file_starts_with
+from ._source import Source, file_looks_like_parquet
 from .frames import read_parquet_qrels, read_parquet_run
 from .logs import Delimiter, read_parquet_log, read_text_log_columns
 from .trec import read_text_qrels_columns, read_text_run_columns
@@ -25,14 +25,25 @@ PARQUET_MAGIC = b"PAR1"
 
 
 def is_parquet(source: object) -> bool:
-    """True for a path named ``*.parquet`` or whose file starts with Parquet's magic bytes."""
+    """True for a path named ``*.parquet``, or whose file starts and ends with Parquet's magic bytes
+    ``PAR1`` (a Parquet file has them at both ends, whatever its name), the first followed by a
+    binary byte as Parquet's first page header is.
+
+    A TREC or TSV file whose first id starts with ``PAR1`` is text: ``PAR1`` is followed by the rest
+    of the id or a blank, and the file does not end with ``PAR1``.
+
+    >>> is_parquet("run.parquet"), is_parquet("missing.run"), is_parquet(open)
+    (True, False, False)
+    """
     if not isinstance(source, (str, os.PathLike)):
         return False
     path = os.fspath(source)
     if isinstance(path, bytes):
         path = os.fsdecode(path)
+    if path.lower().endswith(".parquet"):
+        return True
     # A missing or unreadable file is not Parquet here: the text reader reports it in its own words.
-    return path.lower().endswith(".parquet") or file_starts_with(path, PARQUET_MAGIC)
+    return file_looks_like_parquet(path)
 
 
 def read_qrels_columns(source: Source, *, with_subtopics: bool = False) -> QrelsColumns:

@@ -59,15 +59,55 @@ def as_table(data: object, what: str) -> Any:
         return pa.Table.from_batches([data])
     if isinstance(data, pa.RecordBatchReader):
         return data.read_all()
+    expected = "a pyarrow Table, a pandas or polars DataFrame, or an object with __arrow_c_stream__"
+    if type(data).__name__ == "Series" or isinstance(data, (pa.Array, pa.ChunkedArray)):
+        # One column (a pandas or polars Series, an Arrow array) has no names to find the columns by.
+        raise InputTypeError(f"{what} must be {expected}, with named columns; got a single column "
+                             f"({type(data).__module__.split('.')[0]} {type(data).__name__}): give a table "
+                             "(for a pandas Series, series.to_frame())")
     if type(data).__module__.startswith("pandas") and type(data).__name__ == "DataFrame":
         try:
             return pa.Table.from_pandas(data, preserve_index=False)
+        except UnicodeEncodeError:  # ids that are not UTF-8, as str with surrogate escapes
+            return pa.Table.from_pandas(_escaped_to_bytes(data, what), preserve_index=False)
         except (pa.ArrowTypeError, pa.ArrowInvalid) as exc:  # e.g. an object column of str and int mixed
             raise InputTypeError(f"{what}: a column cannot be read as one Arrow type: {exc}") from None
     if hasattr(data, "__arrow_c_stream__"):  # polars, and any other Arrow-speaking table
-        return pa.table(data)
-    raise InputTypeError(f"{what} must be a pyarrow Table, a pandas or polars DataFrame, or an object with "
-                         f"__arrow_c_stream__; got {type(data).__name__}")
+        try:
+            return pa.table(data)
+        except (pa.ArrowTypeError, pa.ArrowInvalid) as exc:  # not a table's stream (a column's)
+            raise InputTypeError(f"{what} must be {expected}, with named columns; got {type(data).__name__} "
+                                 f"({str(exc)[:200]})") from None
+    raise InputTypeError(f"{what} must be {expected}; got {type(data).__name__}")
+
+
+def _escaped_to_bytes(frame: Any, what: str) -> Any:
+    """``frame`` with each column of str holding surrogate escapes (ids that are not UTF-8, in the form
+    the readers return them) as the bytes they stand for; a lone surrogate that stands for no byte
+    raises InputFormatError naming the column and row."""
+    frame = frame.copy(deep=False)
+    for name in frame.columns:
+        values = frame[name]
+        if values.dtype != object:
+            continue
+        encoded: list[object] = []
+        for row, value in enumerate(values.tolist()):
+            if isinstance(value, str):
+                try:
+                    value = value.encode("utf-8", "surrogateescape")
+                except UnicodeEncodeError:
+                    raise InputFormatError(
+                        f"{what}, row {row + 1}: column {str(name)!r} holds {value!r:.100}, with a lone surrogate "
+                        "that stands for no byte; expected text, or surrogate escapes of bytes that are not "
+                        "UTF-8 ('\\udc80' to '\\udcff')") from None
+            encoded.append(value)
+        frame[name] = _object_series(encoded, values)
+    return frame
+
+
+def _object_series(values: list[object], like: Any) -> Any:
+    """A pandas Series of ``values`` (object dtype) with the index and name of ``like``."""
+    return type(like)(values, index=like.index, name=like.name, dtype=object)
 
 
 #: Characters of an id shown in an error that names a row by its ids (a long id is cut).
@@ -165,12 +205,13 @@ def id_column(column: Any, role: str, name: str, source: TableSource) -> np.ndar
         return vocab[codes]
     if pa.types.is_integer(kind) or _is_string_view(pa, kind):
         column = pa.compute.cast(column, pa.large_string())  # an integer id is its decimal string; views as strings
-    elif not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+    elif not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_binary(kind)
+              or pa.types.is_large_binary(kind)):  # binary: ids as bytes (a DataFrame's surrogate escapes)
         raise source.bad_type(f"{source.origin}: column {name!r} ({role}) must hold strings or integers; "
                               f"got {kind} (first value {_first_value(column)})")
     n = len(column)
     _, offsets_buffer, data_buffer = column.buffers()
-    width = 8 if pa.types.is_large_string(column.type) else 4
+    width = 8 if pa.types.is_large_string(column.type) or pa.types.is_large_binary(column.type) else 4
     offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if width == 8 else np.int32, count=n + 1,
                             offset=width * column.offset).astype(np.int64)
     start = offsets[:-1]

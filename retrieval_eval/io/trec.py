@@ -84,7 +84,11 @@ def _single_digits(tokens: _Tokens, field: int) -> np.ndarray | None:
     return digit.astype(np.int64)
 
 
-def _parse_run_block(block: _Block, with_ranks: bool = False) -> _Parsed:
+#: The most digits of a rank that ``read_run`` gives its Document: an int64 holds any 18 digits.
+_RANK_DIGITS = 18
+
+
+def _parse_run_block(block: _Block, with_ranks: bool = False, rank_texts: bool = False) -> _Parsed:
     tokens = _tokenize(block)
     _check_field_count(tokens, tokens.n_tokens < 6, f"at least 6 fields {RUN_FORMAT}")
     scores, overflow = _floats(tokens, 4, "score must be a number", RUN_FORMAT)
@@ -96,6 +100,12 @@ def _parse_run_block(block: _Block, with_ranks: bool = False) -> _Parsed:
                "merged": _merged_records(tokens)}
     if with_ranks:
         columns["ranks"] = _numbers(tokens, 3, np.int64, "rank must be an integer", RUN_FORMAT)
+    if rank_texts:  # read_run: the rank column as text, a Document's rank when it is a positive integer
+        texts = tokens.strings(3)
+        for row, text in enumerate(texts):
+            if len(text) > _RANK_DIGITS and text.isascii() and text.isdigit():  # int() refuses 4,300 digits; no ranking is that deep
+                raise tokens.fail(row, f"rank must be an integer of at most {_RANK_DIGITS} digits", RUN_FORMAT)
+        columns["rank_texts"] = texts
     return tokens, columns
 
 
@@ -152,10 +162,12 @@ def _qrels_blocks(source: Source, with_subtopics: bool = False) -> Iterator[_Par
     return _parsed_blocks(source, partial(_parse_qrels_block, with_subtopics=with_subtopics))
 
 
-def _run_blocks(source: Source, with_ranks: bool = False, stacklevel: int = 3) -> Iterator[_Parsed]:
+def _run_blocks(source: Source, with_ranks: bool = False, stacklevel: int = 3,
+                rank_texts: bool = False) -> Iterator[_Parsed]:
     """The run's parsed blocks; ``stacklevel`` points the warnings at the code that asked for the
     run (3: the caller of the function iterating over these blocks)."""
-    for tokens, columns in _parsed_blocks(source, partial(_parse_run_block, with_ranks=with_ranks)):
+    parse = partial(_parse_run_block, with_ranks=with_ranks, rank_texts=rank_texts)
+    for tokens, columns in _parsed_blocks(source, parse):
         overflow = columns.pop("overflow")
         if len(overflow):  # warned here, on the caller's thread: warnings are not thread-safe
             warnings.warn(_overflow_warning(tokens, overflow), InputWarning, stacklevel=stacklevel)
@@ -269,13 +281,14 @@ def read_qrels(source: Source) -> Iterator[tuple[str, Judgment]]:
 def read_run(source: Source) -> Iterator[tuple[str, Document]]:
     """Stream ``(query_id, Document)`` pairs from a run file, in file order.
 
-    ``Document.rank`` is the file's rank column when it is a positive integer, else None.
+    ``Document.rank`` is the file's rank column when it is a positive integer, else None; a rank of
+    more than 18 digits raises ``TrecFormatError`` with its ``path:line``.
     """
     found = False
-    for tokens, columns in _run_blocks(source):
-        ranks = tokens.strings(3)
+    for _, columns in _run_blocks(source, rank_texts=True):
+        ranks = columns["rank_texts"]
         for qid, doc, rank, score in zip(columns["query_ids"], columns["doc_ids"], ranks, columns["scores"].tolist()):
-            rank_value = int(rank) if rank.isdigit() and int(rank) > 0 else None
+            rank_value = int(rank) if rank.isascii() and rank.isdigit() and int(rank) > 0 else None
             yield _text(qid), Document(_text(doc), rank_value, score)
             found = True
     if not found:

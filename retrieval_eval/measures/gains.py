@@ -11,7 +11,6 @@ on the batch per gain table.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -21,13 +20,17 @@ from attrs import frozen
 from ..engine.batch import Hits, RankedBatch
 from ..engine.segments import _offsets_of, range_max, safe_div, segment_ids
 from ..model import FloatArray, IntArray
-from .params import Param
+from .params import INT_LIMIT, Param
+
+#: The domain of one custom gain (checked by :meth:`Param.check`, as every measure parameter).
+GAIN_VALUE = Param(float, None, "the gain of a relevance level")
 
 
 class Gains(Mapping[int, float]):
     """An immutable, hashable ``{level: gain}`` table (trec_eval's ``level=gain`` parameters).
 
-    Levels are integers >= 0; gains are finite numbers. Levels not listed keep their own value as
+    Levels are integers >= 0; gains are finite numbers within 2**63 of 0 (``params.FLOAT_LIMIT``,
+    as large as a judgment can be, so that no sum of gains overflows). Levels not listed keep their own value as
     gain. The repr is a dict literal, so ``nDCG(gains={1: 3, 2: 9})`` round-trips through ``parse``.
 
     Examples
@@ -47,12 +50,12 @@ class Gains(Mapping[int, float]):
             if len(item) != 2:
                 raise ValueError(f"gains must be (level, gain) pairs; got {item!r}")
             level, gain = item
-            if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or level < 0:
-                raise ValueError(f"gain levels must be integers >= 0; got {level!r}")
+            if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or not 0 <= level <= INT_LIMIT:
+                raise ValueError(f"gain levels must be integers >= 0 and at most 2**62; got {level!r:.100}")
             if isinstance(gain, bool) or not isinstance(gain, (int, float, np.integer, np.floating)):
                 raise ValueError(f"gains must be numbers; got {gain!r} for level {level}")
-            if not math.isfinite(gain):
-                raise ValueError(f"gains must be finite; got {gain!r} for level {level}")
+            # The one parameter check: a finite gain within 2**63 of 0, as large as a judgment can be.
+            gain = GAIN_VALUE.check("gains", f"gain of level {level}", gain, allow_none=False)
             if int(level) in table:
                 raise ValueError(f"gain level {int(level)} given twice")
             gain = float(gain)

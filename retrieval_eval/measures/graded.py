@@ -210,8 +210,9 @@ def dcg(b: RankedBatch, *, k: int | None, dcg: str, gains: Gains | None) -> Floa
 
     Linear gains by default (the judged level, or its custom gain; negative custom gains count);
     ``dcg='exp-log2'`` uses 2^gain - 1 (FLAGR's DCG@k). Unjudged documents gain 0. Not normalised.
-    An empty ranking gives 0. With ``dcg='exp-log2'`` a gain of 1024 or more makes the value +inf:
-    2^1024 is beyond float64 (nDCG, a ratio, has no such limit).
+    An empty ranking gives 0. With ``dcg='exp-log2'`` a gain of 1024 or more would make the value
+    +inf (2^1024 is beyond float64): ``compute`` raises ``MeasureError`` naming the query instead
+    (nDCG, a ratio, has no such limit).
 
     Reference: Järvelin & Kekäläinen, TOIS 2002; trec_eval ``dcg`` (explicit -m only).
     """
@@ -227,7 +228,7 @@ def ideal_dcg(b: RankedBatch, *, k: int | None, dcg: str, gains: Gains | None) -
     """Ideal DCG: the DCG of the ideal list (all positive gains judged, largest first), over its top k.
 
     Without a cutoff the whole ideal list counts, however short the ranking. No positive gain
-    judged gives 0. ``dcg='exp-log2'`` uses 2^gain - 1, as DCG does (+inf from a gain of 1024 on).
+    judged gives 0. ``dcg='exp-log2'`` uses 2^gain - 1, as DCG does (refused from a gain of 1024 on).
 
     Reference: trec_eval ``ideal_dcg`` (explicit -m only).
     """
@@ -364,7 +365,7 @@ GDEVAL_MAX_GRADE = 4
         "max_rel": Param(
             int, GDEVAL_MAX_GRADE,
             "largest grade g_max: R_i = (2^g - 1) / 2^g_max (gdeval's fixed 4); larger grades count as g_max",
-            minimum=1,
+            minimum=1, maximum=1000,  # 2^g_max must be a double: 2^1024 is not
         ),
     },
     cutoff="k",

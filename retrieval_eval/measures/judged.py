@@ -73,7 +73,8 @@ def unjudged_at(b: RankedBatch, *, k: int) -> FloatArray:
 
 @measure(
     "RBPResid",
-    params={"p": Param(float, 0.8, "persistence: the probability of looking at the next rank", minimum=0.0)},
+    params={"p": Param(float, 0.8, "persistence: the probability of looking at the next rank", minimum=0.0,
+                       maximum=1.0)},
     trec=(TrecName("rbp_resid", preset=(("p", 0.9),)),),
 )
 def rbp_residual(b: RankedBatch, *, p: float) -> FloatArray:

@@ -32,13 +32,20 @@ def _plain(value: Any, kind: type) -> Any:
     if isinstance(value, np.generic) and not isinstance(value, (np.str_, np.bytes_)):
         value = value.item()
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an int beyond the double range: outside every domain
+            return math.inf
     return value
 
 
 #: The largest magnitude of an int parameter (a cutoff, ``rel``, a length): kernels compute with
 #: int64, so every int parameter lies in [-2**62, 2**62], whatever its own bounds say.
 INT_LIMIT = 2**62
+#: The largest magnitude of a float parameter (a gain, a utility coefficient, a multiple): every
+#: float parameter lies in [-2**63, 2**63], whatever its own bounds say, so a sum over 2**62 ranks
+#: of such a number times a count stays a finite double. Infinity and NaN are never valid.
+FLOAT_LIMIT = 2.0**63
 
 
 @frozen
@@ -47,8 +54,10 @@ class Param:
 
     :meth:`check` is the one validation of measure parameters: measure strings, ``Measure(...)``
     calls and the evaluators' ``rel`` and ``k`` arguments all go through it. NumPy scalars are taken
-    as the Python numbers they hold; NaN is never a valid float; an int must also lie within
-    :data:`INT_LIMIT` (2**62) of 0, since kernels compute with int64 (``Judged@10**21`` is refused).
+    as the Python numbers they hold. Every number has a finite domain: its own ``minimum`` and
+    ``maximum``, within :data:`INT_LIMIT` (2**62) of 0 for an int, since kernels compute with int64
+    (``Judged@10**21`` is refused), and within :data:`FLOAT_LIMIT` (2**63) of 0 for a float, which
+    is never NaN or infinite. A tuple parameter checks each of its members against ``items``.
     """
 
     kind: type
@@ -59,6 +68,8 @@ class Param:
     maximum: float | None = None
     #: Optional converter applied first (e.g. a dict to a hashable table); ValueError means invalid.
     convert: Callable[[Any], Any] | None = None
+    #: For a tuple parameter: the domain of each member (IPrecAvg's recall levels).
+    items: Param | None = None
 
     def domain(self) -> str:
         """The allowed values in words: ``an int >= 1``, ``one of 'log2', 'exp-log2'``."""
@@ -67,6 +78,8 @@ class Param:
         article = "an" if self.kind.__name__[0] in "aeiou" else "a"
         if self.minimum is not None and self.maximum is not None:
             return f"{article} {self.kind.__name__} in [{self.minimum!r}, {self.maximum!r}]"
+        if self.kind is tuple and self.items is not None:
+            return f"a non-empty tuple, each member {self.items.domain()}"
         bound = f" >= {self.minimum!r}" if self.minimum is not None else ""
         bound += f" <= {self.maximum!r}" if self.maximum is not None else ""
         return f"{article} {self.kind.__name__}{bound}"
@@ -100,6 +113,15 @@ class Param:
                 f"parameter {name!r} of {owner} must be {self.domain()} and at most 2**62 in size "
                 f"(it is computed with int64); got {value!r:.100}"
             )
+        if isinstance(value, float) and not -FLOAT_LIMIT <= value <= FLOAT_LIMIT:
+            raise InvalidParameterError(
+                f"parameter {name!r} of {owner} must be {self.domain()}, finite and at most 2**63 in size "
+                f"(so that sums over a ranking stay finite); got {value!r:.100}"
+            )
+        if self.items is not None and isinstance(value, tuple):
+            if not value:
+                raise InvalidParameterError(f"parameter {name!r} of {owner} must be {self.domain()}; got ()")
+            value = tuple(self.items.check(owner, f"{name}[{i}]", item, allow_none=False) for i, item in enumerate(value))
         return value
 
 

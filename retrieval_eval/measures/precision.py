@@ -12,7 +12,7 @@ import numpy as np
 from ..engine.batch import RankedBatch
 from ..engine.segments import _offsets_of, safe_div, segment_ids, segment_suffix_max
 from ..model import FloatArray, IntArray
-from .params import CUTOFF, REL, Param, TrecName
+from .params import CUTOFF, INT_LIMIT, REL, Param, TrecName
 from .registry import measure
 from .trec_syntax import TrecFloatList
 from .trec_table import (
@@ -167,7 +167,8 @@ def success(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
 
 @measure(
     "RprecMult",
-    params={"mult": Param(float, None, "multiple of R that gives the cutoff", minimum=0.0), "rel": REL},
+    params={"mult": Param(float, None, "multiple of R that gives the cutoff", minimum=0.0, maximum=1e6),
+            "rel": REL},
     cutoff="mult", cutoff_required=True,
     trec=(TrecName("Rprec_mult", cutoff=True, defaults=RPREC_MULTS, float_cutoffs=True),),
 )
@@ -180,7 +181,8 @@ def r_precision_multiple(b: RankedBatch, *, mult: float, rel: int) -> FloatArray
 
     Reference: trec_eval ``Rprec_mult``.
     """
-    c = np.floor(mult * b.n_relevant(rel).astype(np.float64) + 0.9).astype(np.int64)
+    # The cut-off is at most 2**62 (past every ranking), so that the cast to int64 never overflows.
+    c = np.minimum(np.floor(mult * b.n_relevant(rel).astype(np.float64) + 0.9), float(INT_LIMIT)).astype(np.int64)
     return safe_div(b.hits(rel).upto(c), c)
 
 
@@ -198,19 +200,25 @@ def relative_precision(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
     return safe_div(b.relevant_at(k, rel), np.minimum(k, b.n_relevant(rel)))
 
 
-def _recall_points(value: Any) -> tuple[float, ...]:
-    points = tuple(float(v) for v in value)
-    if not points or any(isinstance(v, bool) for v in value):
-        raise ValueError(f"expected a non-empty tuple of recall levels; got {value!r}")
-    if any(not 0.0 <= p for p in points):
-        raise ValueError(f"recall levels must be >= 0; got {value!r}")
+def _recall_points(value: Any) -> tuple[Any, ...]:
+    """A sequence of recall levels as a tuple; each level is checked by the parameter's ``items``."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise ValueError(f"expected a non-empty tuple of recall levels; got {value!r:.100}")
+    points = tuple(value)
+    if not points:
+        raise ValueError(f"expected a non-empty tuple of recall levels; got {value!r:.100}")
     return points
+
+
+#: One recall level of IPrecAvg: in [0, 1], as IPrec's (a level above 1 was accepted and could
+#: overflow the cut-off lround(level * R)).
+RECALL_LEVEL = Param(float, None, "recall level in [0, 1]", minimum=0.0, maximum=1.0)
 
 
 @measure(
     "IPrecAvg",
     params={"points": Param(tuple, RECALL_POINTS, "recall levels whose interpolated precision is averaged",
-                            convert=_recall_points),
+                            convert=_recall_points, items=RECALL_LEVEL),
             "rel": REL},
     trec=(TrecName("11pt_avg", syntax=TrecFloatList("points")),),
 )

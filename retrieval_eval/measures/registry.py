@@ -272,12 +272,27 @@ def measure(
 def compute(batch: RankedBatch, measure: Measure) -> FloatArray:
     """Per-query values of ``measure`` on ``batch``: float64 of shape (n_queries,).
 
-    Raises :class:`MeasureError` for a text measure (``definition.text``): see :func:`compute_text`.
+    Raises :class:`MeasureError` for a text measure (``definition.text``): see :func:`compute_text`;
+    and for a value that is not a finite number, naming its query and the measure: no summary,
+    table, test or comparison downstream can use NaN or an infinity.
     """
     definition = measure.definition
     if definition.text:
         raise MeasureError(f"{measure} is a per-query text measure: ask for its text, not its value")
-    return np.asarray(_run_kernel(batch, measure), dtype=np.float64)
+    values = np.asarray(_run_kernel(batch, measure), dtype=np.float64)
+    finite = np.isfinite(values)
+    if not finite.all():
+        row = int(np.argmin(finite))
+        raise non_finite_error(measure, batch.query_ids[row], float(values[row]))
+    return values
+
+
+def non_finite_error(measure: object, query_id: str, value: float) -> MeasureError:
+    """The error for a per-query value that is not a finite number: it names the query and the measure."""
+    return MeasureError(
+        f"{measure} of query {query_id[:100]!r} is {value!r}, not a finite number; expected a finite value "
+        "for every query (a gain beyond the double range, such as 2^g - 1 for a grade g >= 1024, gives one)"
+    )
 
 
 def compute_text(batch: RankedBatch, measure: Measure) -> list[str]:

@@ -133,7 +133,12 @@ class Summary:
             raise MeasureError(f"{self.definition.name} is a per-query text measure; it has no summary value")
 
     def add(self, values: FloatArray, weights: FloatArray | None = None, share: Any = None) -> None:
-        """The next block's per-query values (and, for a weighted measure, weights; for a pooled one, its share)."""
+        """The next block's per-query values (and, for a weighted measure, weights; for a pooled one, its share).
+
+        A value that is not a finite number raises :class:`MeasureError` naming the measure and the
+        query's position: a summary of NaN or an infinity means nothing.
+        """
+        self._check_finite(values)
         self.count += len(values)
         if self.definition.aggregate == "pooled":
             if share is not None:
@@ -156,6 +161,8 @@ class Summary:
         """:meth:`add` the next block's ``values[i]`` (and ``weights[i]``) to each ``summaries[i]``,
         the running sums of the means and geometric means side by side (:func:`sequential_sums`):
         the same sums, in about 0.7 of the time."""
+        for summary, block in zip(summaries, values):
+            summary._check_finite(block)
         running = [i for i, summary in enumerate(summaries) if summary._running]
         if len(running) < 2:
             running = []
@@ -167,6 +174,14 @@ class Summary:
         for i, summary in enumerate(summaries):
             if i not in added:
                 summary.add(values[i], weights[i], None if shares is None else shares[i])
+
+    def _check_finite(self, values: FloatArray) -> None:
+        finite = np.isfinite(values)
+        if not finite.all():
+            at = int(np.argmin(finite))
+            raise MeasureError(
+                f"{self.definition.name}: the value of query number {self.count + at + 1} (in query order) is "
+                f"{float(values[at])!r}, not a finite number; expected a finite value for every query")
 
     @property
     def _running(self) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+import warnings
 from fractions import Fraction
 
 import pytest
@@ -72,11 +73,20 @@ def test_large_custom_gains() -> None:
     assert ours == pytest.approx(_exact_ndcg([1999, 2000.5], [2000.5, 1999]), rel=1e-15)
 
 
-def test_unnormalised_dcg_beyond_float64_is_inf_without_a_warning() -> None:
+def test_unnormalised_dcg_beyond_float64_is_refused_without_a_warning() -> None:
+    """2^1024 - 1 is beyond float64: DCG and IDCG raise MeasureError naming the query (issue 28, item 5:
+    no non-finite value reaches a summary or a command; they were +inf). nDCG, a ratio, has its value."""
+    from retrieval_eval.measures import MeasureError
+
     results = SetEvaluator.from_dict({"q": {"a": 1024}, "r": {"a": 1023}}, {"q": {"a": 1.0}, "r": {"a": 1.0}})
-    assert results.per_query("DCG(dcg='exp-log2')") == {"q": math.inf, "r": float(2**1023 - 1)}
-    assert results.per_query("IDCG(dcg='exp-log2')") == {"q": math.inf, "r": float(2**1023 - 1)}
-    assert results.per_query(EXP_NDCG) == {"q": 1.0, "r": 1.0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name in ("DCG", "IDCG"):
+            with pytest.raises(MeasureError, match=rf"^{name}\(dcg='exp-log2'\) of query 'q' is inf, not a finite number"):
+                results.per_query(f"{name}(dcg='exp-log2')")
+        assert results.subset(["r"]).per_query("DCG(dcg='exp-log2')") == {"r": float(2**1023 - 1)}
+        assert results.subset(["r"]).per_query("IDCG(dcg='exp-log2')") == {"r": float(2**1023 - 1)}
+        assert results.per_query(EXP_NDCG) == {"q": 1.0, "r": 1.0}
 
 
 def _ireval_normalization_term(judged: dict[str, int], k: int) -> float:
