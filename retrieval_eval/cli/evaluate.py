@@ -52,6 +52,10 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     evaluate.add_argument("--log", metavar="LOG",
                           help="a labelled log of 'group item score label' rows instead of QRELS and RUN "
                                "(.tsv, .csv, .gz, .parquet; - for stdin)")
+    evaluate.add_argument("--log-columns", metavar="GROUP,ITEM,SCORE,LABEL",
+                          help="the log's group, item, score and label columns by name: Parquet columns, or "
+                               "the names on a text log's header line (default: columns named group, item, "
+                               "score, label in any order, else the first four in that order)")
     _add_evaluation_options(evaluate)
 
 
@@ -61,6 +65,10 @@ def _evaluate_usage_problem(args: argparse.Namespace) -> str | None:
         return "evaluate takes QRELS and RUN, or --log LOG"
     if args.log is not None and args.qrels is not None:
         return "--log replaces QRELS and RUN; give one or the other"
+    if args.log_columns is not None and args.log is None:
+        return "--log-columns names the columns of a --log LOG"
+    if args.log_columns is not None and (len(set(args.log_columns.split(","))) != 4 or "" in args.log_columns.split(",")):
+        return f"--log-columns takes 4 distinct names separated by commas: GROUP,ITEM,SCORE,LABEL; got {args.log_columns!r}"
     if args.log is not None and args.order != "score":
         return "--order applies to run files; a log is always ranked by score"
     return _stdin_problem(args.qrels, args.runs)
@@ -88,7 +96,8 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
     requested = order_requested(requested)
     if log is not None:
         loaded: Iterator[SetEvaluator] = iter([SetEvaluator.from_log(
-            log, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only, duplicates=args.duplicates)])
+            log, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only, duplicates=args.duplicates,
+            columns=tuple(args.log_columns.split(",")) if args.log_columns else None)])
         names = _run_names([args.log])
     else:
         judged = _read_judgments(qrels, runs[0],
