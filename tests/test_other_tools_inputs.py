@@ -300,3 +300,22 @@ def _write_run(tmp_path: Path, run: dict[str, dict[str, float]]) -> Path:
     path = tmp_path / "run.txt"
     retrieval_eval.write_run(path, run)
     return path
+
+
+def test_layouts_hold_across_blocks(tmp_path: Path) -> None:
+    """A file of many blocks (the reader parses 512 KiB at a time): the header is dropped only on
+    line 1, later blocks keep the layout, and floats deep in the file are read as their integers."""
+    rows = [(f"q{i % 97}", f"doc{i}", i % 3) for i in range(120_000)]
+    (tmp_path / "trec.qrels").write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in rows))
+    (tmp_path / "beir.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(
+        f"{q}\t{d}\t{float(r) if n > 100_000 else r}\n" for n, (q, d, r) in enumerate(rows)))
+    (tmp_path / "three.txt").write_text("".join(f"{q} {d} {r}\n" for q, d, r in rows))
+    expected = read_qrels_columns(tmp_path / "trec.qrels")
+    for name in ("beir.tsv", "three.txt"):
+        columns = read_qrels_columns(tmp_path / name)
+        assert columns.relevance.tolist() == expected.relevance.tolist()
+        assert columns.doc_ids.tolist() == expected.doc_ids.tolist()
+    with open(tmp_path / "beir.tsv", "a") as out:
+        out.write("query-id\tcorpus-id\tscore\n")
+    with pytest.raises(TrecFormatError, match=r"beir\.tsv:120002: relevance must be an integer"):
+        read_qrels_columns(tmp_path / "beir.tsv")

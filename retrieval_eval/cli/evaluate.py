@@ -45,10 +45,12 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     evaluate = commands.add_parser("evaluate", help="score a run against qrels (trec_eval compatible)",
                                    description=_EVALUATE_HELP, formatter_class=_RawDescriptionFormatter)
     evaluate.add_argument("qrels", metavar="QRELS", nargs="?",
-                          help="TREC qrels file: 'query_id iter doc_id relevance' (gzip ok; - for stdin)")
+                          help="TREC qrels file: 'query_id iter doc_id relevance' (gzip ok; - for stdin); also "
+                               "3-column qrels, BEIR's qrels TSV, JSON or Parquet (see docs/api.md)")
     evaluate.add_argument("runs", metavar="RUN", nargs="*",
-                          help="TREC run files: 'query_id Q0 doc_id rank score run_id' (gzip ok; - for stdin); "
-                               "several are scored against the qrels read once")
+                          help="TREC run files: 'query_id Q0 doc_id rank score run_id' (gzip ok; - for stdin), "
+                               "BEIR/MTEB results JSON (.json) or Parquet; several are scored against the qrels "
+                               "read once")
     evaluate.add_argument("--log", metavar="LOG",
                           help="a labelled log of 'group item score label' rows instead of QRELS and RUN "
                                "(.tsv, .csv, .gz, .parquet; - for stdin)")

@@ -174,8 +174,11 @@ class SetEvaluator(SetResults):
         trec_eval; each row's label is its judgment. Every measure then works on the log: AUC and
         GAUC (which compare scores) as well as nDCG@10 or RR (which use the ranking). Formats are
         described in :mod:`retrieval_eval.logs`: TSV, CSV, whitespace-separated text, any of them
-        ``.gz``, and ``.parquet`` (with pyarrow; ``columns`` names its group, item, score and label
-        columns, by default the first four).
+        ``.gz``, and ``.parquet`` (with pyarrow). ``columns`` names the group, item, score and label
+        columns: Parquet columns, or the names on a text log's header line. By default columns
+        named ``group``, ``item``, ``score`` and ``label`` are read by name, in any order; other
+        logs are read in that order (Parquet: its first four columns). Labels are integers,
+        integral floats (``1.0``) or ``true``/``false``.
 
         Examples
         --------

@@ -86,7 +86,10 @@ def _parse_qrels_block(block: _Block, with_subtopics: bool = False, layout: Qrel
         expected, fields, doc_field = QRELS_FORMAT, 4, 2
     else:
         expected, fields, doc_field = (QRELS3_FORMAT if layout == "three" else BEIR_QRELS_FORMAT), 3, 1
-    _check_field_count(tokens, tokens.n_tokens != fields, f"{fields} fields {expected}")
+    # A 3-column file was chosen by its first data line (.formats.qrels_layout): say so, as a 4-field
+    # line further on may be the file's norm and the first line the broken one.
+    because = " (as on the file's first data line)" if layout == "three" else ""
+    _check_field_count(tokens, tokens.n_tokens != fields, f"{fields} fields {expected}{because}")
     relevance = _single_digits(tokens, fields - 1)
     if relevance is None:
         relevance = _relevance(tokens, fields - 1, expected)
