@@ -319,3 +319,18 @@ def test_layouts_hold_across_blocks(tmp_path: Path) -> None:
         out.write("query-id\tcorpus-id\tscore\n")
     with pytest.raises(TrecFormatError, match=r"beir\.tsv:120002: relevance must be an integer"):
         read_qrels_columns(tmp_path / "beir.tsv")
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="named pipes need a POSIX system")
+def test_a_pipe_is_not_looked_at_before_it_is_read(files: dict[str, Path], tmp_path: Path) -> None:
+    """Choosing the layout reads a regular file's first line; a pipe (``<(cat qrels)``) can be read
+    only once, so it is TREC text, and a 3-column pipe is refused at its first line, not lost."""
+    import os
+    import threading
+
+    pipe = tmp_path / "qrels.pipe"
+    os.mkfifo(pipe)
+    threading.Thread(target=lambda: pipe.write_bytes(files["three"].read_bytes()), daemon=True).start()
+    assert qrels_layout(pipe) == "trec"
+    with pytest.raises(TrecFormatError, match=r"qrels\.pipe:1: 3 fields; expected 4 fields"):
+        read_qrels_columns(pipe)

@@ -9,7 +9,7 @@ The rules, checked in this order (each is documented in docs/api.md, "Input form
   BEIR's and MTEB's results files for a run, pytrec_eval's qrels dicts for qrels (:mod:`.results_json`).
 * Qrels text (:func:`qrels_layout`): a path whose first data line is the header
   ``query-id corpus-id score`` is BEIR's TSV; one whose first data line has 3 fields is
-  ``query_id doc_id relevance``; anything else (and any stream) is TREC's 4 fields. Every further
+  ``query_id doc_id relevance``; anything else (and any stream or pipe) is TREC's 4 fields. Every further
   line must have the same layout, or it is refused with ``path:line``: nothing is guessed per line.
 * Anything else (another path, an open file, standard input) is read as TREC text
   (:mod:`.trec`, :func:`.logs.read_text_log_columns`).
@@ -21,6 +21,7 @@ which ask once and call the one reader.
 from __future__ import annotations
 
 import os
+import stat
 from typing import cast
 
 from ..model import QrelsColumns, RunColumns, TrecFormatError
@@ -63,16 +64,23 @@ def qrels_layout(source: Source) -> QrelsLayout:
 
     ``"beir"`` when that line is BEIR's header ``query-id corpus-id score``; ``"three"`` when it has
     3 fields (``query_id doc_id relevance``); ``"trec"`` otherwise, and for any source that is not a
-    path (a stream cannot be read twice): a stream of 3 fields is then refused, naming its line.
+    regular file (a stream or a pipe cannot be read twice): one of 3 fields is then refused, naming its line.
     """
-    if not isinstance(source, (str, os.PathLike)):
-        return "trec"
+    if not isinstance(source, (str, os.PathLike)) or not _regular_file(os.fsdecode(source)):
+        return "trec"  # a stream, or a pipe such as <(cat qrels): looking would eat what its one reading needs
     fields = first_line(os.fsdecode(source))
     if fields is None:
         return "trec"  # an empty or unreadable file: the TREC reader says what is wrong in its own words
     if tuple(fields) == tuple(name.encode() for name in BEIR_QRELS_HEADER):
         return "beir"
     return "three" if len(fields) == 3 else "trec"
+
+
+def _regular_file(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def read_qrels_columns(source: Source, *, with_subtopics: bool = False) -> QrelsColumns:
