@@ -26,6 +26,7 @@ _EXPORTS = {
     "InputWarning": "model",
     "RetrievalEvaluator": "evaluators",
     "SetEvaluator": "evaluators",
+    "evaluate": "evaluators.one_call",
     "compare": "analysis.comparison",
     "Comparison": "analysis.comparison",
     "Measure": "measures",
@@ -68,6 +69,7 @@ if _TYPE_CHECKING:  # the lazy names above, for type checkers (``X as X``: an ex
     from .analysis.comparison import compare as compare
     from .evaluators import RetrievalEvaluator as RetrievalEvaluator
     from .evaluators import SetEvaluator as SetEvaluator
+    from .evaluators.one_call import evaluate as evaluate
     from .io.trec import TrecFormatError as TrecFormatError
     from .io.trec import read_qrels as read_qrels
     from .io.trec import read_run as read_run

@@ -105,11 +105,13 @@ def test_a_repeated_item_is_refused_unless_asked(tmp_path: Path) -> None:
     assert SetEvaluator.from_log(tmp_path / "log.tsv", duplicates="first").per_query("AUC") == {"s1": 1.0}
 
 
-def test_unknown_delimiter_and_text_columns_are_refused(tmp_path: Path) -> None:
+def test_unknown_delimiter_and_text_columns_without_a_header_are_refused(tmp_path: Path) -> None:
+    # Issue 27 (B.3): columns= now names a text log's header columns too; a log without a header
+    # (as here) has no names to choose from, and says so (it used to refuse columns= for any text log).
     (tmp_path / "log.tsv").write_text(_text("\t"))
     with pytest.raises(ValueError, match="'delimiter' must be one of"):
         SetEvaluator.from_log(tmp_path / "log.tsv", delimiter="semicolon")
-    with pytest.raises(ValueError, match="Parquet"):
+    with pytest.raises(ValueError, match="log.tsv:1: columns a, b, c, d are named, but the log has no header line"):
         SetEvaluator.from_log(tmp_path / "log.tsv", columns=("a", "b", "c", "d"))
 
 

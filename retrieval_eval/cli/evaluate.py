@@ -45,13 +45,19 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     evaluate = commands.add_parser("evaluate", help="score a run against qrels (trec_eval compatible)",
                                    description=_EVALUATE_HELP, formatter_class=_RawDescriptionFormatter)
     evaluate.add_argument("qrels", metavar="QRELS", nargs="?",
-                          help="TREC qrels file: 'query_id iter doc_id relevance' (gzip ok; - for stdin)")
+                          help="TREC qrels file: 'query_id iter doc_id relevance' (gzip ok; - for stdin); also "
+                               "3-column qrels, BEIR's qrels TSV, JSON or Parquet (see docs/api.md)")
     evaluate.add_argument("runs", metavar="RUN", nargs="*",
-                          help="TREC run files: 'query_id Q0 doc_id rank score run_id' (gzip ok; - for stdin); "
-                               "several are scored against the qrels read once")
+                          help="TREC run files: 'query_id Q0 doc_id rank score run_id' (gzip ok; - for stdin), "
+                               "BEIR/MTEB results JSON (.json) or Parquet; several are scored against the qrels "
+                               "read once")
     evaluate.add_argument("--log", metavar="LOG",
                           help="a labelled log of 'group item score label' rows instead of QRELS and RUN "
                                "(.tsv, .csv, .gz, .parquet; - for stdin)")
+    evaluate.add_argument("--log-columns", metavar="GROUP,ITEM,SCORE,LABEL",
+                          help="the log's group, item, score and label columns by name: Parquet columns, or "
+                               "the names on a text log's header line (default: columns named group, item, "
+                               "score, label in any order, else the first four in that order)")
     _add_evaluation_options(evaluate)
 
 
@@ -61,6 +67,10 @@ def _evaluate_usage_problem(args: argparse.Namespace) -> str | None:
         return "evaluate takes QRELS and RUN, or --log LOG"
     if args.log is not None and args.qrels is not None:
         return "--log replaces QRELS and RUN; give one or the other"
+    if args.log_columns is not None and args.log is None:
+        return "--log-columns names the columns of a --log LOG"
+    if args.log_columns is not None and (len(set(args.log_columns.split(","))) != 4 or "" in args.log_columns.split(",")):
+        return f"--log-columns takes 4 distinct names separated by commas: GROUP,ITEM,SCORE,LABEL; got {args.log_columns!r}"
     if args.log is not None and args.order != "score":
         return "--order applies to run files; a log is always ranked by score"
     return _stdin_problem(args.qrels, args.runs)
@@ -88,7 +98,8 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
     requested = order_requested(requested)
     if log is not None:
         loaded: Iterator[SetEvaluator] = iter([SetEvaluator.from_log(
-            log, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only, duplicates=args.duplicates)])
+            log, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only, duplicates=args.duplicates,
+            columns=tuple(args.log_columns.split(",")) if args.log_columns else None)])
         names = _run_names([args.log])
     else:
         judged = _read_judgments(qrels, runs[0],

@@ -56,8 +56,9 @@ class SetEvaluator(SetResults):
     It is a mapping from query id to that query's :class:`RetrievalEvaluator`, iterated in trec_eval's
     order (byte order of the ids). Every measure is computed for all queries in one vectorised pass.
 
-    Build it with :meth:`from_trec` (files), :meth:`from_dict` (pytrec_eval-style dicts) or from
-    existing evaluators.
+    Build it with :meth:`from_trec` (files), :meth:`from_dict` (pytrec_eval-style dicts),
+    :meth:`from_dataframe`, :meth:`from_records` (ir_datasets' iterators) or from existing
+    evaluators; :func:`retrieval_eval.evaluate` takes any of these inputs in one call.
 
     Examples
     --------
@@ -173,8 +174,11 @@ class SetEvaluator(SetResults):
         trec_eval; each row's label is its judgment. Every measure then works on the log: AUC and
         GAUC (which compare scores) as well as nDCG@10 or RR (which use the ranking). Formats are
         described in :mod:`retrieval_eval.logs`: TSV, CSV, whitespace-separated text, any of them
-        ``.gz``, and ``.parquet`` (with pyarrow; ``columns`` names its group, item, score and label
-        columns, by default the first four).
+        ``.gz``, and ``.parquet`` (with pyarrow). ``columns`` names the group, item, score and label
+        columns: Parquet columns, or the names on a text log's header line. By default columns
+        named ``group``, ``item``, ``score`` and ``label`` are read by name, in any order; other
+        logs are read in that order (Parquet: its first four columns). Labels are integers,
+        integral floats (``1.0``) or ``true``/``false``.
 
         Examples
         --------
@@ -277,6 +281,43 @@ class SetEvaluator(SetResults):
         ranked = RunHandoff(read_parquet_run(run, with_ranks=order == "rank", query_id=query_id, doc_id=doc_id,
                                              score=score, rank=rank))
         return cls._built(judged, ranked, rel=rel, judged_only=judged_only, complete=complete, **options)
+
+    @classmethod
+    def from_records(
+        cls, qrels: Iterable[Any], run: Iterable[Any], *, rel: int = 1, max_depth: int | None = None,
+        judged_only: bool = False, duplicates: Duplicates = "error", complete: bool = True,
+    ) -> SetEvaluator:
+        """Build from records: ir_datasets' ``qrels_iter()`` and ``scoreddocs_iter()``, or any iterables like them.
+
+        A qrels record is any object with the attributes ``query_id``, ``doc_id`` and ``relevance``
+        (ir_datasets' ``TrecQrel``), a run record one with ``query_id``, ``doc_id`` and ``score``
+        (``GenericScoredDoc``); other attributes are ignored and ir_datasets need not be installed.
+        Values follow :meth:`from_dict`'s rules; the options are those of :meth:`from_trec`. Each
+        query is ranked by score, ties by doc_id descending (trec_eval's rule).
+
+        Examples
+        --------
+        >>> from collections import namedtuple
+        >>> TrecQrel = namedtuple("TrecQrel", "query_id doc_id relevance iteration")
+        >>> ScoredDoc = namedtuple("GenericScoredDoc", "query_id doc_id score")
+        >>> qrels = [TrecQrel("q1", "a", 1, "0"), TrecQrel("q1", "b", 0, "0")]
+        >>> run = [ScoredDoc("q1", "a", 0.2), ScoredDoc("q1", "b", 0.9)]
+        >>> SetEvaluator.from_records(qrels, run).mean("AP")
+        0.5
+
+        Raises
+        ------
+        InputTypeError
+            A record without one of the attributes (naming it and the record's position), an id
+            that is not a str, a relevance that is not an int, a score that is not a number.
+        InputFormatError
+            No record at all, an empty id, a NaN score, a duplicate document or judgment.
+        """
+        from ..io.records import qrels_from_records, run_from_records
+
+        options = _read_options(max_depth, duplicates, "score")
+        return cls._built(qrels_from_records(qrels), RunHandoff(run_from_records(run)), rel=_check_rel("SetEvaluator", rel),
+                          judged_only=judged_only, complete=complete, **options)
 
     @classmethod
     def from_dict(

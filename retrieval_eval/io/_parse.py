@@ -304,6 +304,13 @@ def _overflow_warning(tokens: _Tokens, rows: IntArray) -> str:
 def first_line_fields(path: str) -> int | None:
     """Fields on the first data line of the file at ``path`` (gzip or plain), or None when there is none
     in its first block or the file cannot be read: a cheap look, for hints in error messages."""
+    fields = first_line(path)
+    return None if fields is None else len(fields)
+
+
+def first_line(path: str) -> list[bytes] | None:
+    """The fields of the first data line of the file at ``path`` (gzip or plain), or None when there is
+    none in its first block or the file cannot be read: a cheap look, to choose a reader or a hint."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -312,7 +319,7 @@ def first_line_fields(path: str) -> int | None:
                 for block in blocks:
                     tokens = _tokenize(block)
                     if len(tokens.n_tokens):
-                        return int(tokens.n_tokens[0])
+                        return [tokens.field(0, i) for i in range(int(tokens.n_tokens[0]))]
                     return None
             finally:
                 blocks.close()

@@ -1,24 +1,42 @@
-"""Choosing the reader for an input: a TREC text file or a Parquet table, for qrels, runs and logs.
+"""Choosing the reader for an input: a TREC text file, a Parquet table or a JSON file, for qrels, runs and logs.
 
-A path named ``*.parquet``, or whose file starts and ends with Parquet's magic bytes ``PAR1`` (see
-:func:`is_parquet`), is read as a table with named columns (:mod:`.frames`, :func:`.logs.read_parquet_log`; pyarrow is the
-``parquet`` extra). Anything else (another path, an open file, standard input) is read as text
-(:mod:`.trec`, :func:`.logs.read_text_log_columns`). The readers never ask which format they were
-given: callers read through the functions here, which ask once and call the one reader.
+The rules, checked in this order (each is documented in docs/api.md, "Input formats"):
+
+* A path named ``*.parquet``, or whose file starts and ends with
+  Parquet's magic bytes ``PAR1`` (see :func:`is_parquet`), is read as a
+  table with named columns (:mod:`.frames`, :func:`.logs.read_parquet_log`; pyarrow is the
+  ``parquet`` extra).
+* A path named ``*.json`` (or ``*.json.gz``) is a JSON object ``{query_id: {doc_id: value}}``:
+  BEIR's and MTEB's results files for a run, pytrec_eval's qrels dicts for qrels (:mod:`.results_json`).
+* Qrels text (:func:`qrels_layout`): a path whose first data line is the header
+  ``query-id corpus-id score`` is BEIR's TSV; one whose first data line has 3 fields is
+  ``query_id doc_id relevance``; anything else (and any stream or pipe) is TREC's 4 fields. Every further
+  line must have the same layout, or it is refused with ``path:line``: nothing is guessed per line.
+* Anything else (another path, an open file, standard input) is read as TREC text
+  (:mod:`.trec`, :func:`.logs.read_text_log_columns`).
+
+The readers never ask which format they were given: callers read through the functions here,
+which ask once and call the one reader.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from typing import cast
 
-from ..model import QrelsColumns, RunColumns
+from ..model import QrelsColumns, RunColumns, TrecFormatError
+from ._parse import first_line
 from ._source import Source, file_looks_like_parquet
 from .frames import read_parquet_qrels, read_parquet_run
 from .logs import Delimiter, read_parquet_log, read_text_log_columns
-from .trec import read_text_qrels_columns, read_text_run_columns
+from .results_json import read_json_qrels, read_json_run
+from .trec import BEIR_QRELS_HEADER, QrelsLayout, read_text_qrels_columns, read_text_run_columns
 
-__all__ = ["PARQUET_MAGIC", "is_parquet", "read_log_columns", "read_qrels_columns", "read_run_columns"]
+__all__ = [
+    "PARQUET_MAGIC", "is_json", "is_parquet", "qrels_layout", "read_log_columns", "read_qrels_columns",
+    "read_run_columns",
+]
 
 #: The first (and last) four bytes of every Parquet file.
 PARQUET_MAGIC = b"PAR1"
@@ -46,12 +64,44 @@ def is_parquet(source: object) -> bool:
     return file_looks_like_parquet(path)
 
 
-def read_qrels_columns(source: Source, *, with_subtopics: bool = False) -> QrelsColumns:
-    """Read a qrels file into columns: a Parquet table (see :func:`is_parquet`) or a TREC file.
+def is_json(source: object) -> bool:
+    """True for a path named ``*.json`` or ``*.json.gz`` (any case)."""
+    if not isinstance(source, (str, os.PathLike)):
+        return False
+    return os.fsdecode(source).lower().removesuffix(".gz").endswith(".json")
 
-    A TREC file is read by :func:`.trec.read_text_qrels_columns` (ids stay bytes; the second column is
-    the subtopic when ``with_subtopics``); a Parquet table by :func:`.frames.read_parquet_qrels`
-    (columns ``query_id, doc_id, relevance``, and ``subtopic``).
+
+def qrels_layout(source: Source) -> QrelsLayout:
+    """Which of the qrels text layouts a source has, from its first data line (see the module's rules).
+
+    ``"beir"`` when that line is BEIR's header ``query-id corpus-id score``; ``"three"`` when it has
+    3 fields (``query_id doc_id relevance``); ``"trec"`` otherwise, and for any source that is not a
+    regular file (a stream or a pipe cannot be read twice): one of 3 fields is then refused, naming its line.
+    """
+    if not isinstance(source, (str, os.PathLike)) or not _regular_file(os.fsdecode(source)):
+        return "trec"  # a stream, or a pipe such as <(cat qrels): looking would eat what its one reading needs
+    fields = first_line(os.fsdecode(source))
+    if fields is None:
+        return "trec"  # an empty or unreadable file: the TREC reader says what is wrong in its own words
+    if tuple(fields) == tuple(name.encode() for name in BEIR_QRELS_HEADER):
+        return "beir"
+    return "three" if len(fields) == 3 else "trec"
+
+
+def _regular_file(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def read_qrels_columns(source: Source, *, with_subtopics: bool = False) -> QrelsColumns:
+    """Read a qrels file into columns: a Parquet table, a JSON object, or text (see the module's rules).
+
+    A text file is read by :func:`.trec.read_text_qrels_columns` in the layout :func:`qrels_layout`
+    gives (ids stay bytes; the second column of TREC qrels is the subtopic when ``with_subtopics``); a
+    Parquet table by :func:`.frames.read_parquet_qrels` (columns ``query_id, doc_id, relevance``, and
+    ``subtopic``); a ``.json`` file by :func:`.results_json.read_json_qrels`.
 
     Raises
     ------
@@ -60,15 +110,21 @@ def read_qrels_columns(source: Source, *, with_subtopics: bool = False) -> Qrels
     """
     if is_parquet(source):  # columns query_id, doc_id, relevance (and subtopic): see retrieval_eval.io.frames
         return read_parquet_qrels(cast("str | os.PathLike[str]", source), with_subtopics=with_subtopics)
-    return read_text_qrels_columns(source, with_subtopics=with_subtopics)
+    if is_json(source):
+        if with_subtopics:
+            raise TrecFormatError(f"{os.fsdecode(cast('str', source))}: a JSON qrels file has no subtopics; "
+                                  "give TREC qrels 'query_id subtopic doc_id relevance'")
+        return read_json_qrels(cast("str | os.PathLike[str]", source))
+    return read_text_qrels_columns(source, with_subtopics=with_subtopics, layout=qrels_layout(source))
 
 
 def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
-    """Read a run file into columns: a Parquet table (see :func:`is_parquet`) or a TREC file.
+    """Read a run file into columns: a Parquet table, a results JSON, or a TREC file (see the module's rules).
 
     A TREC file is read by :func:`.trec.read_text_run_columns` (``run_id`` is that of the last line;
     the rank column is read only ``with_ranks``); a Parquet table by :func:`.frames.read_parquet_run`
-    (columns ``query_id, doc_id, score``, and ``rank``).
+    (columns ``query_id, doc_id, score``, and ``rank``); a ``.json`` file (BEIR's and MTEB's results,
+    ``{query_id: {doc_id: score}}``) by :func:`.results_json.read_json_run`.
 
     Raises
     ------
@@ -77,6 +133,11 @@ def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
     """
     if is_parquet(source):  # columns query_id, doc_id, score (and rank): see retrieval_eval.io.frames
         return read_parquet_run(cast("str | os.PathLike[str]", source), with_ranks=with_ranks)
+    if is_json(source):
+        if with_ranks:
+            raise TrecFormatError(f"{os.fsdecode(cast('str', source))}: a results JSON has no rank column; "
+                                  "rank by score (order='score') or give a TREC run")
+        return read_json_run(cast("str | os.PathLike[str]", source))
     return read_text_run_columns(source, with_ranks=with_ranks)
 
 
@@ -93,7 +154,9 @@ def read_log_columns(
     delimiter : {"auto", "csv", "tsv", "whitespace"}
         How a text log separates fields; ``auto`` goes by the file name, then by the content.
     columns : 4 names, optional
-        Parquet only: the group, item, score and label columns (default: the first four columns).
+        The group, item, score and label columns, by name: Parquet's columns, or the names on a
+        text log's header line. Without them, columns named ``group``, ``item``, ``score`` and
+        ``label`` are read by name (in any order); other logs in that order.
 
     Raises
     ------
@@ -102,6 +165,4 @@ def read_log_columns(
     """
     if isinstance(source, (str, os.PathLike)) and is_parquet(source):
         return read_parquet_log(os.fsdecode(source), columns)
-    if columns is not None:
-        raise ValueError("'columns' selects Parquet columns; a text log's fields are taken in order")
-    return read_text_log_columns(source, delimiter=delimiter)
+    return read_text_log_columns(source, delimiter=delimiter, columns=columns)

@@ -27,9 +27,9 @@ from ..engine.memory import release_freed_memory
 from ..model import InputFormatError, InputWarning, QrelsColumns, RunColumns, TrecFormatError
 from ._parse import _check_field_count, _Columns, _floats, _numbers, _overflow_warning, _Parsed, _parsed_blocks
 from ._source import _FRONT, Source, _Block, _snippet, _source_name
-from ._tokens import _BadLine, _tokenize
+from ._tokens import _BadLine, _tokenize, _Tokens
 
-__all__ = ["LOG_FORMAT", "Delimiter", "read_parquet_log", "read_text_log_columns"]
+__all__ = ["LOG_FORMAT", "LOG_ROLES", "Delimiter", "read_parquet_log", "read_text_log_columns"]
 
 LOG_FORMAT = "'group item score label'"
 
@@ -76,7 +76,14 @@ def _empty_field(block: _Block, separator: bytes) -> None:
                        f"empty field; expected 4 fields {LOG_FORMAT}; got {line}")
 
 
-def _parse_log_block(block: _Block, delimiter: str) -> _Parsed:
+#: The role of each of a log's 4 fields, in the default order.
+LOG_ROLES = ("group", "item", "score", "label")
+
+
+def _parse_log_block(block: _Block, delimiter: str, order: tuple[int, int, int, int] | None = None,
+                     names: tuple[str, str, str, str] | None = None) -> _Parsed:
+    """One block of a text log; ``order`` gives the field of each role (group, item, score, label),
+    ``names`` the column names that give it from the header (see :class:`_LogParser`)."""
     padded, end = block.padded, block.end
     if delimiter == "auto":  # a block of commas without whitespace is CSV (a file is consistent)
         has_space = padded.find(b" ", _FRONT, end) >= 0 or padded.find(b"\t", _FRONT, end) >= 0
@@ -86,28 +93,104 @@ def _parse_log_block(block: _Block, delimiter: str) -> _Parsed:
     if delimiter == "csv":
         block = _Block(block.name, padded.translate(_COMMAS_AS_SPACES), end, block.unterminated, shown=padded)
     header = _header(block)
+    if header is not None and names is not None and (names is not _DEFAULT_NAMES or set(names) <= set(header[1])):
+        order = _order_of(header, names, block.name)
+    group, item, score, label = order or (0, 1, 2, 3)
     tokens = _tokenize(block)
     _check_field_count(tokens, tokens.n_tokens != 4, f"4 fields {LOG_FORMAT}")
-    scores, overflow = _floats(tokens, 2, "score must be a number", LOG_FORMAT)
+    scores, overflow = _floats(tokens, score, "score must be a number", LOG_FORMAT)
     nan = np.isnan(scores)
     if nan.any():
         raise tokens.fail(int(np.argmax(nan)), "score must not be NaN", LOG_FORMAT)
-    labels = _numbers(tokens, 3, np.int64, "label must be an integer", LOG_FORMAT)
+    labels = _labels(tokens, label)
     # Ids as the TREC reader keeps them: a few very long ones do not widen every row to their size.
-    columns = {"groups": tokens.ids(0), "items": tokens.ids(1), "scores": scores, "labels": labels,
+    columns = {"groups": tokens.ids(group), "items": tokens.ids(item), "scores": scores, "labels": labels,
                "overflow": overflow}
     if header is not None:
-        columns["header"] = np.array([header], dtype=object)
+        columns["header"] = np.array([header[0]], dtype=object)
+        columns["order"] = np.array(order or (0, 1, 2, 3), dtype=np.int64)
     return tokens, columns
+
+
+#: Label spellings read as integers besides integers themselves (case-insensitive).
+_LABEL_BOOLEANS = {b"true": 1, b"false": 0}
+_LABEL_PROBLEM = "label must be an integer"  # (or an integral float, 1.0, or true/false)
+
+
+def _labels(tokens: _Tokens, field: int) -> np.ndarray:
+    """The label field as integers: integers, integral floats (``1.0``) and ``true``/``false`` (as
+    pandas writes booleans: ``True``/``False``), read as 1 and 0. Anything else raises with ``path:line``."""
+    try:
+        return _numbers(tokens, field, np.int64, _LABEL_PROBLEM, LOG_FORMAT)
+    except _BadLine:
+        pass
+    text = np.char.lower(tokens.strings(field))
+    labels = np.zeros(len(text), dtype=np.int64)
+    words = np.zeros(len(text), dtype=bool)
+    for word, value in _LABEL_BOOLEANS.items():
+        match = text == word
+        labels[match], words = value, words | match
+    others = np.flatnonzero(~words)
+    if len(others):
+        values = _numbers(tokens, field, np.float64, _LABEL_PROBLEM, LOG_FORMAT, others)
+        bad = ~(np.isfinite(values) & (np.floor(values) == values) & (np.abs(values) < 2.0**63))
+        if bad.any():
+            raise tokens.fail(int(others[np.argmax(bad)]), _LABEL_PROBLEM, LOG_FORMAT)
+        labels[others] = values.astype(np.int64)
+    return labels
+
+
+def _order_of(header: tuple[str, list[str]], names: tuple[str, str, str, str], where: str) -> tuple[int, int, int, int]:
+    """The field of each of ``names`` in the header's fields, or an error naming the missing one."""
+    fields = header[1]
+    missing = [name for name in names if name not in fields]
+    if missing:
+        raise TrecFormatError(f"{where}:1: the header has no column {missing[0]!r}; expected the columns "
+                              f"{', '.join(names)} (group, item, score, label); got {header[0]}")
+    group, item, score, label = (fields.index(name) for name in names)
+    return group, item, score, label
+
+
+class _LogParser:
+    """Parses a text log's blocks with the column order its header gives.
+
+    The order is read from the first block's header, when ``names`` (the group, item, score and
+    label columns) are given, or when the header names exactly ``group item score label`` in another
+    order. The first block is always parsed on the calling thread before any other
+    (:func:`._parse._parsed_blocks` starts its pool later), so the later blocks see the order set.
+    """
+
+    def __init__(self, delimiter: str, names: tuple[str, str, str, str] | None) -> None:
+        self.delimiter, self.names = delimiter, names
+        self.order: tuple[int, int, int, int] | None = None
+        self.first = True
+
+    def __call__(self, block: _Block) -> _Parsed:
+        if self.first:
+            self.first = False
+            tokens, columns = _parse_log_block(block, self.delimiter, None, self.names or _DEFAULT_NAMES)
+            if self.names is not None and "header" not in columns:
+                raise TrecFormatError(f"{block.name}:1: columns {', '.join(self.names)} are named, but the log "
+                                      f"has no header line naming its columns; expected a first line such as "
+                                      f"'{' '.join(LOG_ROLES)}'")
+            if "order" in columns:
+                order = columns["order"].tolist()
+                self.order = (order[0], order[1], order[2], order[3])
+            return tokens, columns
+        return _parse_log_block(block, self.delimiter, self.order)
+
+
+#: A header naming the four roles themselves is read by name, whatever their order.
+_DEFAULT_NAMES = LOG_ROLES
 
 
 #: Values of a label column that are no column name: a first line holding one is data, not a header.
 _LABEL_WORDS = frozenset({b"yes", b"no", b"true", b"false"})
 
 
-def _header(block: _Block) -> str | None:
-    """The block's first line when it reads as a header: it is turned into a comment here, and kept
-    only if it is the file's first line (checked by the caller).
+def _header(block: _Block) -> tuple[str, list[str]] | None:
+    """The block's first line when it reads as a header (as shown, and its fields): it is turned into
+    a comment here, and kept only if it is the file's first line (checked by the caller).
 
     A header has 4 fields, none of them a number, and no label value (``yes``, ``true``, ...) in the
     label's place: a first line ``s1,i1,abc,yes`` is a row with a bad score, refused as such, not
@@ -121,10 +204,11 @@ def _header(block: _Block) -> str | None:
         return None
     shown = _snippet((padded if block.shown is None else block.shown)[_FRONT:newline])
     padded[_FRONT : _FRONT + 1] = b"#"
-    return shown
+    return shown, [field.decode("utf-8", "replace") for field in fields]
 
 
-def read_text_log_columns(source: Source, *, delimiter: Delimiter = "auto") -> tuple[QrelsColumns, RunColumns]:
+def read_text_log_columns(source: Source, *, delimiter: Delimiter = "auto",
+                          columns: tuple[str, str, str, str] | None = None) -> tuple[QrelsColumns, RunColumns]:
     """Read a text log into qrels (``group item label``) and run (``group item score``) columns.
 
     Parameters
@@ -133,6 +217,10 @@ def read_text_log_columns(source: Source, *, delimiter: Delimiter = "auto") -> t
         A text log (``.tsv``, ``.csv``, any of them ``.gz``; ``-`` style streams too).
     delimiter : {"auto", "csv", "tsv", "whitespace"}
         How the log separates fields; ``auto`` goes by the file name, then by the content.
+    columns : 4 names, optional
+        The header's names of the group, item, score and label columns, in that order. Without
+        them, a header naming exactly ``group``, ``item``, ``score`` and ``label`` is read by name
+        (in any order); any other log is read in the order ``group item score label``.
 
     Raises
     ------
@@ -140,8 +228,10 @@ def read_text_log_columns(source: Source, *, delimiter: Delimiter = "auto") -> t
         A malformed line, with ``path:line``, or a log without rows.
     """
     how = _delimiter_for(source, delimiter)
+    names = _check_names(columns)
     parts = _Columns(source)
-    for tokens, part in _parsed_blocks(source, lambda block: _parse_log_block(block, how)):
+    for tokens, part in _parsed_blocks(source, _LogParser(how, names)):
+        part.pop("order", None)
         header = part.pop("header", None)
         if header is not None and tokens.lines_before > 0:
             raise TrecFormatError(f"{tokens.name}:{tokens.lines_before + 1}: score must be a number; expected "
@@ -164,14 +254,38 @@ def _split(groups: np.ndarray, items: np.ndarray, scores: np.ndarray, labels: np
     return qrels, run
 
 
+def _check_names(columns: object) -> tuple[str, str, str, str] | None:
+    """``columns`` as 4 column names (group, item, score, label), or None; anything else raises ValueError."""
+    if columns is None:
+        return None
+    if isinstance(columns, str):
+        columns = tuple(columns.split(","))
+    names = tuple(columns) if isinstance(columns, (tuple, list)) else ()
+    if len(names) != 4 or not all(isinstance(name, str) and name for name in names) or len(set(names)) != 4:
+        raise InputFormatError(f"'columns' must be 4 distinct column names: group, item, score, label; got {columns!r}")
+    return (names[0], names[1], names[2], names[3])
+
+
 def read_parquet_log(path: str, names: tuple[str, str, str, str] | None) -> tuple[QrelsColumns, RunColumns]:
-    """Read a Parquet log: its first four columns, or the four ``names``, as group, item, score and label."""
+    """Read a Parquet log: the four ``names`` as group, item, score and label; without them, the
+    columns named ``group``, ``item``, ``score`` and ``label`` when the table has all four, else
+    its first four columns in that order."""
     try:
         import pyarrow.parquet as pq
     except ImportError:
         raise InputFormatError(f"{path}: reading Parquet needs pyarrow: pip install 'retrieval-evaluator[parquet]'") from None
+    from pyarrow import types as pa_types
+
     from .frames import TableSource, id_column, number_column
 
+    names = _check_names(names)
+    if names is None:
+        try:
+            present = pq.read_schema(path).names
+        except (OSError, ValueError, KeyError):  # reported by read_table below, in its words
+            present = []
+        if set(LOG_ROLES) <= set(present):
+            names = LOG_ROLES
     try:
         table = pq.read_table(path, columns=list(names) if names else None)
     except (OSError, ValueError, KeyError) as exc:  # pyarrow's errors subclass these
@@ -184,6 +298,8 @@ def read_parquet_log(path: str, names: tuple[str, str, str, str] | None) -> tupl
     groups = id_column(group, "group", name[0], source)
     items = id_column(item, "item", name[1], source)
     scores = number_column(score, "score", name[2], source, integral=False)
+    if pa_types.is_boolean(label.type):  # True/False labels: 1 and 0, as in a text log
+        label = label.cast("int8")
     labels = number_column(label, "label", name[3], source, integral=True)
     if not len(scores):
         raise TrecFormatError(f"{path}: no rows found; expected {LOG_FORMAT}")

@@ -3,7 +3,9 @@
 Formats (whitespace-separated, any run of spaces, tabs or ``\\r``):
 
 * qrels: ``query_id iteration doc_id relevance`` -- exactly 4 fields; relevance an integer
-  (negative = pooled but not judged);
+  (negative = pooled but not judged), or an integral float (``2.0``) read as that integer; or, as
+  :mod:`.formats` chooses, ``query_id doc_id relevance`` (3 fields), with BEIR's header line
+  ``query-id corpus-id score`` first or without it;
 * run: ``query_id Q0 doc_id rank score run_id [anything]`` -- at least 6 fields; score a number;
   anything after run_id is ignored (but a ``\\r`` there is refused and a ``Q0`` warned about: records
   run together), and so is the rank column (ranking is by score, as in
@@ -25,7 +27,7 @@ import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -51,24 +53,68 @@ if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
     import numpy.typing as npt
 
 __all__ = [
-    "QRELS_FORMAT", "RUN_FORMAT", "Source", "TrecFormatError", "read_qrels", "read_run", "read_text_qrels_columns",
-    "read_text_run_columns", "write_qrels", "write_run",
+    "BEIR_QRELS_HEADER", "QRELS3_FORMAT", "QRELS_FORMAT", "QRELS_LAYOUTS", "RUN_FORMAT", "QrelsLayout", "Source",
+    "TrecFormatError", "read_qrels", "read_run", "read_text_qrels_columns", "read_text_run_columns", "write_qrels",
+    "write_run",
 ]
 
 QRELS_FORMAT = "'query_id iteration doc_id relevance'"
 RUN_FORMAT = "'query_id Q0 doc_id rank score run_id'"
 
 
-def _parse_qrels_block(block: _Block, with_subtopics: bool = False) -> _Parsed:
+#: The layouts of a qrels text file (which one a file has is chosen by :mod:`.formats`): TREC's
+#: 4 fields, 3 fields without the iteration column, and BEIR's TSV (3 fields after a header line).
+QrelsLayout = Literal["trec", "three", "beir"]
+QRELS_LAYOUTS: tuple[QrelsLayout, ...] = ("trec", "three", "beir")
+QRELS3_FORMAT = "'query_id doc_id relevance'"
+#: The first line of BEIR's qrels TSV files (``qrels/test.tsv``), fields separated by tabs.
+BEIR_QRELS_HEADER = ("query-id", "corpus-id", "score")
+BEIR_QRELS_FORMAT = "'query-id corpus-id score' (BEIR TSV)"
+
+_RELEVANCE_PROBLEM = "relevance must be an integer"  # (an integral float, 2.0, is read as 2)
+
+
+def _parse_qrels_block(block: _Block, with_subtopics: bool = False, layout: QrelsLayout = "trec") -> _Parsed:
     tokens = _tokenize(block)
-    _check_field_count(tokens, tokens.n_tokens != 4, f"4 fields {QRELS_FORMAT}")
-    relevance = _single_digits(tokens, 3)
+    header = False
+    if layout == "beir" and len(tokens.line_index) and tokens.n_tokens[0] == 3 and all(
+            tokens.field(0, i) == name.encode() for i, name in enumerate(BEIR_QRELS_HEADER)):
+        # The header: made a comment, as a log's header is (see .logs); kept only on the file's first line.
+        block.padded[int(tokens.before[tokens.first_token[0]]) + 1] = ord("#")
+        tokens, header = _tokenize(block), True
+    if layout == "trec":
+        expected, fields, doc_field = QRELS_FORMAT, 4, 2
+    else:
+        expected, fields, doc_field = (QRELS3_FORMAT if layout == "three" else BEIR_QRELS_FORMAT), 3, 1
+    # A 3-column file was chosen by its first data line (.formats.qrels_layout): say so, as a 4-field
+    # line further on may be the file's norm and the first line the broken one.
+    because = " (as on the file's first data line)" if layout == "three" else ""
+    _check_field_count(tokens, tokens.n_tokens != fields, f"{fields} fields {expected}{because}")
+    relevance = _single_digits(tokens, fields - 1)
     if relevance is None:
-        relevance = _numbers(tokens, 3, np.int64, "relevance must be an integer", QRELS_FORMAT)
-    columns = {"query_ids": tokens.ids(0), "doc_ids": tokens.ids(2), "relevance": relevance}
+        relevance = _relevance(tokens, fields - 1, expected)
+    columns = {"query_ids": tokens.ids(0), "doc_ids": tokens.ids(doc_field), "relevance": relevance}
     if with_subtopics:
         columns["subtopics"] = tokens.ids(1)
+    if header:
+        columns["header"] = np.ones(1, dtype=bool)
     return tokens, columns
+
+
+def _relevance(tokens: _Tokens, field: int, expected: str) -> np.ndarray:
+    """Field ``field`` as integer relevance values: integers, or integral floats (``1.0``, ``2.0``,
+    as pandas and pytrec_eval write them) read as those integers -- :func:`model.to_relevance`'s rule,
+    so a file and a dict accept the same values. ``1.5``, ``nan`` or ``inf`` raise, with ``path:line``."""
+    try:
+        return _numbers(tokens, field, np.int64, _RELEVANCE_PROBLEM, expected)
+    except _BadLine:
+        pass  # not all integers: perhaps integral floats
+    values = _numbers(tokens, field, np.float64, _RELEVANCE_PROBLEM, expected)
+    # Integral and within int64 (2**63 itself is a float that no int64 holds).
+    bad = ~(np.isfinite(values) & (np.floor(values) == values) & (np.abs(values) < 2.0**63))
+    if bad.any():
+        raise tokens.fail(int(np.argmax(bad)), _RELEVANCE_PROBLEM, expected)
+    return values.astype(np.int64)
 
 
 def _single_digits(tokens: _Tokens, field: int) -> np.ndarray | None:
@@ -158,8 +204,19 @@ def _merged_warning(tokens: _Tokens, rows: npt.NDArray[np.int64]) -> str:
             f"line; got {tokens.line_text(row)}{more}")
 
 
-def _qrels_blocks(source: Source, with_subtopics: bool = False) -> Iterator[_Parsed]:
-    return _parsed_blocks(source, partial(_parse_qrels_block, with_subtopics=with_subtopics))
+def _qrels_blocks(source: Source, with_subtopics: bool = False, layout: QrelsLayout = "trec") -> Iterator[_Parsed]:
+    if layout not in QRELS_LAYOUTS:
+        raise ValueError(f"'layout' must be one of {list(QRELS_LAYOUTS)}; got {layout!r}")
+    if with_subtopics and layout != "trec":
+        raise TrecFormatError(f"{_source_name(source)}: subtopics are read from the second field of TREC qrels "
+                              f"{QRELS_FORMAT}; a file of 3 fields has none")
+    for tokens, columns in _parsed_blocks(source, partial(_parse_qrels_block, with_subtopics=with_subtopics,
+                                                          layout=layout)):
+        if columns.pop("header", None) is not None and tokens.lines_before > 0:
+            raise TrecFormatError(f"{tokens.name}:{tokens.lines_before + 1}: a header line is only allowed on "
+                                  f"the first line; expected {BEIR_QRELS_FORMAT}; got "
+                                  f"{chr(9).join(BEIR_QRELS_HEADER)}")
+        yield tokens, columns
 
 
 def _run_blocks(source: Source, with_ranks: bool = False, stacklevel: int = 3,
@@ -178,12 +235,18 @@ def _run_blocks(source: Source, with_ranks: bool = False, stacklevel: int = 3,
 
 
 
-def read_text_qrels_columns(source: Source, *, with_subtopics: bool = False) -> QrelsColumns:
+def read_text_qrels_columns(source: Source, *, with_subtopics: bool = False,
+                            layout: QrelsLayout = "trec") -> QrelsColumns:
     """Read a TREC qrels file into columns (ids stay bytes, so ties sort in byte order like trec_eval).
 
     The second column is ignored, as trec_eval does, unless ``with_subtopics``: it is then kept as the
     subtopic (intent) id of each judgment, which the diversity measures (``alpha_nDCG``, ``ERR_IA``...)
     group by, as ndeval reads TREC Web track qrels.
+
+    ``layout`` is ``"trec"`` (4 fields), ``"three"`` (``query_id doc_id relevance``) or ``"beir"``
+    (BEIR's TSV: the same 3 fields after the header line ``query-id corpus-id score``); which one a
+    file has is decided by :func:`.formats.qrels_layout`. Relevance is an integer, or an integral
+    float (``1.0``) read as that integer, as :func:`~retrieval_eval.model.to_relevance` rules for dicts.
 
     Raises
     ------
@@ -191,10 +254,10 @@ def read_text_qrels_columns(source: Source, *, with_subtopics: bool = False) -> 
         On a malformed line (with ``path:line``) or when the file holds no judgment.
     """
     columns = _Columns(source)
-    for tokens, part in _qrels_blocks(source, with_subtopics):
+    for tokens, part in _qrels_blocks(source, with_subtopics, layout):
         columns.add(tokens, part)
     if not columns.rows:
-        raise _nothing_found(source, "judgments", QRELS_FORMAT)
+        raise _nothing_found(source, "judgments", {"trec": QRELS_FORMAT, "three": QRELS3_FORMAT}.get(layout, BEIR_QRELS_FORMAT))
     # Read-only columns: runs evaluated against these qrels share their preparation (ranking.prepared_qrels),
     # which is only safe because the columns cannot change.
     return QrelsColumns(
