@@ -96,7 +96,7 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
     from ..evaluators.set import SetEvaluator
     from ..report.text import (
         as_given,
-        json_document,
+        json_report,
         order_requested,
         table_columns,
         table_rows,
@@ -149,8 +149,8 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
         if args.wide is not None:
             made.append(wide_column(results, given_order[0], summary=summary))
         elif args.format == "json":
-            made.append(json_document(results, given_order, per_query=args.per_query, summary=summary,
-                                      provenance=_provenance(args, qrels, sources, log is not None)))
+            made.append(json_report(results, given_order, per_query=args.per_query, summary=summary,
+                                    provenance=_provenance(args, qrels, sources, log is not None)))
         elif args.format in _TABLE_FORMATS:
             made.append(table_rows(results, columns, None, per_query=args.per_query, summary=summary, kind=kind))
         else:
@@ -175,11 +175,12 @@ def _finished(args: argparse.Namespace, made: list[Any], names: Sequence[str], r
     from ..report.text import runid_line, table_header, wide_table
 
     summary = not args.no_summary
-    if args.format == "json":  # one document for one run (as before); a list of them for several
+    if args.format == "json":  # one document for one run; a list of them for several, each led by its name
         import json
 
-        documents = [{"run": name, **document} if named else document for name, document in zip(names, made)]
-        return json.dumps(documents[0] if len(documents) == 1 else documents, indent=2, allow_nan=False) + "\n"
+        documents = [f'{{\n  "run": {json.dumps(name)},\n{text[2:]}' if named else text
+                     for name, text in zip(names, made)]
+        return (documents[0] if len(documents) == 1 else "[\n" + ",\n".join(documents) + "\n]") + "\n"
     if args.format not in _TABLE_FORMATS:  # trec_eval's lines; with several runs, each block opens with its runid
         if len(names) == 1:
             return "".join(made)
