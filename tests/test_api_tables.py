@@ -400,3 +400,21 @@ def test_trec_keys_never_collide() -> None:
     assert list(runs.to_dataframe(["P@5", "P(rel=2)@5"], keys="trec").columns) == ["P_5", "P(rel=2)@5"]
     strict = SetEvaluator.from_trec(*sample_paths(), rel=2)
     assert strict.evaluate(["P@5"], keys="trec")["q1"] == {"P_5": strict.per_query("P@5")["q1"]}
+
+
+# ------------------------------------------------------------------ evaluate's columns (issue 27)
+@pytest.mark.parametrize(("specs", "columns"), [
+    (["ndcg@10", "map", "P.10,5"], ["ndcg@10", "map", "P_5", "P_10"]),
+    (["Recall@100", "R@100", "MRR@10"], ["Recall@100", "MRR@10"]),  # one column per measure and spelling
+    (["P.5", "P.10", "recall_at_100"], ["P_5", "recall_at_100"]),  # trec_eval's first P parameters win
+    (["map", "AP", "official"], ["map", "AP", "num_q", "num_ret", "num_rel", "num_rel_ret", "gm_map"]),
+])
+def test_table_columns_follow_m_as_typed(specs: list[str], columns: list[str]) -> None:
+    """Tables and JSON take the measures in -m order, named as typed."""
+    from retrieval_eval.cli._runs import _as_typed, _requested
+    from retrieval_eval.report.text import as_given, order_requested
+
+    requested, _ = _requested(specs, 1)
+    shown = [r.shown for r in as_given(_as_typed(specs, requested, 1))]
+    assert shown[:len(columns)] == columns
+    assert {r.label for r in order_requested(requested)} == {r.label for r in requested}  # trec lines: all of them

@@ -882,7 +882,11 @@ def test_a_process_substitution_is_named_by_its_path(capsys, monkeypatch, files,
     try:
         a, b = (f"/dev/fd/{fd}" for fd in fds)
         code, out, _ = _run(capsys, "evaluate", "--quiet", qrels, a, b, "-m", "map", "--format", "csv")
-        assert code == 0 and [line.split(",")[0] for line in out.splitlines()] == ["run", a, b]
+        # evaluate names runs by their run_id (issue 27); two that share one, from descriptors whose paths
+        # name nothing, by the run_id and their place, never by /dev/fd/63.
+        assert code == 0 and [line.split(",")[0] for line in out.splitlines()] == ["run", "mine#1", "mine#2"]
+        code, out, _ = _run(capsys, "evaluate", "--quiet", qrels, a, "-m", "map", "--format", "csv")
+        assert code == 0 and [line.split(",")[0] for line in out.splitlines()] == ["run", "mine"]
         code, out, _ = _run(capsys, "diff", "--quiet", qrels, a, run, "-m", "AP")
         assert code == 0 and out.startswith(f"AP: run against {a} over ")
         code, out, _ = _run(capsys, "compare", "--quiet", qrels, a, b, "-m", "AP", "--format", "csv")

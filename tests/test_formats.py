@@ -11,6 +11,7 @@ import csv
 import gzip
 import io
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -64,10 +65,10 @@ class TestDelimited:
         assert code == 0
         rows = list(csv.reader(io.StringIO(out), delimiter="," if form == "csv" else "\t"))
         header, body = rows[0], rows[1:]
-        documents = {"sample.run": _json(capsys, RUN, *q, *MEASURES),
-                     "reversed.run.gz": _json(capsys, other, *q, *MEASURES)}
-        labels = header[2:] if per_query else header[1:]
-        assert header[:2] == (["run", "query"] if per_query else ["run", labels[0]])[:2]
+        # Each run is named by its run_id (issue 27), and -q rows say whether they are a query or the summary.
+        documents = {"sample": _json(capsys, RUN, *q, *MEASURES), "reversed": _json(capsys, other, *q, *MEASURES)}
+        labels = header[3:] if per_query else header[1:]
+        assert header[:3] == (["run", "query", "kind"] if per_query else ["run", labels[0], labels[1]])
         assert "num_q" in labels and "nDCG@10" in labels and ("relstring_5" in labels) == per_query
         expected_rows = 0
         for name, document in documents.items():
@@ -75,7 +76,9 @@ class TestDelimited:
             per = document.get("per_query", {})
             expected_rows += 1 + len(per)
             for row in (r for r in body if r[0] == name):
-                values = row[2:] if per_query else row[1:]
+                values = row[3:] if per_query else row[1:]
+                if per_query:
+                    assert row[2] == ("summary" if row[1] == "all" else "query")
                 source = aggregate if (not per_query or row[1] == "all") else per[row[1]]
                 for label, text in zip(labels, values):
                     if label not in source:  # a summary-only measure on a query row, relstring on 'all'
@@ -88,7 +91,7 @@ class TestDelimited:
         qrels = write("qrels", "q,1 0 a 1\n")
         run = write("run", "q,1 Q0 a 1 1.0 r\n")
         code, out, _ = _run(capsys, "evaluate", "-q", "-m", "P.1", "--format", "csv", qrels, run)
-        assert code == 0 and list(csv.reader(io.StringIO(out)))[1] == ["run", "q,1", "1.0"]
+        assert code == 0 and list(csv.reader(io.StringIO(out)))[1] == ["r", "q,1", "query", "1.0"]
 
 
 class TestReadableTables:
@@ -99,11 +102,11 @@ class TestReadableTables:
                             QRELS, RUN, other)
         lines = out.splitlines()
         assert code == 0
-        assert lines[0] == ("| run | query | map | P_10 |" if per_query else "| run | map | P_10 |")
+        assert lines[0] == ("| run | query | map | P_10 |" if per_query else "| run | map | P_10 |")  # no kind
         assert lines[1] == ("|---|---|---:|---:|" if per_query else "|---|---:|---:|")
         assert len(lines) == 2 + (2 * 14 if per_query else 2)  # 13 queries and 'all', per run
         first = _json(capsys, RUN, "-m", "map")["aggregate"]["map"]  # type: ignore[index]
-        summary = next(line for line in lines if line.startswith("| sample.run |") and ("| all |" in line
+        summary = next(line for line in lines if line.startswith("| sample |") and ("| all |" in line
                                                                                         or not per_query))
         assert f"| {first:.4f} |" in summary
 
@@ -115,13 +118,13 @@ class TestReadableTables:
         assert lines[:4] == [r"\begin{tabular}{lrr}", r"\toprule", r"run & map & ndcg\_cut\_10 \\", r"\midrule"]
         assert lines[-2:] == [r"\bottomrule", r"\end{tabular}"]
         body = lines[4:-2]
-        assert len(body) == 2 and body[0].startswith("sample.run & ") and body[1].startswith("reversed.run.gz & ")
+        assert len(body) == 2 and body[0].startswith("sample & ") and body[1].startswith("reversed & ")
         assert all(line.endswith(r" \\") for line in body)
 
     def test_digits_round_markdown(self, capsys) -> None:
         code, out, _ = _run(capsys, "evaluate", "--quiet", "--format", "markdown", "--digits", "2", "-m", "map",
                             QRELS, RUN)
-        assert code == 0 and out.splitlines()[2] == "| sample.run | 0.27 |"
+        assert code == 0 and out.splitlines()[2] == "| sample | 0.27 |"
 
 
 class TestSeveralRuns:
@@ -134,14 +137,19 @@ class TestSeveralRuns:
             assert code == 0
             outputs.append(out)
         code, together, _ = _run(capsys, "evaluate", *options, QRELS, RUN, other)
-        assert code == 0 and together == "".join(outputs)
+        # Each block opens with its runid line (issue 27: any -m tells the runs apart); trec_eval's own
+        # runid line (official) is not repeated in the block.
+        heads = ["runid                 \tall\tsample\n", "runid                 \tall\treversed\n"]
+        assert code == 0 and together == "".join(head + out.replace(head, "") for head, out in zip(heads, outputs))
 
     def test_json_is_a_list_of_the_single_run_documents(self, capsys, other) -> None:
         single = [_json(capsys, run, "-q", "-m", "map") for run in (RUN, other)]
         code, out, _ = _run(capsys, "evaluate", "--quiet", "--format", "json", "-q", "-m", "map", QRELS, RUN, other)
         documents = json.loads(out)
-        assert code == 0 and [d.pop("run") for d in documents] == ["sample.run", Path(other).name]
-        assert documents == single  # the same objects, each named first by its run's file name
+        assert code == 0 and [d.pop("run") for d in documents] == ["sample", "reversed"]
+        assert [d.pop("inputs") for d in documents] == [{"qrels": QRELS, "runs": [RUN, other]}] * 2
+        assert [d.pop("inputs") for d in single] == [{"qrels": QRELS, "runs": [run]} for run in (RUN, other)]
+        assert documents == single  # the same objects, each named first by its run's run_id
         assert next(iter(json.loads(out)[0])) == "run"
 
     def test_qrels_are_read_once(self, capsys, other, monkeypatch) -> None:
@@ -176,7 +184,7 @@ class TestSeveralRuns:
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(Path(RUN).read_bytes())))
         code, together, _ = _run(capsys, "evaluate", "--quiet", "-m", "map", QRELS, other, "-")
         _, alone, _ = _run(capsys, "evaluate", "--quiet", "-m", "map", QRELS, RUN)
-        assert code == 0 and together.splitlines()[1] == alone.strip()
+        assert code == 0 and together.splitlines()[2:] == ["runid                 \tall\tsample", alone.strip()]
 
     def test_two_runs_on_stdin_is_a_usage_error(self, capsys) -> None:
         with pytest.raises(SystemExit) as exit_:
@@ -220,3 +228,131 @@ class TestDiffTables:
         assert len(out.splitlines()) == 2 + 13
         code, out, _ = _run(capsys, "diff", "--quiet", "--format", "latex", QRELS, RUN, other)
         assert code == 0 and len(out.splitlines()) == 4 + 13 + 2
+
+
+class TestOutputToPaste:
+    """Issue 27, section D: names, column order, labels as typed, summary rows marked, JSON provenance,
+    and the wide per-query table."""
+
+    def test_names_name_the_runs_in_every_format(self, capsys, other) -> None:
+        code, out, _ = _run(capsys, "evaluate", "--quiet", "--names", "bm25,rev", "--format", "csv", "-m", "map",
+                            QRELS, RUN, other)
+        assert code == 0 and [row[0] for row in csv.reader(io.StringIO(out))] == ["run", "bm25", "rev"]
+        code, out, _ = _run(capsys, "evaluate", "--quiet", "--names", "bm25,rev", "-m", "map", QRELS, RUN, other)
+        assert code == 0 and [line.split("\t")[2] for line in out.splitlines()][::2] == ["bm25", "rev"]
+        code, out, _ = _run(capsys, "evaluate", "--quiet", "--names", "bm25", "--format", "json", "-m", "map",
+                            QRELS, RUN)
+        assert code == 0 and json.loads(out)["run"] == "bm25" and json.loads(out)["run_id"] == "sample"
+
+    @pytest.mark.parametrize(("names", "message"), [
+        ("a,", "--names: every run needs a name; got 'a,'"), ("a,,b", "every run needs a name"),
+        ("a", "--names gives 1 name for 2 runs"), ("a,a", "two runs have the same name")])
+    def test_bad_names_are_a_usage_error(self, capsys, other, names: str, message: str) -> None:
+        code, out, err = _run(capsys, "evaluate", "--names", names, "-m", "map", QRELS, RUN, other)
+        assert (code, out) == (2, "") and err.count("\n") == 1 and message in err
+
+    @pytest.mark.parametrize("form", ["csv", "tsv", "markdown", "latex"])
+    def test_columns_follow_m_and_keep_the_typed_spelling(self, capsys, form: str) -> None:
+        code, out, _ = _run(capsys, "evaluate", "--quiet", "--format", form, "-m", "Recall@100", "-m", "MRR@10",
+                            "-m", "map", "-m", "P.10,5", QRELS, RUN)
+        assert code == 0
+        header = out.splitlines()[2 if form == "latex" else 0]
+        cells = [c.strip() for c in re.split(r"[,\t|&]", header.replace("\\\\", "").replace("\\_", "_")) if c.strip()]
+        assert cells == ["run", "Recall@100", "MRR@10", "map", "P_5", "P_10"]  # P.10,5 prints as trec_eval does
+
+    def test_trec_lines_keep_trec_eval_order_and_names(self, capsys) -> None:
+        code, out, _ = _run(capsys, "evaluate", "--quiet", "-m", "Recall@100", "-m", "MRR@10", "-m", "map", QRELS, RUN)
+        assert code == 0 and [line.split()[0] for line in out.splitlines()] == ["map", "R@100", "RR@10"]
+
+    def test_json_keys_are_typed_with_the_canonical_name_beside(self, capsys) -> None:
+        document = _json(capsys, RUN, "-q", "-m", "Recall@100", "-m", "mrr@10", "-m", "map")
+        assert document["measures"] == {"Recall@100": "R@100", "mrr@10": "RR@10", "map": "AP"}
+        assert list(document["aggregate"]) == ["Recall@100", "mrr@10", "map"]  # type: ignore[call-overload]
+        canonical = _json(capsys, RUN, "-m", "R@100", "-m", "RR@10")["aggregate"]
+        assert document["aggregate"]["Recall@100"] == canonical["R@100"]  # type: ignore[index]
+        assert document["aggregate"]["mrr@10"] == canonical["RR@10"]  # type: ignore[index]
+
+    def test_runs_sharing_a_run_id_are_named_by_file(self, capsys, tmp_path) -> None:
+        copy = tmp_path / "copy.run"
+        copy.write_bytes(Path(RUN).read_bytes())
+        code, out, _ = _run(capsys, "evaluate", "--quiet", "--format", "csv", "-m", "map", QRELS, RUN, str(copy))
+        assert code == 0 and [row[0] for row in csv.reader(io.StringIO(out))][1:] == ["sample.run", "copy.run"]
+
+    @pytest.mark.parametrize("options", [["-m", "map"], ["-q", "-m", "P.5"], ["-q", "-n", "-m", "map"]])
+    def test_trec_blocks_open_with_the_run_name(self, capsys, other, options: list[str]) -> None:
+        code, out, _ = _run(capsys, "evaluate", "--quiet", *options, QRELS, RUN, other)
+        runids = [line.split("\t") for line in out.splitlines() if line.startswith("runid")]
+        assert code == 0 and [cells[2] for cells in runids] == ["sample", "reversed"]
+        blocks = out.split("runid")[1:]
+        assert len(blocks) == 2 and blocks[0].count("\n") == blocks[1].count("\n")
+
+    def test_a_query_named_all_is_not_a_summary(self, capsys, write) -> None:
+        qrels = write("qrels", "all 0 a 1\nq2 0 b 1\n")
+        run = write("run", "all Q0 a 1 1.0 r\nq2 Q0 c 1 1.0 r\n")
+        code, out, _ = _run(capsys, "evaluate", "--quiet", "-q", "-m", "P.1", "--format", "csv", qrels, run)
+        rows = list(csv.DictReader(io.StringIO(out)))
+        assert code == 0 and [(r["query"], r["kind"], r["P_1"]) for r in rows] == [
+            ("all", "query", "1.0"), ("q2", "query", "0.0"), ("all", "summary", "0.5")]
+
+    def test_json_records_version_options_and_inputs(self, capsys) -> None:
+        from retrieval_eval import __version__
+
+        document = _json(capsys, RUN, "-l", "2", "-M", "50", "-J", "-m", "map", "-m", "ndcg@10")
+        assert document["version"] == __version__
+        assert document["options"] == {"-m": ["map", "ndcg@10"], "-c": True, "-l": 2, "-M": 50, "-J": True,
+                                       "--order": "score", "--duplicates": "error"}
+        assert document["inputs"] == {"qrels": QRELS, "runs": [RUN]}
+        assert _json(capsys, RUN, "--skip-missing")["options"]["-c"] is False  # type: ignore[index]
+
+    @pytest.mark.parametrize("form", ["csv", "tsv", "markdown", "latex"])
+    def test_wide_table_is_a_row_per_query_and_a_column_per_run(self, capsys, other, form: str) -> None:
+        code, out, _ = _run(capsys, "evaluate", "--quiet", "--format", form, "--wide", "ndcg@10", QRELS, RUN, other)
+        assert code == 0
+        per = [_json(capsys, run, "-q", "-m", "nDCG@10") for run in (RUN, other)]
+        queries = list(per[0]["per_query"])  # type: ignore[call-overload]
+        lines = out.splitlines()
+        if form in ("csv", "tsv"):
+            rows = list(csv.reader(io.StringIO(out), delimiter="," if form == "csv" else "\t"))
+            assert rows[0] == ["query", "kind", "sample", "reversed"]
+            assert [row[0] for row in rows[1:]] == [*queries, "all"]
+            assert [row[1] for row in rows[1:]] == ["query"] * len(queries) + ["summary"]
+            for row in rows[1:-1]:
+                assert [float(v) for v in row[2:]] == [d["per_query"][row[0]]["nDCG@10"] for d in per]  # type: ignore[index]
+            assert [float(v) for v in rows[-1][2:]] == [d["aggregate"]["nDCG@10"] for d in per]  # type: ignore[index]
+        elif form == "markdown":
+            assert lines[:2] == ["| query | sample | reversed |", "|---|---:|---:|"] and len(lines) == 2 + 14
+            assert lines[2] == "| {} | {:.4f} | {:.4f} |".format(
+                queries[0], *(d["per_query"][queries[0]]["nDCG@10"] for d in per))  # type: ignore[index]
+        else:
+            assert lines[:3] == [r"\begin{tabular}{lrr}", r"\toprule", r"query & sample & reversed \\"]
+            assert len(lines) == 4 + 14 + 2
+
+    def test_wide_leaves_a_cell_empty_where_a_run_lacks_the_query(self, capsys, write) -> None:
+        qrels = write("qrels", "q1 0 a 1\nq2 0 b 1\n")
+        one = write("one.run", "q1 Q0 a 1 1.0 one\nq2 Q0 b 1 1.0 one\n")
+        two = write("two.run", "q2 Q0 x 1 1.0 two\n")
+        code, out, _ = _run(capsys, "evaluate", "--quiet", "--skip-missing", "-n", "--format", "csv", "--wide", "P@1",
+                            qrels, one, two)
+        assert code == 0 and out.splitlines() == ["query,kind,one,two", "q1,query,1.0,", "q2,query,1.0,0.0"]
+
+    @pytest.mark.parametrize(("argv", "message"), [
+        (["--wide", "map"], "--wide prints a table; give --format csv, tsv, markdown or latex"),
+        (["--wide", "map", "--format", "json"], "--wide prints a table"),
+        (["--wide", "map", "-m", "P.5", "--format", "csv"], "--wide MEASURE replaces -m"),
+        (["--wide", "P.5,10", "--format", "csv"], "--wide 'P.5,10' names 2 measures; give one"),
+        (["--wide", "num_q", "--format", "csv"], "no per-query value"),
+    ])
+    def test_wide_usage_errors(self, capsys, argv: list[str], message: str) -> None:
+        try:
+            code, out, err = _run(capsys, "evaluate", *argv, QRELS, RUN)
+        except SystemExit as exit_:  # the checks before any input is read end as argparse's own
+            (code, out, err) = (exit_.code, *capsys.readouterr())
+        assert (code, out) == (2, "") and err.count("\n") == 1 and message in err
+
+    def test_json_inputs_of_a_log_and_of_stdin(self, capsys, write, monkeypatch) -> None:
+        log = write("log.tsv", "s1\ta\t0.9\t1\ns1\tb\t0.5\t0\n")
+        code, out, _ = _run(capsys, "evaluate", "--quiet", "--log", log, "-m", "AUC", "--format", "json")
+        assert code == 0 and json.loads(out)["inputs"] == {"log": log}
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(Path(RUN).read_bytes())))
+        code, out, _ = _run(capsys, "evaluate", "--quiet", "-m", "map", "--format", "json", QRELS, "-")
+        assert code == 0 and json.loads(out)["inputs"] == {"qrels": QRELS, "runs": ["-"]}

@@ -251,7 +251,11 @@ def test_several_runs_print_whole_and_in_order(tmp_path: Path, capsys: pytest.Ca
     for args in ([run], [run, run]):
         assert main(["evaluate", "-q", "-m", "P.5", qrels, *args]) == 0
         blocks.append(capsys.readouterr().out)
-    assert blocks[1] == blocks[0] * 2
+    # Each block opens with its runid line (issue 27); the same file twice is numbered.
+    size = blocks[0].count("\n")
+    lines = blocks[1].splitlines(keepends=True)
+    assert [lines[0], lines[size + 1]] == [f"runid                 \tall\t{run}#{n}\n" for n in (1, 2)]
+    assert "".join(lines[1:size + 1]) == "".join(lines[size + 2:]) == blocks[0]
     broken = tmp_path / "broken"
     broken.write_text("q Q0 d 1\n")
     assert main(["evaluate", "-q", "-m", "P.5", qrels, run, str(broken)]) == 2

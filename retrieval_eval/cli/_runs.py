@@ -81,6 +81,29 @@ def _requested(specs: Sequence[str] | None, level: int) -> tuple[list[Requested]
     return requested, show_run_id
 
 
+def _as_typed(specs: Sequence[str] | None, requested: Sequence[Requested], level: int) -> list[Requested]:
+    """``requested`` (from :func:`_requested`) in the order of the ``-m`` options, each named as typed.
+
+    A measure comes at the place of the first ``-m`` that asks for it (a group's members in the
+    group's order). One spelled in another tool's or ir_measures' syntax (``Recall@100``, ``mrr@10``)
+    keeps that spelling; a trec_eval name keeps trec_eval's label (``P.5,10`` gives ``P_5``, ``P_10``).
+    """
+    from ..measures import parse_trec_options
+    from ..report.text import Requested as _Requested
+
+    specs = specs or ["official"]
+    first: dict[tuple[object, str], tuple[int, str]] = {}
+    for number, spec in enumerate(specs):
+        alone = parse_trec_options([spec], rel=level)
+        for measure, label in alone:
+            typed = spec.strip() if len(alone) == 1 and label == str(measure) else ""
+            first.setdefault((measure, label), (number, typed))
+    placed = [(first.get((r.measure, r.label), (len(specs), ""))[0], i,
+               _Requested(r.measure, r.label, first.get((r.measure, r.label), (0, ""))[1]))
+              for i, r in enumerate(requested)]
+    return [item for _, _, item in sorted(placed, key=lambda entry: entry[:2])]
+
+
 #: The largest integer measure parameter (a cutoff): an int64, far beyond any ranking's depth.
 _LARGEST_PARAMETER = 2**63 - 1
 
@@ -302,13 +325,44 @@ def _run_names(runs: Sequence[object]) -> list[str]:
 
 def _names(args: argparse.Namespace, runs: Sequence[object]) -> list[str]:
     """The runs' names: --names, or their file names."""
-    names = args.names.split(",") if args.names is not None else _run_names(runs)
+    return _given_names(args, len(runs)) or _run_names(runs)
+
+
+def _given_names(args: argparse.Namespace, count: int) -> list[str] | None:
+    """--names A,B,... checked against ``count`` runs (every name given, none twice); None without it."""
+    if args.names is None:
+        return None
+    names: list[str] = args.names.split(",")
     if not all(name.strip() for name in names):
         raise _Usage(f"--names: every run needs a name; got {_short(args.names)}")
-    if len(names) != len(runs):
-        raise _Usage(f"--names gives {_counted(len(names), 'name', 'names')} for {_counted(len(runs), 'run', 'runs')}")
+    if len(names) != count:
+        raise _Usage(f"--names gives {_counted(len(names), 'name', 'names')} for {_counted(count, 'run', 'runs')}")
     if len(set(names)) != len(names):
         raise _Usage("two runs have the same name; name them with --names a,b,...")
+    return names
+
+
+def _run_id_names(runs: Sequence[object], run_ids: Sequence[str]) -> list[str]:
+    """evaluate's names of the runs: each run's run_id (the 6th field of its lines; the last line's).
+
+    A run without one (an empty file), or whose run_id another run shares, is named by its file name
+    (see :func:`_run_names`); a run read from standard input or a process substitution
+    (``/dev/fd/63``), whose path names nothing, by its run_id (``run`` without one) and its place
+    among the runs: ``bm25#2``.
+    """
+    files = _run_names(runs)
+    shared = {run_id for run_id in run_ids if run_ids.count(run_id) > 1}
+    names = []
+    for number, (run, run_id, file) in enumerate(zip(runs, run_ids, files), 1):
+        if run_id and run_id not in shared:
+            names.append(run_id)
+        elif isinstance(run, (str, os.PathLike)) and os.fspath(run) != "-" and not _DESCRIPTOR_FOLDER.fullmatch(
+                os.path.dirname(os.fspath(run))):
+            names.append(file)
+        else:
+            names.append(f"{run_id or 'run'}#{number}")
+    if len(set(names)) != len(names):  # a file named as another run's run_id
+        names = [f"{name}#{number}" for number, name in enumerate(names, 1)]
     return names
 
 

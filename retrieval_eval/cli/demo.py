@@ -12,6 +12,7 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     demo = commands.add_parser("demo", help="evaluate the sample run bundled with the package",
                                description="Evaluate the bundled sample qrels and run (see retrieval_eval/data).")
     _add_evaluation_options(demo)
+    demo.set_defaults(names=None, wide=None, log=None)  # evaluate's options that the demo does not take
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,16 +5,20 @@ from __future__ import annotations
 import argparse
 import itertools
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._options import _TABLE_FORMATS, _add_evaluation_options, _Parser, _RawDescriptionFormatter
-from ._output import EXIT_OK, _emit
+from ._output import EXIT_OK, _emit, _short, _Usage
 from ._runs import (
+    _as_typed,
     _build_run,
+    _given_names,
+    _per_query_measures,
     _Preparing,
     _read_judgments,
     _report_query_set,
     _requested,
+    _run_id_names,
     _run_names,
     _runs_read,
     _sources,
@@ -24,6 +28,7 @@ from ._runs import (
 
 if TYPE_CHECKING:
     from ..evaluators.set import SetEvaluator
+    from ..report.text import Requested
 
 _EVALUATE_HELP = """\
 Score TREC runs against TREC qrels and print trec_eval's lines (or JSON, or a table).
@@ -36,9 +41,13 @@ With --log, one labelled log of 'group item score label' rows (TSV, CSV, .gz, or
 pyarrow) stands for both files: each group is ranked by score and each row's label is its
 judgment, so AUC, GAUC and every ranking measure work on click logs.
 
-Several runs (evaluate QRELS RUN1 RUN2 ...) are scored against the qrels read once: trec format
-prints each run's block in turn (the runid line tells them apart), the table formats (csv, tsv,
-markdown, latex) one row per run, or per run and query with -q."""
+Several runs (evaluate QRELS RUN1 RUN2 ...) are scored against the qrels read once. A run is named
+by --names, else by its run_id (the 6th field of its lines), else, when the run_id is missing or
+shared with another run, by its file name. trec format prints each run's block in turn, each
+opened by its runid line holding that name, whatever -m asks for; the table formats (csv, tsv,
+markdown, latex) print one row per run, or per run and query with -q (csv and tsv then add a
+'kind' column: 'query', or 'summary' for the 'all' row), with the measures in the order of -m,
+named as typed. --wide MEASURE prints one measure as a table of a row per query and a column per run."""
 
 
 def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
@@ -59,6 +68,12 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
                                "the names on a text log's header line (default: columns named group, item, "
                                "score, label in any order, else the first four in that order)")
     _add_evaluation_options(evaluate)
+    evaluate.add_argument("--names", metavar="A,B,...",
+                          help="names of the runs, in order (default: each run's run_id; its file name when the "
+                               "run_id is missing or shared)")
+    evaluate.add_argument("--wide", metavar="MEASURE",
+                          help="print one table of MEASURE: a row per query, a column per run, then the 'all' row "
+                               "(csv, tsv, markdown or latex; replaces -m)")
 
 
 def _evaluate_usage_problem(args: argparse.Namespace) -> str | None:
@@ -73,6 +88,10 @@ def _evaluate_usage_problem(args: argparse.Namespace) -> str | None:
         return f"--log-columns takes 4 distinct names separated by commas: GROUP,ITEM,SCORE,LABEL; got {args.log_columns!r}"
     if args.log is not None and args.order != "score":
         return "--order applies to run files; a log is always ranked by score"
+    if args.wide is not None and args.format not in _TABLE_FORMATS:
+        return "--wide prints a table; give --format csv, tsv, markdown or latex"
+    if args.wide is not None and args.measures is not None:
+        return "--wide MEASURE replaces -m; give one or the other"
     return _stdin_problem(args.qrels, args.runs)
 
 
@@ -86,21 +105,31 @@ def run(args: argparse.Namespace) -> int:
 def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], log: object = None) -> int:
     from ..evaluators.set import SetEvaluator
     from ..report.text import (
+        as_given,
         json_report,
         order_requested,
         table_columns,
-        table_header,
         table_rows,
         trec_text,
+        wide_column,
     )
 
-    requested, show_run_id = _requested(args.measures, args.level)
-    requested = order_requested(requested)
+    sources = [args.log] if log is not None else list(runs)
+    given = _given_names(args, len(sources))
+    if args.wide is not None:
+        parsed = _per_query_measures([args.wide], args.level)
+        if len(parsed) != 1:
+            raise _Usage(f"--wide {_short(args.wide)} names {len(parsed)} measures; give one")
+        requested, show_run_id = parsed, False
+        given_order = _as_typed([args.wide], parsed, args.level)
+    else:
+        requested, show_run_id = _requested(args.measures, args.level)
+        given_order = as_given(_as_typed(args.measures, requested, args.level))
+        requested = order_requested(requested)
     if log is not None:
         loaded: Iterator[SetEvaluator] = iter([SetEvaluator.from_log(
             log, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only, duplicates=args.duplicates,
             columns=tuple(args.log_columns.split(",")) if args.log_columns else None)])
-        names = _run_names([args.log])
     else:
         judged = _read_judgments(qrels, runs[0],
                                  subtopics=any(item.measure.definition.subtopics for item in requested))
@@ -111,43 +140,93 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
         del judged
         loaded = (_build_run(args, held.pop() if number == len(runs) else held[0], qrels, run, columns, preparing)
                   for number, (run, columns) in enumerate(_runs_read(args, runs), 1))
-        names = _run_names(runs)
+    several = len(sources) > 1
+    notes = given or _run_names(sources)  # the notes on stderr name the files, as they are read
     summary = not args.no_summary
-    columns = table_columns(requested, per_query=args.per_query, summary=summary)
+    kind = args.format in ("csv", "tsv")  # machine-read tables mark summary rows apart
+    columns = table_columns(given_order, per_query=args.per_query, summary=summary)
     # Each run is printed only once every run is read and evaluated: a broken file found at the third run
     # stops the command before anything reaches stdout (never half a table). The evaluations themselves are
-    # not kept, only their text, so several large runs need no more memory than the largest one and the columns
-    # of the next one, read meanwhile (see _runs_read).
-    parts: list[str] = []
-    table = args.format in _TABLE_FORMATS
-    if table:  # imported only for a table: csv costs start-up time that trec lines do not need
-        from ..report import tables
-
-        header, numeric = table_header(columns, per_query=args.per_query)
-        parts.append(tables.head(args.format, header, numeric))
+    # not kept, only their text (or cells), so several large runs need no more memory than the largest one and
+    # the columns of the next one, read meanwhile (see _runs_read). The runs' names come last: a run is named
+    # by its run_id unless another run shares it.
+    made: list[Any] = []  # per run: its trec text, JSON document, table rows or wide column
+    run_ids: list[str] = []
     streamed: Iterator[str] = iter(())  # the last run's trec lines, written as they are made
-    for number, (name, results) in enumerate(zip(names, loaded), 1):
+    for number, (note_name, results) in enumerate(zip(notes, loaded), 1):
         if not args.quiet:
-            _report_query_set(args, results, requested, run=name if len(names) > 1 else None)
-        if args.format == "json":
-            parts.append(json_report(results, requested, per_query=args.per_query, summary=summary,
-                                     run=name if len(names) > 1 else None))
-        elif table:
-            lines = table_rows(results, columns, name, per_query=args.per_query, summary=summary)
-            parts.append(tables.rows(args.format, lines, args.digits))
+            _report_query_set(args, results, requested, run=note_name if several else None)
+        run_ids.append(results.run_id)
+        if args.wide is not None:
+            made.append(wide_column(results, given_order[0], summary=summary))
+        elif args.format == "json":
+            made.append(json_report(results, given_order, per_query=args.per_query, summary=summary,
+                                    provenance=_provenance(args, qrels, sources, log is not None)))
+        elif args.format in _TABLE_FORMATS:
+            made.append(table_rows(results, columns, None, per_query=args.per_query, summary=summary, kind=kind))
         else:
             pieces = trec_text(results, requested, per_query=args.per_query, summary=summary,
-                               digits=args.digits, run_id=show_run_id)
-            if number < len(names):
-                parts.append("".join(pieces))
+                                digits=args.digits, run_id=show_run_id and not several)
+            if number < len(sources):
+                made.append("".join(pieces))
             else:  # every run is evaluated by now: the first piece computes the last values
                 streamed = itertools.chain([next(pieces, "")], pieces)
         del results
-    if table:
-        parts.append(tables.tail(args.format))
-    if args.format == "json":  # one document for one run (as before); a list of them for several
-        parts = [(parts[0] if len(parts) == 1 else "[\n" + ",\n".join(parts) + "\n]") + "\n"]
-    _emit("".join(parts))
+    names = given or (_run_names(sources) if log is not None else _run_id_names(sources, run_ids))
+    _emit(_finished(args, made, names, requested, columns, kind=kind, named=several or given is not None))
     for piece in streamed:
         _emit(piece)
     return EXIT_OK
+
+
+def _finished(args: argparse.Namespace, made: list[Any], names: Sequence[str], requested: Sequence[Requested],
+              columns: Sequence[Requested], *, kind: bool, named: bool) -> str:
+    """The output of every run, now that the runs' names are known (the last run's trec lines excepted:
+    they are written after this, as they are made)."""
+    from ..report.text import runid_line, table_header, wide_table
+
+    summary = not args.no_summary
+    if args.format == "json":  # one document for one run; a list of them for several, each led by its name
+        import json
+
+        documents = [f'{{\n  "run": {json.dumps(name)},\n{text[2:]}' if named else text
+                     for name, text in zip(names, made)]
+        return (documents[0] if len(documents) == 1 else "[\n" + ",\n".join(documents) + "\n]") + "\n"
+    if args.format not in _TABLE_FORMATS:  # trec_eval's lines; with several runs, each block opens with its runid
+        if len(names) == 1:
+            return "".join(made)
+        heads = [runid_line(name, requested, per_query=args.per_query, summary=summary) for name in names]
+        return "".join(head + text for head, text in zip(heads, [*made, ""]))
+    from ..report import tables  # imported only for a table: csv costs start-up time that trec lines do not need
+
+    if args.wide is not None:
+        header, numeric, lines = wide_table(names, made, summary=summary, kind=kind)
+        return tables.head(args.format, header, numeric) + tables.rows(args.format, lines, args.digits) + tables.tail(
+            args.format)
+    header, numeric = table_header(columns, per_query=args.per_query, kind=kind)
+    parts = [tables.head(args.format, header, numeric)]
+    for name, lines in zip(names, made):
+        for line in lines:
+            line[0] = name
+        parts.append(tables.rows(args.format, lines, args.digits))
+    parts.append(tables.tail(args.format))
+    return "".join(parts)
+
+
+def _provenance(args: argparse.Namespace, qrels: object, sources: Sequence[object], log: bool) -> dict[str, object]:
+    """What JSON output records of how it was made: the version, the options and the inputs (paths as
+    given; ``-`` for standard input)."""
+    import os
+
+    from .. import __version__
+
+    def path(source: object) -> str:
+        return os.fspath(source) if isinstance(source, (str, os.PathLike)) else "-"
+
+    # Keyed by the options' own spellings; -c is what it means here: judged queries a run lacks count as 0.
+    options = {"-m": [args.wide] if args.wide is not None else (args.measures or ["official"]),
+               "-c": not args.skip_missing, "-l": args.level, "-M": args.max_depth, "-J": args.judged_only,
+               "--order": args.order, "--duplicates": args.duplicates}
+    inputs: dict[str, object] = ({"log": path(sources[0])} if log else
+                                 {"qrels": path(qrels), "runs": [path(source) for source in sources]})
+    return {"version": __version__, "options": options, "inputs": inputs}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 from attrs import frozen
@@ -20,18 +20,36 @@ NAME_WIDTH = 22
 
 @frozen
 class Requested:
-    """A measure to report and the name it is reported under (trec_eval's, or the canonical string)."""
+    """A measure to report and the name it is reported under (trec_eval's, or the canonical string).
+
+    ``typed`` is the spelling the user gave (``Recall@100`` for ``R@100``), the name tables and JSON
+    show; empty when it is ``label``. trec_eval's text lines always show ``label``.
+    """
 
     measure: Measure
     label: str
+    typed: str = ""
+
+    @property
+    def shown(self) -> str:
+        """The name in tables and JSON: as the user typed it, else the label."""
+        return self.typed or self.label
 
 
 def order_requested(requested: Sequence[Requested]) -> list[Requested]:
-    """Drop repeats and sort into trec_eval's fixed line order."""
+    """Drop repeats and sort into trec_eval's fixed line order (trec_eval's text lines)."""
     unique: dict[tuple[Measure, str], Requested] = {}
     for item in requested:
         unique.setdefault((item.measure, item.label), item)
     return sorted(unique.values(), key=lambda item: print_order(item.measure))
+
+
+def as_given(requested: Sequence[Requested]) -> list[Requested]:
+    """Drop repeats, keeping the order given (the order of ``-m``): the columns of tables and JSON."""
+    unique: dict[tuple[Measure, str], Requested] = {}
+    for item in requested:
+        unique.setdefault((item.measure, item.shown), item)
+    return list(unique.values())
 
 
 def _per_query(results: SetEvaluator, measure: Measure) -> list[float] | list[str]:
@@ -106,8 +124,7 @@ def _trec_pieces(
     """The lines of :func:`trec_lines`, a list per some 65,000 lines, then the ``all`` block."""
     per_query_items = [r for r in requested if not r.measure.definition.summary_only] if per_query else []
     summary_items = [r for r in requested if not r.measure.definition.text] if summary else []
-    labels = [r.label for r in (*per_query_items, *summary_items)] + (["runid"] if summary and run_id else [])
-    width = max([NAME_WIDTH, *map(len, labels)])
+    width = _name_width(requested, per_query=per_query, summary=summary)
     # The summary first, so that nothing is left to compute (or to fail) once lines are given out.
     all_block = []
     if summary:
@@ -126,6 +143,25 @@ def _trec_pieces(
             yield [f"{head}{qid}\t{text[i]}" for i, qid in enumerate(query_ids[start:stop])
                    for head, text in zip(heads, texts)]
     yield all_block
+
+
+def _name_width(requested: Sequence[Requested], *, per_query: bool, summary: bool) -> int:
+    """The width names are padded to: trec_eval's 22, or the longest name printed."""
+    labels = [r.label for r in requested if (per_query and not r.measure.definition.summary_only)
+              or (summary and not r.measure.definition.text)]
+    return max([NAME_WIDTH, *map(len, labels)])
+
+
+def runid_line(name: str, requested: Sequence[Requested], *, per_query: bool, summary: bool) -> str:
+    """The ``runid`` line (with its newline) that opens a run's block when several runs are printed,
+    padded as :func:`trec_lines` pads the block's names.
+
+    Examples
+    --------
+    >>> runid_line("bm25", [], per_query=False, summary=True)
+    'runid                 \\tall\\tbm25\\n'
+    """
+    return _line("runid", "all", name, _name_width(requested, per_query=per_query, summary=summary)) + "\n"
 
 
 def _per_query_column(results: SetEvaluator, measure: Measure) -> FloatArray | list[str]:
@@ -160,23 +196,40 @@ def _json_values(measure: Measure, values: Sequence[float] | Sequence[str]) -> l
 
 def json_report(
     results: SetEvaluator, requested: Sequence[Requested], *, per_query: bool, summary: bool, run: str | None = None,
+    provenance: Mapping[str, object] | None = None,
 ) -> str:
     """Full-precision JSON: the aggregate and (optionally) per-query values, keyed by label.
 
+    The text of :func:`json_document`.
+    """
+    import json  # here: only JSON output needs it
+
+    return json.dumps(json_document(results, requested, per_query=per_query, summary=summary, run=run,
+                                    provenance=provenance), indent=2, allow_nan=False)
+
+
+def json_document(
+    results: SetEvaluator, requested: Sequence[Requested], *, per_query: bool, summary: bool, run: str | None = None,
+    provenance: Mapping[str, object] | None = None,
+) -> dict[str, object]:
+    """The JSON report as a dict: values keyed by each measure's name as typed (:attr:`Requested.shown`),
+    with ``measures`` mapping that name to the canonical measure string.
+
     Text measures (relstring) hold their string per query and have no aggregate. ``run``, the run's
-    name in a list of several (its file name), comes first when given: run ids often repeat.
+    name, comes first when given; ``provenance`` (the version, options and inputs) follows it.
     """
     document: dict[str, object] = {} if run is None else {"run": run}
+    document |= dict(provenance or {})
     document |= {
         "run_id": results.run_id,
-        "measures": {r.label: str(r.measure) for r in requested},
+        "measures": {r.shown: str(r.measure) for r in requested},
         "queries": {
             "evaluated": len(results),
             "missing_from_run": results.missing_from_run,
             "not_judged": results.not_judged,
         },
     }
-    left_out = {r.label: results.left_out(r.measure) for r in requested if not r.measure.definition.text}
+    left_out = {r.shown: results.left_out(r.measure) for r in requested if not r.measure.definition.text}
     left_out = {label: queries for label, queries in left_out.items() if queries}
     if left_out:  # GAUC's single-class queries: not in its summary
         document["queries"]["left_out_of_summary"] = left_out  # type: ignore[index]
@@ -185,16 +238,14 @@ def json_report(
     summaries = _summaries(results, summarised, per_query)
     if per_query:
         items = [r for r in requested if not r.measure.definition.summary_only]
-        columns = {r.label: _json_values(r.measure, _per_query(results, r.measure)) for r in items}
+        columns = {r.shown: _json_values(r.measure, _per_query(results, r.measure)) for r in items}
         document["per_query"] = {
             qid: {label: column[i] for label, column in columns.items()} for i, qid in enumerate(results.query_ids)
         }
     if summary:
-        document["aggregate"] = {r.label: _json_values(r.measure, [value])[0]
+        document["aggregate"] = {r.shown: _json_values(r.measure, [value])[0]
                                  for r, value in zip(summarised, summaries)}
-    import json  # here: only JSON output needs it
-
-    return json.dumps(document, indent=2, allow_nan=False)
+    return document
 
 
 # ------------------------------------------------------------------------------ the measure catalogue
@@ -263,12 +314,12 @@ def table_columns(requested: Sequence[Requested], *, per_query: bool, summary: b
             if (per_query or not r.measure.definition.text) and (summary or not r.measure.definition.summary_only)]
 
 
-def table_header(columns: Sequence[Requested], *, per_query: bool) -> tuple[list[str], list[bool]]:
-    """The header row of evaluate's tables (``run``, ``query`` with -q, then one column per measure),
-    and which columns are numeric."""
-    keys = ["run", "query"] if per_query else ["run"]
-    return [*keys, *(r.label for r in columns)], [False] * len(keys) + [not r.measure.definition.text
-                                                                       for r in columns]
+def table_header(columns: Sequence[Requested], *, per_query: bool, kind: bool = False) -> tuple[list[str], list[bool]]:
+    """The header row of evaluate's tables (``run``, ``query`` with -q, ``kind`` when ``kind``, then one
+    column per measure, named as typed), and which columns are numeric."""
+    keys = ["run", "query", *(["kind"] if kind else [])] if per_query else ["run"]
+    return [*keys, *(r.shown for r in columns)], [False] * len(keys) + [not r.measure.definition.text
+                                                                        for r in columns]
 
 
 def _cell(measure: Measure, value: float | str) -> float | int | str | None:
@@ -279,13 +330,20 @@ def _cell(measure: Measure, value: float | str) -> float | int | str | None:
     return int(value) if measure.definition.integer else value
 
 
+#: The ``kind`` column's values: a query's row, and the summary row (``all``) of CSV and TSV tables.
+QUERY_ROW, SUMMARY_ROW = "query", "summary"
+
+
 def table_rows(
-    results: SetEvaluator, columns: Sequence[Requested], name: str, *, per_query: bool, summary: bool,
+    results: SetEvaluator, columns: Sequence[Requested], name: str | None, *, per_query: bool, summary: bool,
+    kind: bool = False,
 ) -> list[list[float | int | str | None]]:
     """evaluate's table rows for one run: a row per query (with ``per_query``), then its ``all`` row.
 
-    A cell is empty where the measure has no value: a summary-only measure on a query's row, a text
-    measure on the ``all`` row.
+    Each row starts with ``name`` (a caller that learns the name later sets it), then with
+    ``per_query`` the query id and, with ``kind``, ``query`` or ``summary``: a query may be named
+    ``all``. A cell is empty where the measure has no value: a summary-only measure on a query's row,
+    a text measure on the ``all`` row.
     """
     lines: list[list[float | int | str | None]] = []
     # The summaries first: with -q their per-query arrays, computed together, are the ones shown.
@@ -293,10 +351,53 @@ def table_rows(
     summaries = dict(zip(summarised, _summaries(results, summarised, per_query)))
     if per_query:
         values = [None if r.measure.definition.summary_only else _per_query(results, r.measure) for r in columns]
+        marks = [QUERY_ROW] if kind else []
         for i, qid in enumerate(results.query_ids):
-            lines.append([name, qid, *(None if column is None else _cell(r.measure, column[i])
-                                       for r, column in zip(columns, values))])
+            lines.append([name, qid, *marks, *(None if column is None else _cell(r.measure, column[i])
+                                               for r, column in zip(columns, values))])
     if summary:
-        keys: list[float | int | str | None] = [name, "all"] if per_query else [name]
+        keys: list[float | int | str | None] = [name, "all", *([SUMMARY_ROW] if kind else [])] if per_query else [name]
         lines.append([*keys, *(None if r.measure.definition.text else _cell(r.measure, summaries[r]) for r in columns)])
     return lines
+
+
+@frozen
+class WideColumn:
+    """One run's column of a wide table: its queries, their cells, and its summary's cell."""
+
+    query_ids: list[str]
+    cells: list[float | int | str | None]
+    summary: float | int | str | None
+
+
+def wide_column(results: SetEvaluator, item: Requested, *, summary: bool) -> WideColumn:
+    """``item``'s value for every query of ``results`` (and its summary, when ``summary``)."""
+    values = _per_query(results, item.measure)
+    total = _cell(item.measure, _summaries(results, [item], True)[0]) if summary else None
+    return WideColumn(list(results.query_ids), [_cell(item.measure, v) for v in values], total)
+
+
+def wide_table(names: Sequence[str], columns: Sequence[WideColumn], *, summary: bool,
+               kind: bool = False) -> tuple[list[str], list[bool], list[list[float | int | str | None]]]:
+    """A wide table: one row per query (every run's queries, first seen first), one column per run,
+    then the ``all`` row of the runs' summaries when ``summary``. A cell is empty where a run has no
+    value for the query. Returns the header, which columns are numeric, and the rows.
+
+    Examples
+    --------
+    >>> header, _, rows = wide_table(["a", "b"], [WideColumn(["q1", "q2"], [1.0, 0.5], 0.75),
+    ...                                           WideColumn(["q1"], [0.0], 0.0)], summary=True, kind=True)
+    >>> header
+    ['query', 'kind', 'a', 'b']
+    >>> rows
+    [['q1', 'query', 1.0, 0.0], ['q2', 'query', 0.5, None], ['all', 'summary', 0.75, 0.0]]
+    """
+    marks = [QUERY_ROW] if kind else []
+    keys = ["query", *(["kind"] if kind else [])]
+    lookups = [dict(zip(column.query_ids, column.cells)) for column in columns]
+    queries = dict.fromkeys(q for column in columns for q in column.query_ids)
+    rows: list[list[float | int | str | None]] = [[q, *marks, *(lookup.get(q) for lookup in lookups)]
+                                                  for q in queries]
+    if summary:
+        rows.append(["all", *([SUMMARY_ROW] if kind else []), *(column.summary for column in columns)])
+    return [*keys, *names], [False] * len(keys) + [True] * len(names), rows
