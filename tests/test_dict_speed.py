@@ -7,13 +7,15 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import evaluation_cases
+from strategies import evaluation_cases, single_query_cases
 
 import retrieval_eval.engine.ids as ids_module
+import retrieval_eval.evaluators.query as query_module
 import retrieval_eval.io.dicts as dicts_module
-from retrieval_eval import SetEvaluator
+from retrieval_eval import Document, Judgment, RetrievalEvaluator, SetEvaluator
+from retrieval_eval.engine.build import SMALL_QUERY, one_query_batch
 from retrieval_eval.engine.ids import _as_bytes
-from retrieval_eval.io.dicts import columns_from_dicts
+from retrieval_eval.io.dicts import columns_from_dicts, columns_from_documents
 from retrieval_eval.model import InputFormatError, InputTypeError
 
 #: ids that stress the byte-level split: empty-free, mixed lengths, non-ASCII, spaces, one char.
@@ -126,3 +128,63 @@ def test_file_ids_kept_as_surrogates_take_the_general_path() -> None:
     odd = b"d\xff".decode("utf-8", "surrogateescape")
     ev = SetEvaluator.from_dict({"q": {odd: 1, "a": 0}}, {"q": {odd: 2.0, "a": 1.0}})
     assert ev.per_query("map") == {"q": 1.0}
+
+
+# ------------------------------------------------------------------ one RetrievalEvaluator per query
+def _query_values(ev: RetrievalEvaluator) -> dict[str, object]:
+    """Everything a harness asks of one query, the four calls of the benchmark loop first."""
+    return {
+        "AP": ev.average_precision(), "nDCG@10": ev.ndcg(10), "P@10": ev.precision(10),
+        "missed": ev.relevant_missed_documents(),
+        "nDCG": ev.ndcg(), "nDCG@5 exp": ev.ndcg(5, dcg="exp-log2"), "RR": ev.reciprocal_rank(),
+        "bpref": ev.binary_preference(), "Rprec": ev.r_precision(), "R@5": ev.recall(5),
+        "iprec": ev.interpolated_precision(), "relstring": ev.text("relstring"),
+        "rel_ret": ev.relevant_retrieved(), "missed_j": ev.relevant_missed_judgments(),
+        "retrieved": ev.retrieved_documents(), "judgments": ev.judgments(),
+        "retrieved_j": ev.retrieved_judgments(), "repr": repr(ev),
+    }
+
+
+def _ranked(scores: dict[str, float]) -> list[Document]:
+    """The ranking trec_eval makes of ``scores``: score descending, ties by doc_id descending."""
+    order = sorted(scores, key=lambda d: (scores[d], d.encode()), reverse=True)
+    return [Document(d, score=scores[d]) for d in order]
+
+
+@settings(max_examples=150, deadline=None)
+@given(single_query_cases(), st.sampled_from([0, 1, 2]), st.sampled_from(["", "é"]))
+def test_small_query_path_is_bit_identical(case: tuple[str, dict[str, int], dict[str, float]], rel: int,
+                                           suffix: str) -> None:
+    """The one-query batch gives every value of the general build and of the set path, to the bit."""
+    qid, judged, scores = case
+    judged = {d + suffix: v for d, v in judged.items()}
+    scores = {d + suffix: v for d, v in scores.items()}
+    retrieved, judgments = _ranked(scores), [Judgment(d, v) for d, v in judged.items()]
+    assert one_query_batch(qid, *columns_from_documents(qid, retrieved, judgments)) is not None
+    small = _query_values(RetrievalEvaluator(qid, retrieved, judgments, rel=rel))
+    query_module._SMALL_PATH = False
+    try:
+        general = _query_values(RetrievalEvaluator(qid, retrieved, judgments, rel=rel))
+    finally:
+        query_module._SMALL_PATH = True
+    assert small == general
+    whole = SetEvaluator.from_dict({qid: judged}, {qid: scores}, rel=rel)
+    for name, measure in (("AP", "map"), ("nDCG@10", "ndcg_cut_10"), ("P@10", "P_10")):
+        assert small[name] == whole.per_query(measure)[qid]  # == on floats: bit-identical
+
+
+@pytest.mark.parametrize(("retrieved", "judgments", "message"), [
+    ([Document("a"), Document("a")], [Judgment("a", 1)], "duplicate document"),
+    ([Document("a")], [Judgment("b", 1), Judgment("b", 0)], "duplicate judgment"),
+])
+def test_small_query_path_leaves_repeats_to_the_general_build(
+        retrieved: list[Document], judgments: list[Judgment], message: str) -> None:
+    assert one_query_batch("q", *columns_from_documents("q", retrieved, judgments)) is None
+    with pytest.raises(InputFormatError, match=message):
+        RetrievalEvaluator("q", retrieved, judgments)
+
+
+def test_long_rankings_take_the_general_build() -> None:
+    retrieved = [Document(f"d{i}") for i in range(SMALL_QUERY + 1)]
+    assert one_query_batch("q", *columns_from_documents("q", retrieved, [])) is None
+    assert RetrievalEvaluator("q", retrieved, [Judgment("d3", 1)]).average_precision() == 0.25

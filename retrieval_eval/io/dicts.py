@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain
-from operator import methodcaller
+from operator import attrgetter, methodcaller
 from typing import Any
 
 import numpy as np
@@ -80,27 +80,37 @@ def columns_from_documents(
     if isinstance(judgments, (str, bytes, Mapping)):
         raise InputTypeError(f"'judgments' must be an iterable of Judgment; got {type(judgments).__name__}")
     judgments = list(judgments)
-    for position, doc in enumerate(retrieved):
-        if not isinstance(doc, Document):
-            _reject_item(query_id, f"'retrieved'[{position}]", Document, doc)
-    for position, judgment in enumerate(judgments):
-        if not isinstance(judgment, Judgment):
-            _reject_item(query_id, f"'judgments' item {position}", Judgment, judgment)
+    if not set(map(type, retrieved)) <= {Document}:  # (told in C; a subclass is checked one by one)
+        for position, doc in enumerate(retrieved):
+            if not isinstance(doc, Document):
+                _reject_item(query_id, f"'retrieved'[{position}]", Document, doc)
+    if not set(map(type, judgments)) <= {Judgment}:
+        for position, judgment in enumerate(judgments):
+            if not isinstance(judgment, Judgment):
+                _reject_item(query_id, f"'judgments' item {position}", Judgment, judgment)
     run = RunColumns(
-        query_ids=np.asarray([query_id] * len(retrieved), dtype=str),
-        doc_ids=np.asarray([d.doc_id for d in retrieved], dtype=str),
-        scores=np.asarray([np.nan if d.score is None else d.score for d in retrieved], dtype=np.float64),
+        query_ids=_repeated(query_id, len(retrieved)),
+        doc_ids=np.asarray(list(map(_DOC_ID, retrieved)), dtype=str),
+        scores=np.asarray(list(map(_SCORE, retrieved)), dtype=np.float64),  # None becomes NaN
         lines=np.arange(1, len(retrieved) + 1, dtype=np.int64),
         origin=f"retrieved list of query {query_id!r}", unit="position",
     )
     qrels = QrelsColumns(
-        query_ids=np.asarray([query_id] * len(judgments), dtype=str),
-        doc_ids=np.asarray([j.doc_id for j in judgments], dtype=str),
-        relevance=np.asarray([j.relevance for j in judgments], dtype=np.int64),
+        query_ids=_repeated(query_id, len(judgments)),
+        doc_ids=np.asarray(list(map(_DOC_ID, judgments)), dtype=str),
+        relevance=np.asarray(list(map(_RELEVANCE, judgments)), dtype=np.int64),
         lines=np.arange(1, len(judgments) + 1, dtype=np.int64),
         origin=f"judgments of query {query_id!r}", unit="item",
     )
     return qrels, run
+
+
+_DOC_ID, _SCORE, _RELEVANCE = attrgetter("doc_id"), attrgetter("score"), attrgetter("relevance")
+
+
+def _repeated(query_id: str, n: int) -> np.ndarray:
+    """``query_id`` ``n`` times, as a str array."""
+    return np.full(n, query_id) if n else np.asarray([], dtype=str)
 
 
 def _check_nested(given: object, name: str, shape: str) -> None:
