@@ -12,7 +12,7 @@ import numpy as np
 from attrs import define
 
 from ..model import BoolArray, InputFormatError, IntArray, QrelsColumns, RunColumns, id_text
-from .batch import RankedBatch
+from .batch import NONPOOL, UNJUDGED, RankedBatch
 from .ids import (
     _CHUNK,
     Duplicates,
@@ -232,6 +232,42 @@ def build_batch(
     if len(rq) > _CHUNK:
         release_freed_memory()
     return batch, report
+
+
+#: Rankings up to this long take :func:`one_query_batch`'s dict lookups; longer ones the whole-array join.
+SMALL_QUERY = 512
+
+
+def one_query_batch(query_id: str, qrels: QrelsColumns, run: RunColumns) -> RankedBatch | None:
+    """The batch of one query's ranking (rows in the given order) and judgments: what
+    ``build_batch(qrels, run, order="given", queries=[query_id])`` makes of them, made with a few
+    array steps and a dict lookup per ranked row rather than the many-query machinery, which costs
+    more than the rest of a short query's evaluation. None, for :func:`build_batch` to take over
+    (and name the problem), when an id repeats or the ranking is long.
+
+    The columns must hold ``query_id``'s rows only (:func:`~..io.dicts.columns_from_documents`).
+    """
+    if len(run.doc_ids) > SMALL_QUERY:
+        return None
+    docs, judged = _as_bytes(run.doc_ids), _as_bytes(qrels.doc_ids)
+    doc_list, judged_list = docs.tolist(), judged.tolist()
+    relevance = np.asarray(qrels.relevance, dtype=np.int64)
+    # Each judged id's label: its value, UNJUDGED if negative (as PreparedQrels labels them).
+    label_of = {doc: UNJUDGED if value < 0 else value for doc, value in zip(judged_list, relevance.tolist())}
+    if len(label_of) != len(judged_list) or len(set(doc_list)) != len(doc_list):
+        return None  # a repeated id (as bytes): build_batch reports it
+    labels = np.fromiter((label_of.get(doc, NONPOOL) for doc in doc_list), dtype=np.int64, count=len(doc_list))
+    return RankedBatch(
+        query_vocab=_as_bytes(np.asarray([query_id], dtype=str)),
+        offsets=np.array([0, len(doc_list)], dtype=np.int64),
+        labels=labels,
+        doc_ids=docs,
+        scores=np.asarray(run.scores, dtype=np.float64),
+        judged_offsets=np.array([0, len(judged_list)], dtype=np.int64),
+        judged_relevance=relevance,
+        judged_doc_ids=judged,
+        in_run=np.array([len(doc_list) > 0]),
+    )
 
 
 def _strictly_increasing(codes: IntArray) -> bool:

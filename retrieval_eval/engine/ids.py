@@ -227,7 +227,23 @@ def _as_bytes(values: npt.ArrayLike) -> BytesArray:
         return arr
     if arr.size == 0:
         return np.zeros(0, dtype="S1")
+    if arr.dtype.kind == "U" and arr.ndim == 1:
+        ascii_ids = _ascii_bytes(arr)
+        if ascii_ids is not None:
+            return ascii_ids
     return np.char.encode(arr.astype(str), "utf-8", "surrogateescape")  # the bytes id_text kept
+
+
+def _ascii_bytes(arr: npt.NDArray[np.str_]) -> BytesArray | None:
+    """A str array's ids as bytes when every character is ASCII (then UTF-8 is one byte a character):
+    the code points narrowed to bytes in one step, rather than each id encoded apart; else None."""
+    chars = arr.dtype.itemsize // 4
+    points = np.ascontiguousarray(arr).view(np.uint32).reshape(len(arr), chars)
+    if chars == 0 or int(points.max()) >= 128:
+        return None if chars else np.zeros(len(arr), dtype="S1")
+    used = np.flatnonzero(points.any(axis=0))  # np.char.encode's width: the longest id's
+    width = int(used[-1]) + 1 if len(used) else 1
+    return np.ascontiguousarray(points[:, :width], dtype=np.uint8).view(f"S{width}").ravel()
 
 
 def _check_duplicates(

@@ -6,12 +6,12 @@ It computes every measure with the same vectorised kernels (:mod:`retrieval_eval
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
 from ..engine.batch import RankedBatch
-from ..engine.build import build_batch
+from ..engine.build import build_batch, one_query_batch
 from ..io.dicts import columns_from_documents
 from ..measures import (
     AP,
@@ -36,6 +36,13 @@ from ..model import (
     id_text,
 )
 from .options import _DEPTH, _check_cutoff, _check_rel
+
+#: Whether short queries take :func:`~..engine.build.one_query_batch` (False only to test the general path).
+_SMALL_PATH = True
+
+#: The measures of the ireval methods, parsed: by (method and arguments, rel); at most _PARSED_MAX.
+_PARSED: dict[tuple[object, ...], Measure] = {}
+_PARSED_MAX = 4096
 
 MeasureLike = str | Measure
 #: One measure-like, or several; a group (``official``, ``P``, ``ndcg_cut``) stands for its measures.
@@ -88,7 +95,9 @@ class RetrievalEvaluator:
     ) -> None:
         rel = _check_rel("RetrievalEvaluator", rel)
         qrels, run = columns_from_documents(query_id, retrieved, judgments)
-        batch, _ = build_batch(qrels, run, order="given", queries=[query_id])
+        batch = one_query_batch(query_id, qrels, run) if _SMALL_PATH else None
+        if batch is None:
+            batch, _ = build_batch(qrels, run, order="given", queries=[query_id])
         self._init(batch, rel)
 
     @classmethod
@@ -131,10 +140,24 @@ class RetrievalEvaluator:
         >>> ev.score("RR"), ev.score("P(rel=2)@2"), ev.score("ndcg_cut_1")
         (0.5, 0.5, 0.0)
         """
-        parsed = parse(measure, rel=self.rel)
+        return self._value(parse(measure, rel=self.rel))
+
+    def _value(self, parsed: Measure) -> float:
         if parsed not in self._scores:
             self._scores[parsed] = float(compute(self._batch, parsed)[0])
         return self._scores[parsed]
+
+    def _method_value(self, key: tuple[object, ...], make: Callable[[], MeasureLike]) -> float:
+        """The value of the measure ``make()`` stands for, ``key`` naming it with its arguments (and
+        their types, so that ``True`` is not taken for ``1``): each parsed once per process, not per
+        call, since parsing costs as much as computing a short query's value."""
+        cache_key = (key, self.rel)
+        parsed = _PARSED.get(cache_key)
+        if parsed is None:
+            parsed = parse(make(), rel=self.rel)
+            if len(_PARSED) < _PARSED_MAX:
+                _PARSED[cache_key] = parsed
+        return self._value(parsed)
 
     def text(self, measure: MeasureLike) -> str:
         """The string of a text measure (``relstring``: one judgment character per retrieved document).
@@ -150,7 +173,7 @@ class RetrievalEvaluator:
     # ------------------------------------------------------------------------ the ireval methods
     def average_precision(self) -> float:
         """AP: (1/R) * sum of m / r_m over the relevant retrieved documents; 0 when R = 0."""
-        return self.score(AP())
+        return self._method_value(("AP",), AP)
 
     def binary_preference(self) -> float:
         """Bpref (trec_eval's variant, see the conventions page); 0 when R = 0."""
@@ -158,14 +181,17 @@ class RetrievalEvaluator:
 
     def normalized_discounted_cumulative_gain(self, k: int | None = None, *, dcg: str = "log2") -> float:
         """nDCG over the whole ranking, or nDCG@k; linear gain unless ``dcg='exp-log2'``."""
-        measure = nDCG(dcg=dcg)
-        return self.score(measure if k is None else measure @ _check_cutoff("ndcg", k))
+        def make() -> Measure:
+            measure = nDCG(dcg=dcg)
+            return measure if k is None else measure @ _check_cutoff("ndcg", k)
+
+        return self._method_value(("nDCG", type(k), k, type(dcg), dcg), make)
 
     ndcg = normalized_discounted_cumulative_gain
 
     def precision(self, k: int) -> float:
         """P@k = relevant in the top k / k (short rankings are padded with non-relevant)."""
-        return self.score(P @ _check_cutoff("precision", k))
+        return self._method_value(("P", type(k), k), lambda: P @ _check_cutoff("precision", k))
 
     def recall(self, k: int) -> float:
         """R@k = relevant in the top k / R; 0 when R = 0."""
@@ -240,9 +266,16 @@ class RetrievalEvaluator:
     def relevant_missed_documents(self) -> list[Document]:
         """Relevant judged documents the ranking never returned, by doc_id, with ``rank=None``."""
         batch = self._batch
-        retrieved = np.isin(batch.judged_doc_ids, batch.doc_ids)
-        relevant = batch.judged_relevance >= max(self.rel, 0)
-        return [Document(id_text(doc)) for doc in np.sort(batch.judged_doc_ids[relevant & ~retrieved])]
+        return [Document(id_text(doc)) for doc in sorted(self._missed(batch.judged_doc_ids.tolist()))]
+
+    def _missed(self, judged: list[bytes]) -> list[bytes]:
+        """The relevant judged ids (``batch.judged_doc_ids`` as a list) that the ranking lacks, in judged
+        order: a set of the ranked ids, which for one query costs less than ``np.isin``'s sorting."""
+        batch = self._batch
+        retrieved = set(batch.doc_ids.tolist())
+        threshold = max(self.rel, 0)
+        return [doc for doc, value in zip(judged, batch.judged_relevance.tolist())
+                if value >= threshold and doc not in retrieved]
 
     def relevant_missed_judgments(self) -> list[Judgment]:
         """The relevant documents the ranking never returned, with their grades: highest grade first,

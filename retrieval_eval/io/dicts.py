@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
+from operator import attrgetter, methodcaller
 from typing import Any
 
 import numpy as np
@@ -38,23 +40,24 @@ def columns_from_dicts(
     """
     _check_nested(qrels, "qrels", "{doc_id: relevance}")
     _check_nested(run, "run", "{doc_id: score}")
-    _check_ids(qrels, "qrels query id")
-    _check_ids(run, "run query id")
-    qrels_q = [q for q, docs in qrels.items() for _ in docs]
-    qrels_d = [d for docs in qrels.values() for d in docs]
-    run_q = [q for q, docs in run.items() for _ in docs]
-    run_d = [d for docs in run.values() for d in docs]
-    _check_ids(qrels_d, "qrels doc id")
-    _check_ids(run_d, "run doc id")
+    fast_q, fast_r = _fast_id_columns(qrels), _fast_id_columns(run)
+    if fast_q is not None and fast_r is not None:
+        (qrels_q, qrels_d), (run_q, run_d) = fast_q, fast_r
+    else:  # some id is not fine, or not plain UTF-8: checked one by one, the first bad one named
+        _check_ids(qrels, "qrels query id")
+        _check_ids(run, "run query id")
+        qrels_docs, run_docs = list(chain.from_iterable(qrels.values())), list(chain.from_iterable(run.values()))
+        _check_ids(qrels_docs, "qrels doc id")
+        _check_ids(run_docs, "run doc id")
+        qrels_q, run_q = _repeated_keys(qrels), _repeated_keys(run)
+        qrels_d, run_d = np.asarray(qrels_docs, dtype=str), np.asarray(run_docs, dtype=str)
     relevance = _dict_relevance(qrels)
     scores = _dict_scores(run)
     columns_q = QrelsColumns(
-        np.asarray(qrels_q, dtype=str), np.asarray(qrels_d, dtype=str),
-        relevance, np.arange(1, len(qrels_q) + 1), origin="qrels dict", unit="entry",
+        qrels_q, qrels_d, relevance, np.arange(1, len(qrels_q) + 1), origin="qrels dict", unit="entry",
     )
     columns_r = RunColumns(
-        np.asarray(run_q, dtype=str), np.asarray(run_d, dtype=str), scores,
-        np.arange(1, len(run_q) + 1), origin="run dict", unit="entry",
+        run_q, run_d, scores, np.arange(1, len(run_q) + 1), origin="run dict", unit="entry",
     )
     return columns_q, columns_r
 
@@ -77,33 +80,45 @@ def columns_from_documents(
     if isinstance(judgments, (str, bytes, Mapping)):
         raise InputTypeError(f"'judgments' must be an iterable of Judgment; got {type(judgments).__name__}")
     judgments = list(judgments)
-    for position, doc in enumerate(retrieved):
-        if not isinstance(doc, Document):
-            _reject_item(query_id, f"'retrieved'[{position}]", Document, doc)
-    for position, judgment in enumerate(judgments):
-        if not isinstance(judgment, Judgment):
-            _reject_item(query_id, f"'judgments' item {position}", Judgment, judgment)
+    if not set(map(type, retrieved)) <= {Document}:  # (told in C; a subclass is checked one by one)
+        for position, doc in enumerate(retrieved):
+            if not isinstance(doc, Document):
+                _reject_item(query_id, f"'retrieved'[{position}]", Document, doc)
+    if not set(map(type, judgments)) <= {Judgment}:
+        for position, judgment in enumerate(judgments):
+            if not isinstance(judgment, Judgment):
+                _reject_item(query_id, f"'judgments' item {position}", Judgment, judgment)
     run = RunColumns(
-        query_ids=np.asarray([query_id] * len(retrieved), dtype=str),
-        doc_ids=np.asarray([d.doc_id for d in retrieved], dtype=str),
-        scores=np.asarray([np.nan if d.score is None else d.score for d in retrieved], dtype=np.float64),
+        query_ids=_repeated(query_id, len(retrieved)),
+        doc_ids=np.asarray(list(map(_DOC_ID, retrieved)), dtype=str),
+        scores=np.asarray(list(map(_SCORE, retrieved)), dtype=np.float64),  # None becomes NaN
         lines=np.arange(1, len(retrieved) + 1, dtype=np.int64),
         origin=f"retrieved list of query {query_id!r}", unit="position",
     )
     qrels = QrelsColumns(
-        query_ids=np.asarray([query_id] * len(judgments), dtype=str),
-        doc_ids=np.asarray([j.doc_id for j in judgments], dtype=str),
-        relevance=np.asarray([j.relevance for j in judgments], dtype=np.int64),
+        query_ids=_repeated(query_id, len(judgments)),
+        doc_ids=np.asarray(list(map(_DOC_ID, judgments)), dtype=str),
+        relevance=np.asarray(list(map(_RELEVANCE, judgments)), dtype=np.int64),
         lines=np.arange(1, len(judgments) + 1, dtype=np.int64),
         origin=f"judgments of query {query_id!r}", unit="item",
     )
     return qrels, run
 
 
+_DOC_ID, _SCORE, _RELEVANCE = attrgetter("doc_id"), attrgetter("score"), attrgetter("relevance")
+
+
+def _repeated(query_id: str, n: int) -> np.ndarray:
+    """``query_id`` ``n`` times, as a str array."""
+    return np.full(n, query_id) if n else np.asarray([], dtype=str)
+
+
 def _check_nested(given: object, name: str, shape: str) -> None:
     """Raise InputTypeError unless ``given`` is a mapping of query ids to mappings (pytrec_eval's dicts)."""
     if not isinstance(given, Mapping):
         raise InputTypeError(f"{name!r} must be a mapping {{query_id: {shape}}}; got {type(given).__name__}")
+    if set(map(type, given.values())) <= {dict}:  # the usual case, told in C without an ABC check each
+        return
     for query_id, docs in given.items():
         if not isinstance(docs, Mapping):
             raise InputTypeError(
@@ -116,12 +131,23 @@ _FAST_SCORES = {float, int, np.float64, np.float32, np.int64, np.int32}
 _FAST_RELEVANCE = {int, np.int64, np.int32}
 
 
+def _values(given: Mapping[str, Mapping[str, object]]) -> Iterable[object]:
+    """The values of a ``{qid: {doc: value}}`` dict, in entry order (iterated in C)."""
+    return chain.from_iterable(map(_VALUES, given.values()))
+
+
+_VALUES = methodcaller("values")
+
+
+def _entries(given: Mapping[str, Mapping[str, object]]) -> int:
+    return sum(map(len, given.values()))
+
+
 def _dict_scores(run: Mapping[str, Mapping[str, object]]) -> FloatArray:
     """The run's scores in entry order; a bool, str, NaN or too large score raises, naming its entry."""
-    values = [s for docs in run.values() for s in docs.values()]
-    if set(map(type, values)) <= _FAST_SCORES:
+    if set(map(type, _values(run))) <= _FAST_SCORES:
         try:
-            scores = np.asarray(values, dtype=np.float64)
+            scores = np.fromiter(_values(run), dtype=np.float64, count=_entries(run))
         except OverflowError:
             scores = None
         if scores is not None and not np.isnan(scores).any():
@@ -133,16 +159,93 @@ def _dict_scores(run: Mapping[str, Mapping[str, object]]) -> FloatArray:
 
 def _dict_relevance(qrels: Mapping[str, Mapping[str, object]]) -> IntArray:
     """The qrels' relevance values in entry order, by :class:`Judgment`'s rule (a bool or str raises)."""
-    values = [r for docs in qrels.values() for r in docs.values()]
-    if set(map(type, values)) <= _FAST_RELEVANCE:
+    if set(map(type, _values(qrels))) <= _FAST_RELEVANCE:
         try:
-            return np.asarray(values, dtype=np.int64)
+            return np.fromiter(_values(qrels), dtype=np.int64, count=_entries(qrels))
         except OverflowError:
             pass
     return np.asarray([
         to_relevance(value, f"qrels relevance of query {q!r}, document {d!r}")
         for q, docs in qrels.items() for d, value in docs.items()
     ], dtype=np.int64)
+
+
+def _fast_id_columns(given: Mapping[str, Mapping[str, object]]) -> tuple[np.ndarray, np.ndarray] | None:
+    """The query id and document id of each entry of a ``{qid: {doc: value}}`` dict, in entry order,
+    as UTF-8 bytes arrays made in one pass over all ids; None if some id is not a fine id, is not plain
+    UTF-8 (a file's undecodable bytes kept as surrogates), or is far longer than the rest."""
+    counts = np.fromiter(map(len, given.values()), dtype=np.int64, count=len(given))
+    n = int(counts.sum())
+    queries = _joined_bytes(given, len(given))
+    docs = _joined_bytes(chain.from_iterable(given.values()), n)
+    if queries is None or docs is None:
+        return None
+    query_ids, doc_ids = _split_ids(queries, len(given)), _split_ids(docs, n)
+    if query_ids is None or doc_ids is None:
+        return None
+    return np.repeat(query_ids, counts), doc_ids
+
+
+def _repeated_keys(given: Mapping[str, Mapping[str, object]]) -> np.ndarray:
+    """Each entry's query id, as a str array."""
+    return np.asarray([q for q, docs in given.items() for _ in docs], dtype=str)
+
+
+def _joined_bytes(ids: Iterable[object], count: int) -> bytes | None:
+    """``count`` ids NUL-joined and encoded as UTF-8 (strict) if every one is a fine id, else None.
+
+    One join and one encode in C for all ids: no step per id in Python. NUL cannot be in an id, so
+    the ids are fine when the join holds ``count - 1`` NULs, none at either end or two in a row,
+    and encodes (a lone surrogate does not).
+    """
+    try:
+        joined = "\0".join(ids)  # type: ignore[arg-type]  # not yet known to be str: TypeError otherwise
+        data = joined.encode("utf-8")
+    except (TypeError, UnicodeEncodeError):
+        return None
+    if count == 0 or data.count(b"\0") != count - 1 or b"\0\0" in data:
+        return None if count else b""
+    if not data or data[0] == 0 or data[-1] == 0:
+        return None
+    return data
+
+
+#: Widest fixed-width column made from joined ids, per byte of the ids: a few far longer ids than the
+#: rest take the entry-by-entry path, whose str column would be four times as wide again.
+_MAX_WIDENING = 16
+
+
+def _split_ids(data: bytes, count: int) -> np.ndarray | None:
+    """The ``count`` NUL-separated ids of ``data`` as a fixed-width bytes array, the bytes of each
+    id placed with whole-array steps; None when that array would be far larger than ``data``."""
+    if count == 0:
+        return np.zeros(0, dtype="S1")
+    buf = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(buf == 0)
+    starts = np.empty(count, dtype=np.int64)
+    starts[0] = 0
+    starts[1:] = ends + 1
+    lengths = np.empty(count, dtype=np.int64)
+    lengths[:-1] = ends - starts[:-1]
+    lengths[-1] = len(buf) - starts[-1]
+    width = int(lengths.max())
+    if count * width > _MAX_WIDENING * len(buf) + 4096:
+        return None
+    if width == int(lengths.min()):  # all ids of one length: the separators are every width+1 bytes
+        padded = np.zeros(count * (width + 1), dtype=np.uint8)
+        padded[:-1] = buf
+        return np.ascontiguousarray(padded.reshape(count, width + 1)[:, :width]).view(f"S{width}").ravel()
+    # Byte i of id k goes to column i - starts[k] of row k, in rows of width + 1 bytes: an id's
+    # separator lands in its own row, past its last byte (a NUL, as padding is), and is cut off after.
+    spans = lengths + 1
+    spans[-1] -= 1  # the last id has no separator
+    out = np.zeros(count * (width + 1), dtype=np.uint8)
+    shift = np.arange(0, count * (width + 1), width + 1, dtype=np.int64)
+    shift -= starts
+    target = np.repeat(shift, spans)
+    target += np.arange(len(buf), dtype=np.int64)
+    out[target] = buf
+    return np.ascontiguousarray(out.reshape(count, width + 1)[:, :width]).view(f"S{width}").ravel()
 
 
 def _check_ids(given: Iterable[object], what: str) -> None:

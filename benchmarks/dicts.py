@@ -1,0 +1,193 @@
+"""Evaluating in-memory dicts, and one RetrievalEvaluator per query: retrieval_eval beside its peers.
+
+    python benchmarks/dicts.py [--queries 2000] [--docs 100] [--repeat 7] [--loop-docs 100,10000]
+                               [--tools ours,pytrec_eval,ir_measures,ranx] [--skip-loop]
+
+Part 1, dicts. pytrec_eval-style dicts (seeded: the same on every run) with ``--queries`` queries of
+``--docs`` ranked documents, scores with three decimals (so some ties) and about 30 judged documents
+per query, a third of them not retrieved. In ONE process, each repetition times, tools in turn:
+
+* ``ours``        ``SetEvaluator.from_dict(qrels, run)`` then the means of AP, nDCG@10 and P@10;
+* ``pytrec_eval`` ``RelevanceEvaluator(qrels, {'map', 'ndcg_cut_10', 'P_10'})`` + ``evaluate(run)``
+  and the three means;
+* ``ir_measures`` ``calc_aggregate([AP, nDCG@10, P@10], qrels, run)``;
+* ``ranx``        ``Qrels(qrels)``, ``Run(run)`` and ``evaluate`` of the three (warm: one untimed call
+  first compiles its numba code).
+
+Each tool is timed from the dicts to the three means, and the means are compared (1e-9).
+
+Part 2, the Java-style loop. ``--loop-queries`` queries, each evaluated by a fresh
+``RetrievalEvaluator`` with four calls: ``average_precision()``, ``ndcg(10)``, ``precision(10)`` and
+``relevant_missed_documents()``. The Documents and Judgments are built before timing; the figure is
+the time per query, for each of ``--loop-docs`` ranking lengths.
+
+Medians over ``--repeat`` repetitions are printed, with the ratio of each tool to ours and the CPU
+model. The machine may be shared: compare ratios measured in the same run, not absolute times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+TOOLS = ("ours", "pytrec_eval", "ir_measures", "ranx")
+
+
+def make_dicts(queries: int, docs: int, seed: int = 29) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    """Seeded qrels and run dicts: ``docs`` retrieved per query, ~30 judged, a third of them unretrieved."""
+    rng = np.random.default_rng(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in range(queries):
+        qid = f"q{q}"
+        pool = rng.choice(docs * 2, size=docs + 10, replace=False)
+        ranked = pool[:docs]
+        scores = np.round(rng.random(docs) * 10, 3)
+        run[qid] = {f"doc{d}": float(s) for d, s in zip(ranked.tolist(), scores.tolist())}
+        judged = np.concatenate([ranked[:20], pool[docs:]])
+        grades = rng.integers(0, 3, size=len(judged))
+        qrels[qid] = {f"doc{d}": int(g) for d, g in zip(judged.tolist(), grades.tolist())}
+    return qrels, run
+
+
+def ours(qrels: dict, run: dict) -> dict[str, float]:
+    from retrieval_eval import SetEvaluator
+
+    ev = SetEvaluator.from_dict(qrels, run)
+    return {"AP": ev.mean("AP"), "nDCG@10": ev.mean("ndcg_cut_10"), "P@10": ev.mean("P_10")}
+
+
+def pytrec(qrels: dict, run: dict) -> dict[str, float]:
+    import pytrec_eval
+
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut_10", "P_10"}).evaluate(run)
+    values = list(per_query.values())
+    return {name: sum(v[key] for v in values) / len(values)
+            for name, key in (("AP", "map"), ("nDCG@10", "ndcg_cut_10"), ("P@10", "P_10"))}
+
+
+def irm(qrels: dict, run: dict) -> dict[str, float]:
+    import ir_measures
+    from ir_measures import AP, P, nDCG
+
+    found = ir_measures.calc_aggregate([AP, nDCG @ 10, P @ 10], qrels, run)
+    return {"AP": found[AP], "nDCG@10": found[nDCG @ 10], "P@10": found[P @ 10]}
+
+
+def rx(qrels: dict, run: dict) -> dict[str, float]:
+    import ranx
+
+    found = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), ["map", "ndcg@10", "precision@10"])
+    return {"AP": found["map"], "nDCG@10": found["ndcg@10"], "P@10": found["precision@10"]}
+
+
+WORK: dict[str, Callable[[dict, dict], dict[str, float]]] = {
+    "ours": ours, "pytrec_eval": pytrec, "ir_measures": irm, "ranx": rx,
+}
+
+
+def timed(work: Callable[[], object]) -> tuple[float, object]:
+    gc.collect()
+    start = time.perf_counter()
+    out = work()
+    return time.perf_counter() - start, out
+
+
+def bench_dicts(queries: int, docs: int, repeat: int, tools: list[str]) -> None:
+    qrels, run = make_dicts(queries, docs)
+    entries = sum(map(len, run.values())) + sum(map(len, qrels.values()))
+    print(f"\n## dicts: {queries:,} queries x {docs} documents ({entries:,} entries), median of {repeat}")
+    for tool in tools:  # untimed: imports, ranx's numba compilation
+        WORK[tool](qrels, run)
+    times: dict[str, list[float]] = {t: [] for t in tools}
+    means: dict[str, dict[str, float]] = {}
+    for _ in range(repeat):
+        for tool in tools:  # in turn, so a slow spell of the machine does not fall on one tool only
+            seconds, out = timed(lambda: WORK[tool](qrels, run))  # noqa: B023
+            times[tool].append(seconds)
+            means[tool] = out  # type: ignore[assignment]
+    base = statistics.median(times["ours"]) if "ours" in times else None
+    print(f"{'tool':<12} {'median s':>9} {'min s':>8} {'ours / tool':>11}")
+    for tool in tools:
+        median = statistics.median(times[tool])
+        ratio = f"{base / median:.2f}x" if base else "-"
+        print(f"{tool:<12} {median:9.3f} {min(times[tool]):8.3f} {ratio:>11}")
+    if "ours" in means:
+        for tool, found in means.items():
+            off = [k for k in found if abs(found[k] - means["ours"][k]) > 1e-9]
+            if off:
+                print(f"  ! {tool} disagrees with ours on {off}: {found} vs {means['ours']}")
+
+
+def bench_loop(queries: int, docs: int, repeat: int) -> None:
+    from retrieval_eval import Document, Judgment, RetrievalEvaluator
+
+    qrels, run = make_dicts(queries, docs)
+    cases = []
+    for qid, ranked in run.items():
+        order = sorted(ranked, key=lambda d: (-ranked[d], d))
+        cases.append((qid, [Document(d, score=ranked[d]) for d in order],
+                      [Judgment(d, g) for d, g in qrels[qid].items()]))
+
+    def loop() -> float:
+        total = 0.0
+        for qid, retrieved, judgments in cases:
+            ev = RetrievalEvaluator(qid, retrieved, judgments)
+            total += ev.average_precision() + ev.ndcg(10) + ev.precision(10) + len(ev.relevant_missed_documents())
+        return total
+
+    loop()
+    per_query = [timed(loop)[0] / queries * 1e6 for _ in range(repeat)]
+    print(f"loop, {docs:>6} documents x {queries:,} queries: median {statistics.median(per_query):8.1f} us "
+          f"per query (min {min(per_query):.1f})")
+
+
+def cpu_model() -> str:
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return platform.processor() or "unknown"
+    return next((line.split(":", 1)[1].strip() for line in out.splitlines() if line.startswith("Model name")),
+                "unknown")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--queries", type=int, default=2000)
+    parser.add_argument("--docs", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--tools", default=",".join(TOOLS))
+    parser.add_argument("--loop-docs", default="100,10000")
+    parser.add_argument("--loop-queries", type=int, default=0,
+                        help="queries in the loop (default: 2000 at 100 documents, fewer for long rankings)")
+    parser.add_argument("--skip-loop", action="store_true")
+    parser.add_argument("--skip-dicts", action="store_true")
+    args = parser.parse_args(argv)
+    tools = [t for t in args.tools.split(",") if t]
+    unknown = sorted(set(tools) - set(TOOLS))
+    if unknown:
+        parser.error(f"unknown tools {unknown}; choose from {', '.join(TOOLS)}")
+    import os
+
+    print(f"CPU: {cpu_model()} ({os.cpu_count()} logical), Python {platform.python_version()}, "
+          f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if not args.skip_dicts:
+        bench_dicts(args.queries, args.docs, args.repeat, tools)
+    if not args.skip_loop:
+        print(f"\n## one RetrievalEvaluator per query, four calls, median of {args.repeat}")
+        for docs in (int(d) for d in args.loop_docs.split(",")):
+            queries = args.loop_queries or max(20, min(2000, 200_000 // docs))
+            bench_loop(queries, docs, args.repeat)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

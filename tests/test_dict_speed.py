@@ -1,0 +1,190 @@
+"""The fast paths of issue 29 (dicts in one pass, ASCII ids without per-id encoding, the small-query
+evaluator), each checked against the general path it stands in for, with both branches forced."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import evaluation_cases, single_query_cases
+
+import retrieval_eval.engine.ids as ids_module
+import retrieval_eval.evaluators.query as query_module
+import retrieval_eval.io.dicts as dicts_module
+from retrieval_eval import Document, Judgment, RetrievalEvaluator, SetEvaluator
+from retrieval_eval.engine.build import SMALL_QUERY, one_query_batch
+from retrieval_eval.engine.ids import _as_bytes
+from retrieval_eval.io.dicts import columns_from_dicts, columns_from_documents
+from retrieval_eval.model import InputFormatError, InputTypeError
+
+#: ids that stress the byte-level split: empty-free, mixed lengths, non-ASCII, spaces, one char.
+id_text = st.text(alphabet=st.sampled_from("ab9 _\u00e9\u4e2d\U0001f600"), min_size=1, max_size=7)
+
+
+def _encode_each(ids: list[str]) -> np.ndarray:
+    """The general path: each id encoded by NumPy's string machinery."""
+    return np.char.encode(np.asarray(ids, dtype=str), "utf-8", "surrogateescape")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(id_text, min_size=1, max_size=12))
+def test_split_ids_equals_encoding_each_id(ids: list[str]) -> None:
+    data = dicts_module._joined_bytes(ids, len(ids))
+    assert data is not None
+    split = dicts_module._split_ids(data, len(ids))
+    expected = _encode_each(ids)
+    assert split is not None and split.dtype == expected.dtype
+    assert split.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("ids", [[""], ["a", ""], ["a\0b"], ["", "a"], ["a", "\ud800"], ["a", 3]])
+def test_joined_bytes_refuses_what_the_id_check_refuses(ids: list) -> None:  # type: ignore[type-arg]
+    assert dicts_module._joined_bytes(ids, len(ids)) is None
+
+
+def test_a_far_longer_id_leaves_the_one_pass_split() -> None:
+    ids = ["a"] * 100 + ["x" * 5000]
+    data = dicts_module._joined_bytes(ids, len(ids))
+    assert data is not None and dicts_module._split_ids(data, len(ids)) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(id_text, st.text(alphabet="ab", min_size=1, max_size=3)), min_size=1, max_size=10))
+def test_as_bytes_ascii_path_equals_encoding(ids: list[str]) -> None:
+    arr = np.asarray(ids, dtype=str)
+    got = _as_bytes(arr)
+    expected = _encode_each(ids)
+    assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
+    wide = np.asarray(ids, dtype="U20")  # wider than its ids: the width is still the longest id's
+    assert _as_bytes(wide).dtype == expected.dtype
+
+
+def test_as_bytes_general_path_forced(monkeypatch: pytest.MonkeyPatch) -> None:
+    arr = np.asarray(["d10", "d2", "q"], dtype=str)
+    fast = _as_bytes(arr)
+    assert ids_module._ascii_bytes(arr) is not None  # the fast branch is taken
+    monkeypatch.setattr(ids_module, "_ascii_bytes", lambda arr: None)
+    slow = _as_bytes(arr)
+    assert fast.dtype == slow.dtype and fast.tolist() == slow.tolist()
+
+
+_MEASURES = ("map", "P_10", "ndcg_cut_10", "recip_rank", "bpref", "Rprec", "num_rel_ret")
+
+
+def _everything(ev: SetEvaluator) -> dict[str, object]:
+    return {m: ev.per_query(m) for m in _MEASURES} | {"queries": list(ev), "relstring": [ev[q].text("relstring") for q in ev]}
+
+
+@settings(max_examples=120, deadline=None)
+@given(evaluation_cases(max_queries=5), st.sampled_from(["", "é", "中", " x"]))
+def test_from_dict_one_pass_equals_entry_by_entry(case: tuple[dict, dict], suffix: str) -> None:  # type: ignore[type-arg]
+    """Both branches of columns_from_dicts give the same evaluation, ids and values to the bit."""
+    qrels = {q + suffix: {d + suffix: r for d, r in docs.items()} for q, docs in case[0].items()}
+    run = {q + suffix: {d: s for d, s in docs.items()} for q, docs in case[1].items()}
+    assert dicts_module._fast_id_columns(qrels) is not None
+    fast = _everything(SetEvaluator.from_dict(qrels, run))
+    original = dicts_module._fast_id_columns
+    dicts_module._fast_id_columns = lambda given: None  # the entry-by-entry branch
+    try:
+        slow = _everything(SetEvaluator.from_dict(qrels, run))
+    finally:
+        dicts_module._fast_id_columns = original
+    assert fast == slow
+
+
+def test_one_pass_columns_equal_entry_by_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    qrels = {"q1": {"d1": 1, "dé": 0}, "q10": {}, "q2": {"x y": 2}}
+    run = {"q2": {"x y": 1.5, "z": 0.5}, "q1": {"d1": 1}}
+    fast_q, fast_r = columns_from_dicts(qrels, run)
+    assert fast_q.doc_ids.dtype.kind == "S"  # the one-pass branch was taken
+    monkeypatch.setattr(dicts_module, "_fast_id_columns", lambda given: None)
+    slow_q, slow_r = columns_from_dicts(qrels, run)
+    assert slow_q.doc_ids.dtype.kind == "U"
+    for fast, slow in ((fast_q, slow_q), (fast_r, slow_r)):
+        assert _as_bytes(fast.query_ids).tolist() == _as_bytes(slow.query_ids).tolist()
+        assert _as_bytes(fast.doc_ids).tolist() == _as_bytes(slow.doc_ids).tolist()
+    assert fast_q.relevance.tolist() == slow_q.relevance.tolist() == [1, 0, 2]
+    assert fast_r.scores.tolist() == slow_r.scores.tolist() == [1.5, 0.5, 1.0]
+
+
+@pytest.mark.parametrize(("qrels", "run", "error", "message"), [
+    ({"q": {"": 1}}, {"q": {"a": 1.0}}, InputFormatError, "qrels doc id"),
+    ({"q": {"a": 1}}, {"": {"a": 1.0}}, InputFormatError, "run query id"),
+    ({"q": {"a": 1}}, {"q": {"a\0": 1.0}}, InputFormatError, "run doc id"),
+    ({"q": {"a": 1}}, {"q": {3: 1.0}}, InputFormatError, "run doc id"),
+    ({"q": {"a": True}}, {"q": {"a": 1.0}}, InputTypeError, "relevance"),
+    ({"q": {"a": 1}}, {"q": {"a": float("nan")}}, InputFormatError, "score"),
+    ({"q": {"a": 1}}, {"q": {"a": 2**2000}}, InputFormatError, "score"),
+])
+def test_bad_entries_are_still_named(qrels: dict, run: dict, error: type, message: str) -> None:  # type: ignore[type-arg]
+    with pytest.raises((InputFormatError, InputTypeError), match=message) as raised:
+        SetEvaluator.from_dict(qrels, run)
+    assert isinstance(raised.value, error) or message in str(raised.value)
+
+
+def test_file_ids_kept_as_surrogates_take_the_general_path() -> None:
+    """An id read from a file with bytes that are not UTF-8 (kept as surrogates) is still its bytes."""
+    odd = b"d\xff".decode("utf-8", "surrogateescape")
+    ev = SetEvaluator.from_dict({"q": {odd: 1, "a": 0}}, {"q": {odd: 2.0, "a": 1.0}})
+    assert ev.per_query("map") == {"q": 1.0}
+
+
+# ------------------------------------------------------------------ one RetrievalEvaluator per query
+def _query_values(ev: RetrievalEvaluator) -> dict[str, object]:
+    """Everything a harness asks of one query, the four calls of the benchmark loop first."""
+    return {
+        "AP": ev.average_precision(), "nDCG@10": ev.ndcg(10), "P@10": ev.precision(10),
+        "missed": ev.relevant_missed_documents(),
+        "nDCG": ev.ndcg(), "nDCG@5 exp": ev.ndcg(5, dcg="exp-log2"), "RR": ev.reciprocal_rank(),
+        "bpref": ev.binary_preference(), "Rprec": ev.r_precision(), "R@5": ev.recall(5),
+        "iprec": ev.interpolated_precision(), "relstring": ev.text("relstring"),
+        "rel_ret": ev.relevant_retrieved(), "missed_j": ev.relevant_missed_judgments(),
+        "retrieved": ev.retrieved_documents(), "judgments": ev.judgments(),
+        "retrieved_j": ev.retrieved_judgments(), "repr": repr(ev),
+    }
+
+
+def _ranked(scores: dict[str, float]) -> list[Document]:
+    """The ranking trec_eval makes of ``scores``: score descending, ties by doc_id descending."""
+    order = sorted(scores, key=lambda d: (scores[d], d.encode()), reverse=True)
+    return [Document(d, score=scores[d]) for d in order]
+
+
+@settings(max_examples=150, deadline=None)
+@given(single_query_cases(), st.sampled_from([0, 1, 2]), st.sampled_from(["", "é"]))
+def test_small_query_path_is_bit_identical(case: tuple[str, dict[str, int], dict[str, float]], rel: int,
+                                           suffix: str) -> None:
+    """The one-query batch gives every value of the general build and of the set path, to the bit."""
+    qid, judged, scores = case
+    judged = {d + suffix: v for d, v in judged.items()}
+    scores = {d + suffix: v for d, v in scores.items()}
+    retrieved, judgments = _ranked(scores), [Judgment(d, v) for d, v in judged.items()]
+    assert one_query_batch(qid, *columns_from_documents(qid, retrieved, judgments)) is not None
+    small = _query_values(RetrievalEvaluator(qid, retrieved, judgments, rel=rel))
+    query_module._SMALL_PATH = False
+    try:
+        general = _query_values(RetrievalEvaluator(qid, retrieved, judgments, rel=rel))
+    finally:
+        query_module._SMALL_PATH = True
+    assert small == general
+    whole = SetEvaluator.from_dict({qid: judged}, {qid: scores}, rel=rel)
+    for name, measure in (("AP", "map"), ("nDCG@10", "ndcg_cut_10"), ("P@10", "P_10")):
+        assert small[name] == whole.per_query(measure)[qid]  # == on floats: bit-identical
+
+
+@pytest.mark.parametrize(("retrieved", "judgments", "message"), [
+    ([Document("a"), Document("a")], [Judgment("a", 1)], "duplicate document"),
+    ([Document("a")], [Judgment("b", 1), Judgment("b", 0)], "duplicate judgment"),
+])
+def test_small_query_path_leaves_repeats_to_the_general_build(
+        retrieved: list[Document], judgments: list[Judgment], message: str) -> None:
+    assert one_query_batch("q", *columns_from_documents("q", retrieved, judgments)) is None
+    with pytest.raises(InputFormatError, match=message):
+        RetrievalEvaluator("q", retrieved, judgments)
+
+
+def test_long_rankings_take_the_general_build() -> None:
+    retrieved = [Document(f"d{i}") for i in range(SMALL_QUERY + 1)]
+    assert one_query_batch("q", *columns_from_documents("q", retrieved, [])) is None
+    assert RetrievalEvaluator("q", retrieved, [Judgment("d3", 1)]).average_precision() == 0.25
