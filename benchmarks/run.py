@@ -43,6 +43,7 @@ import datetime
 import importlib.metadata
 import importlib.util
 import json
+import math
 import os
 import platform
 import resource
@@ -90,7 +91,7 @@ def _maxrss_kb() -> int:
     return usage // 1024 if sys.platform == "darwin" else usage  # bytes on macOS, KiB on Linux
 
 
-def _mean(values) -> float:  # noqa: ANN001
+def _mean(values) -> float:
     values = list(values)
     return sum(values) / len(values) if values else 0.0
 
@@ -132,8 +133,8 @@ def work_pytrec_eval(qrels: str, run: str) -> dict[str, float]:
     return _pytrec_means(evaluator.evaluate(_read_run_dict(run)))
 
 
-def _ir_measures_list():  # noqa: ANN202
-    from ir_measures import AP, RR, P, R, Bpref, Rprec, nDCG
+def _ir_measures_list():
+    from ir_measures import AP, RR, Bpref, P, R, Rprec, nDCG
 
     return {"AP": AP, "RR": RR, "P@5": P @ 5, "P@10": P @ 10, "nDCG@10": nDCG @ 10, "R@100": R @ 100,
             "Bpref": Bpref, "Rprec": Rprec}
@@ -493,7 +494,7 @@ def compare(results: dict[str, dict[str, float]], reference: str) -> tuple[list[
 
 
 def _fmt(value: float | None, digits: int = 2) -> str:
-    if value is None or value != value:
+    if value is None or math.isnan(value):
         return "-"
     return f"{value:.{digits}f}" if value >= 0.01 or value == 0 else f"{value:.4f}"
 

@@ -33,8 +33,8 @@ from pathlib import Path
 
 from retrieval_eval.cli import main as cli_main
 from retrieval_eval.data import sample_paths
-from retrieval_eval.model import InputWarning, RetrievalEvalError
 from retrieval_eval.io.formats import read_log_columns, read_qrels_columns, read_run_columns
+from retrieval_eval.model import InputWarning, RetrievalEvalError
 
 #: Byte strings that reach the interesting corners of the format.
 TOKENS = [b" ", b"\t", b"\n", b"\r\n", b"\r", b"\0", b"#", b"-", b"+", b".", b"e", b"E", b"_", b"0", b"9",

@@ -13,7 +13,7 @@ def test_benchmark_runner_on_the_tiny_shape(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--shape", "tiny", "--repeat", "1",
          "--workdir", str(tmp_path), "--many-runs", "2"],
-        capture_output=True, text=True, timeout=300,
+        check=False, capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 0, done.stderr
     assert "retrieval-eval CLI" in done.stdout and "pytrec_eval" in done.stdout
@@ -26,7 +26,7 @@ def test_parquet_long_ids_benchmark_on_a_small_run(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "parquet_long_ids.py"), "--queries", "20", "--depth", "50",
          "--repeat", "1", "--order", "shuffled", "--workdir", str(tmp_path)],
-        capture_output=True, text=True, timeout=300,
+        check=False, capture_output=True, text=True, timeout=300,
     )
     assert "outputs identical" in done.stdout, done.stdout + done.stderr
     assert "with a 4,096-byte id" in done.stdout

@@ -557,8 +557,8 @@ class TestReadErrors:
 
     def test_io_error_mid_file_counts_the_lines(self, capsys, files) -> None:
         """An OSError after some data: the complete lines before it are counted."""
-        from retrieval_eval.model import TrecFormatError
         from retrieval_eval.io.formats import read_run_columns
+        from retrieval_eval.model import TrecFormatError
 
         class Failing(io.RawIOBase):
             def __init__(self) -> None:
@@ -839,7 +839,7 @@ def test_large_outputs_are_written_in_chunks(monkeypatch: pytest.MonkeyPatch) ->
         out = io.TextIOWrapper(raw, encoding="utf-8", write_through=True)
         sizes: list[int] = []
         write = raw.write
-        monkeypatch.setattr(raw, "write", lambda data, write=write: sizes.append(len(data)) or write(data))
+        monkeypatch.setattr(raw, "write", lambda data, write=write, sizes=sizes: sizes.append(len(data)) or write(data))
         _output._write_exact(out, text)
         out.flush()
         assert raw.getvalue() == text.encode("utf-8", "surrogateescape")
@@ -870,7 +870,7 @@ def test_a_run_and_qrels_read_from_pipes_lose_nothing(
         pipes.append(str(pipe))
     # In a child with a time limit: a reader that opens a pipe twice waits for a second writer forever.
     child = subprocess.run([sys.executable, "-m", "retrieval_eval", "evaluate", "--quiet", "-m", "map", "-m",
-                            "num_rel_ret", *pipes], capture_output=True, text=True, timeout=60)
+                            "num_rel_ret", *pipes], check=False, capture_output=True, text=True, timeout=60)
     assert (child.returncode, child.stdout) == (0, expected), child.stderr
 
 

@@ -15,11 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from retrieval_eval import SetEvaluator
+from retrieval_eval import SetEvaluator, compare
 from retrieval_eval.cli import main
-from retrieval_eval import compare
-from retrieval_eval.model import RetrievalEvalError
 from retrieval_eval.integrations.testing import assert_at_least, assert_not_worse
+from retrieval_eval.model import RetrievalEvalError
 
 N_QUERIES = 40
 

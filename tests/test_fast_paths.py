@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.io import _parse, _source, _tokens
 from retrieval_eval import TrecFormatError
+from retrieval_eval.io import _parse, _source, _tokens
 from retrieval_eval.io.formats import read_run_columns
 
 decimal_text = st.builds(
@@ -155,7 +155,7 @@ def _check_decimals(texts: list[str]) -> None:
             read_run_columns(_bytes_source(block))
 
 
-def _bytes_source(data: bytes):  # noqa: ANN202
+def _bytes_source(data: bytes):
     import io
 
     return io.BytesIO(data)
@@ -189,7 +189,7 @@ def test_every_layout_reads_the_same(layout: str) -> None:
 
 
 @pytest.mark.parametrize("pool_from", [0, 10**9], ids=["pool", "calling-thread"])
-def test_earlier_malformed_line_is_reported_before_a_truncated_stream(tmp_path, monkeypatch, pool_from: int) -> None:  # noqa: ANN001
+def test_earlier_malformed_line_is_reported_before_a_truncated_stream(tmp_path, monkeypatch, pool_from: int) -> None:
     """Blocks parsed ahead on threads or one at a time: the first problem in the file is the one reported."""
     monkeypatch.setattr(_parse, "_BLOCK", 64)
     monkeypatch.setattr(_parse, "_threads", lambda: 3)
@@ -207,7 +207,7 @@ def test_earlier_malformed_line_is_reported_before_a_truncated_stream(tmp_path, 
 
 def test_fields_copied_as_words_round_trip() -> None:
     """Ids of every length up to 3 words, at block edges, come back byte for byte."""
-    ids = [("x" * n) + str(n) for n in range(0, 25)]
+    ids = [("x" * n) + str(n) for n in range(25)]
     block = "".join(f"{d} 0 {d} 1\n" for d in ids).encode()
     tokens = _tokens._tokenize(_source._Block.of(block))
     assert tokens.strings(2).tolist() == [d.encode() for d in ids]
@@ -215,7 +215,7 @@ def test_fields_copied_as_words_round_trip() -> None:
 
 
 @pytest.mark.parametrize("source", ["path", "stream"])
-def test_columns_grow_and_widen_across_blocks(tmp_path, monkeypatch, source: str) -> None:  # noqa: ANN001
+def test_columns_grow_and_widen_across_blocks(tmp_path, monkeypatch, source: str) -> None:
     """Columns sized from the first block still come out whole when later lines are longer (more
     bytes per line than the estimate assumed) and their ids wider than the first block's."""
     monkeypatch.setattr(_parse, "_BLOCK", 256)

@@ -154,7 +154,7 @@ class TestSeveralRuns:
 
     def test_qrels_are_read_once(self, capsys, other, monkeypatch) -> None:
         """Three runs, one read of the qrels (a spy on the qrels reader counts the calls)."""
-        import retrieval_eval.io.formats as formats
+        from retrieval_eval.io import formats
 
         calls = []
         real = formats.read_qrels_columns

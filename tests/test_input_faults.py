@@ -758,8 +758,8 @@ def test_long_id_in_a_table(tmp_path: Path) -> None:
     the values are those of the same run read from a TREC file."""
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
-    from retrieval_eval.io.frames import qrels_from_table, run_from_table
     from retrieval_eval.io.formats import read_log_columns
+    from retrieval_eval.io.frames import run_from_table
 
     n, long_id = 50_000, "L" * 16_384
     doc_ids = [long_id if i == 7 else f"d{i}" for i in range(n)]
@@ -796,7 +796,7 @@ def test_long_id_in_a_table(tmp_path: Path) -> None:
     pq.write_table(log, tmp_path / "log.parquet")
     text_log = _write(tmp_path / "log.tsv", "".join(f"{g}\t{i}\t{s}\t{c}\n" for g, i, s, c in zip(*log.to_pydict().values())))
     for source in (tmp_path / "log.parquet", text_log):
-        qrels, run = read_log_columns(source)
+        _qrels, run = read_log_columns(source)
         assert run.doc_ids.dtype == object and run.doc_ids[7] == long_id.encode(), source
     assert (SetEvaluator.from_log(tmp_path / "log.parquet").per_query("AP")
             == SetEvaluator.from_log(text_log).per_query("AP"))
@@ -819,7 +819,7 @@ def test_mistyped_query_among_many_long_ids(monkeypatch: pytest.MonkeyPatch) -> 
     compared = []
 
     class Counting(difflib.SequenceMatcher):  # type: ignore[type-arg]
-        def set_seq1(self, a) -> None:  # noqa: ANN001
+        def set_seq1(self, a) -> None:
             compared.append(a)
             super().set_seq1(a)
 
@@ -978,11 +978,11 @@ def test_spark_bad_row() -> None:
     tagged = {"query_id": ["q", "q", "q", "q"], "doc_id": ["a", "b", "a", "b"], "relevance": [1, 0, None, None],
               "score": [None, None, 1.0, float("nan")], "_run": [False, False, True, True]}
     cases = [
-        (rs._split_union, tagged, "run DataFrame, query 'q', document 'b': score must not be NaN (it would make "
-                                  "the ranking order undefined; column 'score')"),
+        (rs._split_union, tagged, ("run DataFrame, query 'q', document 'b': score must not be NaN (it would make "
+                                  "the ranking order undefined; column 'score')")),
         (rs._split_union, {**tagged, "relevance": [1, None, None, None], "score": [None, None, 1.0, 2.0]},
-         "qrels DataFrame, query 'q', document 'b': empty relevance (column 'relevance'): null; expected columns "
-         "query_id, doc_id, relevance"),
+         ("qrels DataFrame, query 'q', document 'b': empty relevance (column 'relevance'): null; expected columns "
+         "query_id, doc_id, relevance")),
         (rs._split_union, {**tagged, "doc_id": ["a", "b", "a", "L" * 500], "score": [None, None, 1.0, float("nan")]},
          "run DataFrame, query 'q', document '" + "L" * 95 + "...': score must not be NaN"),
         (rs._split_log, {"query_id": ["s1", "s1"], "doc_id": ["i1", "i2"], "score": [0.5, 0.2],

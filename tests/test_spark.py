@@ -183,7 +183,7 @@ class _Collected:
     def select(self, *names: str) -> _Collected:
         return _Collected(self.table.select(list(names)))
 
-    def toArrow(self) -> Any:  # noqa: N802 - pyspark's name
+    def toArrow(self) -> Any:
         return self.table
 
 

@@ -19,10 +19,10 @@ import retrieval_eval.io._parse as parse_module
 import retrieval_eval.io._source as source_module
 import retrieval_eval.io._tokens as tokens_module
 from retrieval_eval import SetEvaluator
-from retrieval_eval.engine.ids import PairIndex, _id_hash, intern
-from retrieval_eval.engine.order import canonical_order
 from retrieval_eval.engine.build import build_batch
+from retrieval_eval.engine.ids import PairIndex, _id_hash, intern
 from retrieval_eval.engine.judgments import prepared_qrels
+from retrieval_eval.engine.order import canonical_order
 from retrieval_eval.io.formats import read_qrels_columns, read_run_columns
 
 
@@ -586,8 +586,8 @@ def test_the_judgments_read_are_shared_and_a_caller_s_columns_copied(tmp_path: P
     """The readers' read-only relevance column is the batch's (no copy of 90 MB at 10 M judgments); a
     writable column given by a caller is copied, so changing it afterwards changes nothing."""
     from retrieval_eval import SetEvaluator
-    from retrieval_eval.model import QrelsColumns
     from retrieval_eval.io.formats import read_qrels_columns, read_run_columns
+    from retrieval_eval.model import QrelsColumns
 
     (tmp_path / "qrels").write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n")
     (tmp_path / "run").write_text("q1 Q0 a 1 2 r\nq1 Q0 b 2 1 r\nq2 Q0 c 1 1 r\n")
@@ -625,8 +625,8 @@ def test_prepared_qrels_group_each_query_in_input_order(layout: str, repeat: boo
     """The prepared judgments, whatever the layout (no move, blocks moved whole, rows sorted): each
     query's rows in input order, its counts, and values that are not the caller's array; a repeated
     judgment is reported at its own line whichever way the rows moved."""
-    from retrieval_eval.model import InputFormatError, QrelsColumns
     from retrieval_eval.engine.judgments import _prepare_qrels
+    from retrieval_eval.model import InputFormatError, QrelsColumns
 
     rnd = random.Random(len(layout))
     rows = [(q, f"d{rnd.randrange(10 ** 6)}", rnd.randrange(-1, 3)) for q, n in (("q1", 30), ("q2", 40), ("q3", 50))
@@ -846,8 +846,8 @@ def test_one_row_per_query_joins_by_scan_only_with_few_judgments(per_query: int,
 def test_run_queries_taken_as_the_judged_ones_only_when_every_byte_agrees(run_width: int) -> None:
     """A run whose query ids are the judged ones in their order takes codes 0, 1, 2... without a search;
     ids that differ past their first 8 bytes, or by a trailing byte, are looked up (and not found)."""
-    from retrieval_eval.model import QrelsColumns
     from retrieval_eval.engine.build import _query_codes
+    from retrieval_eval.model import QrelsColumns
 
     ids = [b"query-0001-a", b"query-0001-b", b"query-0002", b"query-0002\x01"]
     qrels = QrelsColumns(np.array(ids), np.array([b"d"] * 4), np.ones(4, dtype=np.int64), np.arange(1, 5))

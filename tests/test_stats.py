@@ -14,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retrieval_eval.analysis import stats
-from retrieval_eval.model import RetrievalEvalError
 from retrieval_eval.analysis.stats import (
     CORRECTIONS,
     TESTS,
@@ -23,6 +22,7 @@ from retrieval_eval.analysis.stats import (
     paired_test,
     tukey_hsd,
 )
+from retrieval_eval.model import RetrievalEvalError
 
 sp = pytest.importorskip("scipy.stats")
 

@@ -51,8 +51,7 @@ def _write_exact(out: TextIO, text: str) -> None:
     :func:`retrieval_eval.model.id_text`) exactly as they were read, whatever stdout's error handler."""
     buffer = getattr(out, "buffer", None)
     if buffer is None or not _BYTE_KEPT.search(text):
-        for start in range(0, len(text), _WRITE_CHUNK):
-            out.write(text[start : start + _WRITE_CHUNK])
+        out.writelines(text[start : start + _WRITE_CHUNK] for start in range(0, len(text), _WRITE_CHUNK))
         return
     out.flush()
     data = text.encode(out.encoding or "utf-8", "surrogateescape")

@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 
 from ..engine.memory import release_freed_memory
-from ._tokens import _WIDE_ID, _widens_too_far
 from ..model import (
     FloatArray,
     InputFormatError,
@@ -34,6 +33,7 @@ from ..model import (
     RunColumns,
     TrecFormatError,
 )
+from ._tokens import _WIDE_ID, _widens_too_far
 
 __all__ = ["as_table", "qrels_from_table", "read_parquet_qrels", "read_parquet_run", "run_from_table"]
 
