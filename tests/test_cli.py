@@ -786,8 +786,8 @@ class TestPlot:
 
     @pytest.mark.parametrize("suffix", [".png", ".pdf", ".svg"])
     def test_a_failed_write_keeps_the_old_image(self, tmp_path, files, suffix: str) -> None:
-        """Issue 28.9: under a file-size limit the write fails: exit 1, one line, the old image untouched
-        (it was truncated before; for .pdf the failure was a traceback)."""
+        """Issue 28.9: under a file-size limit the write fails: exit 3 (an output failure), one line, the
+        old image untouched (it was truncated before; for .pdf the failure was a traceback)."""
         pytest.importorskip("matplotlib")
         target = tmp_path / f"old{suffix}"
         target.write_bytes(b"the old image")
@@ -797,7 +797,7 @@ class TestPlot:
                 "sys.exit(main(sys.argv[1:]))\n")
         result = subprocess.run([sys.executable, "-c", code, "plot", "pr", *files, "-o", str(target)],
                                 check=False, capture_output=True, text=True)
-        assert result.returncode == 1 and result.stderr == (
+        assert result.returncode == 3 and result.stderr == (
             f"retrieval-eval: error: cannot write the output: {target}: File too large\n")
         assert target.read_bytes() == b"the old image"
         assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, *(Path(f).name for f in files)])
