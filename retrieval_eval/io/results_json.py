@@ -44,7 +44,7 @@ def read_json_run(path: str | os.PathLike[str]) -> RunColumns:
     >>> _ = path.write_text(json.dumps({"q1": {"d1": 12.5, "d2": 3.0}}))
     >>> run = read_json_run(path)
     >>> run.doc_ids.tolist(), run.scores.tolist(), run.run_id
-    (['d1', 'd2'], [12.5, 3.0], 'bm25')
+    ([b'd1', b'd2'], [12.5, 3.0], 'bm25')
 
     Raises
     ------
