@@ -23,15 +23,18 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from ..model import QrelsColumns, RunColumns, TrecFormatError
 from ._parse import first_line
 from ._source import Source, file_looks_like_parquet
-from .frames import read_parquet_qrels, read_parquet_run
-from .logs import Delimiter, read_parquet_log, read_text_log_columns
-from .results_json import read_json_qrels, read_json_run
 from .trec import BEIR_QRELS_HEADER, QrelsLayout, read_text_qrels_columns, read_text_run_columns
+
+if TYPE_CHECKING:
+    from .logs import Delimiter
+
+# The Parquet, JSON and log readers are imported by the branches that use them: a TREC evaluation,
+# the common case, does not pay for their imports at start-up.
 
 __all__ = [
     "PARQUET_MAGIC", "is_json", "is_parquet", "qrels_layout", "read_log_columns", "read_qrels_columns",
@@ -109,11 +112,15 @@ def read_qrels_columns(source: Source, *, with_subtopics: bool = False) -> Qrels
         On a malformed line (with ``path:line``) or row, or when the file holds no judgment.
     """
     if is_parquet(source):  # columns query_id, doc_id, relevance (and subtopic): see retrieval_eval.io.frames
+        from .frames import read_parquet_qrels
+
         return read_parquet_qrels(cast("str | os.PathLike[str]", source), with_subtopics=with_subtopics)
     if is_json(source):
         if with_subtopics:
             raise TrecFormatError(f"{os.fsdecode(cast('str', source))}: a JSON qrels file has no subtopics; "
                                   "give TREC qrels 'query_id subtopic doc_id relevance'")
+        from .results_json import read_json_qrels
+
         return read_json_qrels(cast("str | os.PathLike[str]", source))
     return read_text_qrels_columns(source, with_subtopics=with_subtopics, layout=qrels_layout(source))
 
@@ -132,11 +139,15 @@ def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:
         On a malformed line (with ``path:line``) or row, or when the file holds no result line.
     """
     if is_parquet(source):  # columns query_id, doc_id, score (and rank): see retrieval_eval.io.frames
+        from .frames import read_parquet_run
+
         return read_parquet_run(cast("str | os.PathLike[str]", source), with_ranks=with_ranks)
     if is_json(source):
         if with_ranks:
             raise TrecFormatError(f"{os.fsdecode(cast('str', source))}: a results JSON has no rank column; "
                                   "rank by score (order='score') or give a TREC run")
+        from .results_json import read_json_run
+
         return read_json_run(cast("str | os.PathLike[str]", source))
     return read_text_run_columns(source, with_ranks=with_ranks)
 
@@ -164,5 +175,9 @@ def read_log_columns(
         A malformed line, with ``path:line``, or a log without rows.
     """
     if isinstance(source, (str, os.PathLike)) and is_parquet(source):
+        from .logs import read_parquet_log
+
         return read_parquet_log(os.fsdecode(source), columns)
+    from .logs import read_text_log_columns
+
     return read_text_log_columns(source, delimiter=delimiter, columns=columns)
