@@ -46,7 +46,8 @@ __all__ = sorted(_EXPORTS)  # noqa: PLE0605 (built from _EXPORTS, the one list o
 
 #: The subpackages and public modules, in pipeline order: what ``dir(retrieval_eval)`` shows beside ``__all__``.
 _SUBMODULES = (
-    "model", "io", "engine", "measures", "evaluators", "analysis", "report", "labels", "integrations", "cli",
+    "model", "io", "engine", "measures", "evaluators", "analysis", "report", "harness", "labels", "integrations",
+    "cli",
     "data", "plotting", "spark", "testing",
 )
 

@@ -27,9 +27,10 @@ ALLOWED = {
     "evaluators": {"model", "io", "engine", "measures"},
     "analysis": {"model", "io", "engine", "measures", "evaluators"},
     "report": {"model", "io", "engine", "measures", "evaluators", "analysis"},
-    "integrations": {"model", "io", "engine", "measures", "evaluators", "analysis", "report"},
+    "harness": {"model", "io", "engine", "measures", "evaluators", "analysis", "report"},
+    "integrations": {"model", "io", "engine", "measures", "evaluators", "analysis", "report", "harness"},
     "data": {"io"},
-    "cli": {"model", "io", "engine", "measures", "evaluators", "analysis", "report", "data", "__init__"},
+    "cli": {"model", "io", "engine", "measures", "evaluators", "analysis", "report", "harness", "data", "__init__"},
     # the public paths: thin re-exports of the modules that hold the code
     "plotting": {"report"},
     "spark": {"integrations"},

@@ -13,6 +13,7 @@ EXIT_OK = 0
 EXIT_REGRESSION = 1  #: compare --fail-if-worse found a significant regression
 EXIT_OUTPUT_FAILED = 3  #: the output could not be written (a full disk, a closed stdout, an unwritable -o file)
 EXIT_BAD_INPUT = 2
+EXIT_UNRESOLVABLE = 4  #: a gate could not decide (too few queries to detect its tolerance) and was asked to fail
 EXIT_INTERRUPTED = 130  #: Ctrl-C: 128 + SIGINT, as shells report it
 
 
