@@ -232,6 +232,8 @@ def normal_quantile(p: float) -> float:
         return -math.inf
     if p >= 1.0:
         return math.inf
+    if p > 0.5:  # the upper tail by symmetry: 1 - p is exact there, and Φ near 1 has lost its digits
+        return -normal_quantile(1.0 - p)
     low, high = -40.0, 40.0
     for _ in range(200):
         middle = (low + high) / 2.0

@@ -29,7 +29,7 @@ With ``d_q = run_q - baseline_q`` over the ``c`` queries and the risk-weighted d
 -0.025
 >>> statistic, p = trisk(baseline, run, 1.0)
 >>> round(statistic, 4), round(p, 4)
-(-0.1987, 0.8551)
+(-0.1901, 0.8614)
 
 Degenerate inputs, as in :mod:`.stats`: no query gives URisk 0, TRisk 0 and p 1; one query, or
 ``w`` all 0, TRisk 0 and p 1; ``w`` constant and not 0 (a standard error of 0), TRisk 0 and p 0.
