@@ -3,6 +3,9 @@ interval and the t interval; and the properties every interval must have."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import math
 
 import numpy as np
@@ -182,3 +185,68 @@ def test_interval_of_a_results_object() -> None:
     assert ap == mean_interval(results.array("AP"), resamples=500, seed=2)
     with pytest.raises(MeasureError, match="geometric mean"):
         interval(results, "GMAP")
+
+
+# ------------------------------------------------------------------------------ evaluate --ci
+CLI_QRELS = "".join(f"q{i} 0 a 1\nq{i} 0 b {i % 2}\n" for i in range(8))
+CLI_RUN = "".join(f"q{i} Q0 {'a' if i % 3 else 'c'} 1 2.0 mine\nq{i} Q0 {'c' if i % 3 else 'a'} 2 1.0 mine\n"
+                  for i in range(8))
+
+
+@pytest.fixture
+def cli_files(write) -> tuple[str, str]:
+    return write("qrels", CLI_QRELS), write("run", CLI_RUN)
+
+
+def test_evaluate_ci_in_trec_lines(capsys, cli_files) -> None:
+    from retrieval_eval.cli import main
+
+    assert main(["evaluate", "-m", "P.1", "-m", "map", "-m", "num_ret", "--ci", "--quiet", *cli_files]) == 0
+    lines = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    assert all(len(fields) == 3 for fields in lines)  # trec_eval's three fields, every line
+    values = {name.strip(): float(value) for name, _, value in lines}
+    results = SetEvaluator.from_trec(*cli_files)
+    successes = int(results.array("P@1").sum())
+    exact = sp.binomtest(successes, 8).proportion_ci(method="exact")
+    assert (values["P_1_ci_low"], values["P_1_ci_high"]) == pytest.approx((exact.low, exact.high), abs=1e-4)
+    bca = mean_interval(results.array("AP"))
+    assert (values["map_ci_low"], values["map_ci_high"]) == pytest.approx((bca.low, bca.high), abs=5e-5)
+    assert "num_ret_ci_low" not in values  # a sum, not a mean
+
+
+def test_evaluate_without_ci_is_unchanged(capsys, cli_files) -> None:
+    from retrieval_eval.cli import main
+
+    main(["evaluate", "-m", "map", "--quiet", *cli_files])
+    assert "_ci_" not in capsys.readouterr().out
+
+
+def test_evaluate_ci_json_and_tables(capsys, cli_files) -> None:
+    from retrieval_eval.cli import main
+
+    main(["evaluate", "-m", "P@1", "-m", "AP", "--ci", "--ci-method", "t", "--ci-level", "0.9", "--quiet",
+          "--format", "json", *cli_files])
+    document = json.loads(capsys.readouterr().out)
+    results = SetEvaluator.from_trec(*cli_files)
+    ap = results.array("AP")
+    low, high = sp.t.interval(0.9, 7, loc=ap.mean(), scale=sp.sem(ap))
+    assert document["ci"]["AP"] == {"low": pytest.approx(low), "high": pytest.approx(high), "method": "t", "level": 0.9}
+    assert document["options"]["--ci-method"] == "t"
+    main(["evaluate", "-m", "P@1", "-m", "GMAP", "--ci", "--quiet", "--format", "csv", "-q", *cli_files])
+    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert rows[0][-2:] == ["P@1 ci_low", "P@1 ci_high"] and "GMAP ci_low" not in rows[0]
+    assert rows[1][-2:] == ["", ""] and rows[-1][1] == "all" and float(rows[-1][-1]) > float(rows[-1][-2])
+
+
+@pytest.mark.parametrize(("extra", "message"), [(["--ci-level", "0.9"], "applies to --ci"),
+                                                (["--ci", "-n"], "drop -n"),
+                                                (["--ci", "--ci-level", "1.5"], "strictly between"),
+                                                (["--ci", "--ci-seed", "-3"], ">= 0")])
+def test_evaluate_ci_usage_errors(capsys, cli_files, extra: list[str], message: str) -> None:
+    from retrieval_eval.cli import main
+
+    with pytest.raises(SystemExit) as stopped:  # usage errors go through argparse: exit 2
+        main(["evaluate", "-m", "map", *extra, *cli_files])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2
+    assert message in err and "Traceback" not in err

@@ -168,3 +168,21 @@ def test_compare_reports_risk_of_each_run() -> None:
 def test_compare_refuses_a_negative_risk_alpha() -> None:
     with pytest.raises(RetrievalEvalError, match="alpha"):
         compare(None, _runs(), ["AP"], risk=-0.5)
+
+
+def test_compare_command_prints_risk(capsys, write) -> None:
+    from retrieval_eval.cli import main
+
+    qrels = write("qrels", "".join(f"q{i} 0 a 1\nq{i} 0 b 1\n" for i in range(5)))
+    base = write("base", "".join(f"q{i} Q0 a 1 2 base\nq{i} Q0 b 2 1 base\n" for i in range(5)))
+    new = write("new", "".join(f"q{i} Q0 {'x' if i < 2 else 'a'} 1 2 new\nq{i} Q0 b 2 1 new\n" for i in range(5)))
+    assert main(["compare", qrels, base, new, "-m", "RR", "--risk", "1", "--format", "json", "--quiet"]) == 0
+    rows = json.loads(capsys.readouterr().out)["risk"]
+    # RR: base 1 everywhere; new 0.5 on q0, q1 and 1 elsewhere: URisk = 2 * (-0.5 - 0.5) / 5
+    assert rows[1]["urisk"] == pytest.approx(-0.4)
+    assert rows[1]["trisk"] == pytest.approx(trisk_loop([1.0] * 5, [0.5, 0.5, 1, 1, 1], 1.0))
+    assert main(["compare", qrels, base, new, "-m", "RR", "--risk", "1", "--quiet"]) == 0
+    assert "Risk against base, alpha 1" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stopped:
+        main(["compare", qrels, base, new, "--risk", "-2"])
+    assert stopped.value.code == 2 and "expected a number >= 0" in capsys.readouterr().err
