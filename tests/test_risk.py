@@ -136,7 +136,7 @@ def test_degenerate_and_bad_inputs() -> None:
 def test_risk_rows_put_the_baseline_first_with_no_risk() -> None:
     matrix = np.array([[0.5, 0.4, 0.3, 0.6], [0.6, 0.2, 0.5, 0.6]])
     rows = risk_rows(matrix, ["base", "new"], "base", "AP", 1.0)
-    assert [(r.run, r.urisk, r.trisk_p) for r in rows][0] == ("base", 0.0, 1.0)
+    assert (rows[0].run, rows[0].urisk, rows[0].trisk_p) == ("base", 0.0, 1.0)
     assert rows[1].urisk == pytest.approx(-0.025)
     assert [r.georisk for r in rows] == pytest.approx(georisk_loop(matrix.tolist(), 1.0))
 

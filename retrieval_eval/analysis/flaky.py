@@ -42,8 +42,8 @@ from attrs import asdict, frozen
 from ..model import RetrievalEvalError
 
 if TYPE_CHECKING:
+    from ..evaluators.query import MeasureLike
     from ..evaluators.results import SetResults
-    from ..measures import MeasureLike
 
 __all__ = ["FlakyQuery", "FlakyReport", "Spread", "flaky_queries", "top_k_overlap"]
 

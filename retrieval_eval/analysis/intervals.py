@@ -47,8 +47,8 @@ from .stats import _as_vector, _beta_regularized, _is_constant, _t_critical, che
 if TYPE_CHECKING:
     import numpy.typing as npt
 
+    from ..evaluators.query import MeasureLike
     from ..evaluators.results import SetResults
-    from ..measures import MeasureLike
 
 __all__ = ["METHODS", "Interval", "clopper_pearson", "has_interval", "interval", "is_binary", "mean_interval"]
 
