@@ -113,7 +113,7 @@ def test_command_prints_the_table_and_writes_the_quarantine_list(capsys, write, 
     assert code == 0
     assert target.read_text(encoding="utf-8") == "q1\n"  # replaced, one id per line
     assert "1 of 2 queries flagged over 2 repeats" in out
-    assert "wrote 1 flagged query ids" in err
+    assert "wrote 1 flagged query id to" in err
     code = main(["flaky", qrels, *runs, "-m", "RR", "--format", "json", "--max-spread", "0.6", "--min-overlap", "0.4"])
     document = json.loads(capsys.readouterr().out)
     assert code == 0 and document["flagged"] == [] and document["queries"][0]["spread"]["RR"]["range"] == 0.5

@@ -7,7 +7,7 @@ import math
 import os
 
 from ._options import _add_run_options, _digits, _Parser, _positive_int, _RawDescriptionFormatter
-from ._output import EXIT_OK, _emit, _note, _OutputFailed, _short, _Usage
+from ._output import EXIT_OK, _counted, _emit, _note, _OutputFailed, _short, _Usage
 from ._runs import _load_runs, _names, _per_query_measures, _refuse_stdin_twice, _sources
 
 _FLAKY_HELP = """\
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         _write_list(args.output, report.flagged())
     _emit(text)
     if args.output is not None and not args.quiet:
-        _note(f"wrote {len(report.flagged())} flagged query ids to {args.output}")
+        _note(f"wrote {_counted(len(report.flagged()), 'flagged query id', 'flagged query ids')} to {args.output}")
     return EXIT_OK
 
 

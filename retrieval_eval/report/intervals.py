@@ -16,9 +16,8 @@ interval (no line, ``"ci": null``, empty cells).
 >>> from retrieval_eval.report.text import Requested
 >>> from retrieval_eval.measures import parse
 >>> runs = SetEvaluator.from_dict({"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": {"a": 1.0}, "q2": {"x": 1.0}})
->>> print(ci_trec_text(runs, [Requested(parse("P@1"), "P_1")], CiOptions(), digits=4), end="")
-P_1_ci_low            	all	0.0126
-P_1_ci_high           	all	0.9874
+>>> [line.split() for line in ci_trec_text(runs, [Requested(parse("P@1"), "P_1")], CiOptions(), digits=4).splitlines()]
+[['P_1_ci_low', 'all', '0.0126'], ['P_1_ci_high', 'all', '0.9874']]
 """
 
 from __future__ import annotations
