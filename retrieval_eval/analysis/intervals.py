@@ -67,7 +67,8 @@ _BATCH = 2**18
 class Interval:
     """A confidence interval of a mean: ``low <= mean <= high``, by ``method`` at confidence ``level``.
 
-    ``method`` is the one used ("exact", "bca" or "t"), never "auto".
+    ``method`` is the one used ("exact", "bca" or "t"), never "auto". The interval always holds the
+    mean: a BCa bound beyond it (possible with a strong bias correction at a low level) is moved to it.
     """
 
     low: float
@@ -152,7 +153,8 @@ def mean_interval(
         low, high = mean - half, mean + half
     else:
         low, high = _bca(x, level, resamples, np.random.default_rng(seed))
-    # Rounding can put a bound a hair beyond the mean (a bootstrap quantile of equal means).
+    # An interval of the mean that leaves the mean out would confuse every reader; a bound beyond it
+    # (rounding among equal resampled means, or a strong bias correction at a low level) moves to it.
     return Interval(min(low, mean), max(high, mean), chosen, level)
 
 
