@@ -35,6 +35,7 @@ from ..evaluators import SetEvaluator
 from ..evaluators.options import _read_options
 from ..measures import Measure, parse, parse_list
 from ..model import FloatArray, MissingExtraError, RetrievalEvalError
+from .risk import RiskRow, _check_alpha, risk_rows, risk_table
 
 __all__ = ["DEFAULT_MEASURES", "Comparison", "PairComparison", "compare"]
 
@@ -88,6 +89,9 @@ class Comparison:
     baseline: str
     all_pairs: bool = False
     rel: int = 1  #: the relevance level the measures were parsed with
+    #: With ``compare(..., risk=ALPHA)``: URisk, TRisk and GeoRisk of every run against the baseline,
+    #: in measure order, then run order (:mod:`retrieval_eval.analysis.risk`); empty otherwise.
+    risks: tuple[RiskRow, ...] = ()
 
     # ------------------------------------------------------------------ what was found
     def significant_worse(self, measure: str | None = None) -> list[PairComparison]:
@@ -129,6 +133,7 @@ class Comparison:
             "baseline": self.baseline, "queries": len(self.queries),
             "means": {run: dict(values) for run, values in self.means.items()},
             "comparisons": [asdict(c) for c in self.comparisons],  # PairComparison's fields, in order
+            **({"risk": [asdict(r) for r in self.risks]} if self.risks else {}),  # only when asked for
         }
 
     def to_json(self) -> str:
@@ -153,7 +158,11 @@ class Comparison:
         lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
                  .rstrip() for row in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
-        return "\n".join(lines) + "\n\n" + self.legend() + "\n"
+        return "\n".join(lines) + "\n\n" + self.legend() + "\n" + self._risk_text(digits)
+
+    def _risk_text(self, digits: int) -> str:
+        """The risk table after a blank line, or nothing when risk was not asked for."""
+        return "\n" + risk_table(self.risks, digits) if self.risks else ""
 
     def to_markdown(self, digits: int = 4) -> str:
         """A Markdown table (runs as rows), then the legend."""
@@ -161,7 +170,7 @@ class Comparison:
             return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
         lines = [row(["run", *self.measures]), "|---" + "|---:" * len(self.measures) + "|"]
         lines += [row(cells) for cells in self._cells(digits)]
-        return "\n".join(lines) + "\n\n" + self.legend() + "\n"
+        return "\n".join(lines) + "\n\n" + self.legend() + "\n" + self._risk_text(digits)
 
     def to_latex(self, digits: int = 4) -> str:
         """A booktabs table: the best mean of each measure in bold, significance letters as superscripts."""
@@ -226,6 +235,7 @@ def compare(
     max_depth: int | None = None,
     order: str = "score",
     duplicates: str = "error",
+    risk: float | None = None,
 ) -> Comparison:
     """Evaluate runs on the same queries and compare them with paired significance tests.
 
@@ -256,6 +266,9 @@ def compare(
     rel, complete, judged_only, max_depth, order, duplicates
         As in :meth:`SetEvaluator.from_trec` (``order`` and ``duplicates`` apply to runs read from files). With ``complete=False`` (or evaluators over different
         queries) only the queries every run has are compared, and the means are over those.
+    risk : float >= 0, optional
+        The risk ``alpha``: add URisk, TRisk (with its p-value) and GeoRisk of every run against the
+        baseline on each measure (:attr:`Comparison.risks`; see :mod:`retrieval_eval.analysis.risk`).
     """
     from . import stats
 
@@ -272,6 +285,8 @@ def compare(
     # Sizes and seed are checked before any file is read (a bad one would fail only after the work).
     stats.check_parameters(permutations=permutations, samples=samples, alpha=alpha, seed=seed)
     stats.require_scipy(test)  # the t, Wilcoxon and sign tests: before any file is read
+    if risk is not None:
+        _check_alpha(risk)
     read_options = _read_options(max_depth, duplicates, order)
     names = list(runs)
     if len(names) < 2:
@@ -307,8 +322,11 @@ def compare(
 
     pairs = _pairs(names, baseline, all_pairs)
     comparisons = []
+    risks: list[RiskRow] = []
     for key in keys:
         matrix = np.stack([values[n, key] for n in names])
+        if risk is not None:
+            risks += risk_rows(matrix, names, baseline, key, risk)
         results = [_paired(stats, matrix, names.index(a), names.index(b), test, permutations, samples,
                            _stream(seed, key, a, b), alpha) for a, b in pairs]
         if test == "tukey":
@@ -325,7 +343,7 @@ def compare(
             ))
     return Comparison(test=test, correction=correction, alpha=alpha, runs=tuple(names), measures=tuple(keys),
                       means=means, comparisons=tuple(comparisons), queries=tuple(queries), baseline=baseline,
-                      all_pairs=all_pairs, rel=rel)
+                      all_pairs=all_pairs, rel=rel, risks=tuple(risks))
 
 
 def _paired(stats: Any, matrix: FloatArray, a: int, b: int, test: str, permutations: int, samples: int,

@@ -39,7 +39,12 @@ comparison: mean difference, raw and adjusted p-value, effect size (Cohen's d_z)
 interval, wins/ties/losses.
 
 Regression gate: with --fail-if-worse MEASURE the exit code is 1 when a run is significantly worse
-than the baseline on MEASURE, after correction; each such run is named on stderr."""
+than the baseline on MEASURE, after correction; each such run is named on stderr.
+
+Risk: with --risk ALPHA every run is also measured against the baseline with URisk (mean gain, a
+loss counting 1+ALPHA times), TRisk (URisk over its standard error, with a t p-value) and GeoRisk
+(from all the runs' per-query values at once): a table after the legend (table, markdown) or a
+'risk' list (json). See docs/comparing.md."""
 
 
 def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
@@ -71,6 +76,10 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
                               "per comparison; json: everything")
     compare.add_argument("--digits", type=_digits, default=4, metavar="N",
                          help=f"decimals in tables, 0 to {MAX_DIGITS} (default 4)")
+    compare.add_argument("--risk", type=_risk_alpha, default=None, metavar="ALPHA",
+                         help="add URisk, TRisk (with its p-value) and GeoRisk of each run against the baseline, a "
+                              "loss weighing 1+ALPHA times a gain (ALPHA >= 0, e.g. 1 or 5): a table after the "
+                              "legend (table, markdown), or 'risk' in json")
     compare.add_argument("--fail-if-worse", action="append", default=[], metavar="MEASURE",
                          help="exit 1 if a run is significantly worse than the baseline on MEASURE (repeatable)")
     _add_run_options(compare, skip_missing="compare only the queries every run has results for")
@@ -95,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         None, _Evaluated(names, _evaluations(args, qrels, runs, names, requested)),
         [str(item.measure) for item in requested], baseline=args.baseline, all_pairs=args.all_pairs,
         test=args.test, correction=args.correction, alpha=args.alpha, permutations=args.permutations,
-        samples=args.samples, seed=args.seed, rel=args.level,
+        samples=args.samples, seed=args.seed, rel=args.level, risk=args.risk,
     )
     forms = {"table": result.to_table, "markdown": result.to_markdown, "latex": result.to_latex}
     text = forms[args.format](args.digits) if args.format in forms else (
@@ -108,6 +117,19 @@ def run(args: argparse.Namespace) -> int:
                          f"delta {c.delta:+.4f}, p = {c.p_adjusted:.4g} ({result.correction} correction)")
             failed = True
     return EXIT_REGRESSION if failed else EXIT_OK
+
+
+def _risk_alpha(text: str) -> float:
+    """--risk's ALPHA: a finite number >= 0."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not math.isfinite(value) or value < 0.0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, found {text!r}")
+    return value
 
 
 def _gated(specs: Sequence[str], level: int) -> list[str]:

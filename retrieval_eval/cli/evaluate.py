@@ -7,7 +7,7 @@ import itertools
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._options import _TABLE_FORMATS, _add_evaluation_options, _Parser, _RawDescriptionFormatter
+from ._options import _TABLE_FORMATS, _add_evaluation_options, _Parser, _positive_int, _RawDescriptionFormatter
 from ._output import EXIT_OK, _emit, _short, _Usage
 from ._runs import (
     _as_typed,
@@ -28,6 +28,7 @@ from ._runs import (
 
 if TYPE_CHECKING:
     from ..evaluators.set import SetEvaluator
+    from ..report.intervals import CiOptions
     from ..report.text import Requested
 
 _EVALUATE_HELP = """\
@@ -47,7 +48,14 @@ shared with another run, by its file name. trec format prints each run's block i
 opened by its runid line holding that name, whatever -m asks for; the table formats (csv, tsv,
 markdown, latex) print one row per run, or per run and query with -q (csv and tsv then add a
 'kind' column: 'query', or 'summary' for the 'all' row), with the measures in the order of -m,
-named as typed. --wide MEASURE prints one measure as a table of a row per query and a column per run."""
+named as typed. --wide MEASURE prints one measure as a table of a row per query and a column per run.
+
+--ci adds a confidence interval to every mean: the exact (Clopper-Pearson) interval where every
+per-query value is 0 or 1 (P@1, Success@k), else a BCa bootstrap, seeded (the same input gives the
+same interval), or the t interval with --ci-method t. trec format adds the lines NAME_ci_low and
+NAME_ci_high after the 'all' block (same three fields); json adds "ci": {NAME: {low, high, method,
+level}}; the tables add the columns 'NAME ci_low' and 'NAME ci_high'. Sums (num_ret), gm_map and
+GAUC are not means and get none. See docs/api.md, "Intervals of a mean"."""
 
 
 def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
@@ -74,6 +82,18 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     evaluate.add_argument("--wide", metavar="MEASURE",
                           help="print one table of MEASURE: a row per query, a column per run, then the 'all' row "
                                "(csv, tsv, markdown or latex; replaces -m)")
+    evaluate.add_argument("--ci", action="store_true",
+                          help="add a confidence interval to every mean (exact for 0/1 values, else BCa bootstrap)")
+    evaluate.add_argument("--ci-method", choices=("auto", "bca", "t", "exact"), default="auto",
+                          help="auto (default): exact (Clopper-Pearson) where every per-query value is 0 or 1, else "
+                               "bca; bca: BCa bootstrap; t: Student t; exact: 0/1 values only")
+    evaluate.add_argument("--ci-level", type=float, default=0.95, metavar="LEVEL",
+                          help="confidence level of --ci, between 0 and 1 (default 0.95)")
+    evaluate.add_argument("--ci-resamples", type=_positive_int, default=2000, metavar="N",
+                          help="bootstrap resamples of --ci (default 2000; at most 1000000)")
+    evaluate.add_argument("--ci-seed", type=int, default=0, metavar="SEED",
+                          help="seed of the bootstrap, an integer >= 0 (default 0: the same input always gives "
+                               "the same interval)")
 
 
 def _evaluate_usage_problem(args: argparse.Namespace) -> str | None:
@@ -92,7 +112,28 @@ def _evaluate_usage_problem(args: argparse.Namespace) -> str | None:
         return "--wide prints a table; give --format csv, tsv, markdown or latex"
     if args.wide is not None and args.measures is not None:
         return "--wide MEASURE replaces -m; give one or the other"
-    return _stdin_problem(args.qrels, args.runs)
+    return _ci_problem(args) or _stdin_problem(args.qrels, args.runs)
+
+
+def _ci_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the --ci options; None if nothing."""
+    if not args.ci:
+        given = [name for name, value, default in (("--ci-method", args.ci_method, "auto"),
+                                                   ("--ci-level", args.ci_level, 0.95),
+                                                   ("--ci-resamples", args.ci_resamples, 2000),
+                                                   ("--ci-seed", args.ci_seed, 0)) if value != default]
+        return f"{given[0]} applies to --ci; add --ci" if given else None
+    if args.wide is not None:
+        return "--ci gives intervals of the means; --wide prints per-query values: give one or the other"
+    if args.no_summary:
+        return "--ci gives intervals of the summary ('all') values; drop -n"
+    if not 0.0 < args.ci_level < 1.0:
+        return f"--ci-level must lie strictly between 0 and 1; got {args.ci_level:g}"
+    if args.ci_resamples > 1_000_000:
+        return f"--ci-resamples takes at most 1000000; got {args.ci_resamples}"
+    if args.ci_seed < 0:
+        return f"--ci-seed takes an integer >= 0; got {args.ci_seed}"
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -115,6 +156,7 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
     )
 
     sources = [args.log] if log is not None else list(runs)
+    ci = _ci_options(args)
     given = _given_names(args, len(sources))
     if args.wide is not None:
         parsed = _per_query_measures([args.wide], args.level)
@@ -160,17 +202,30 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
         if args.wide is not None:
             made.append(wide_column(results, given_order[0], summary=summary))
         elif args.format == "json":
+            provenance = _provenance(args, qrels, sources, log is not None)
             made.append(json_report(results, given_order, per_query=args.per_query, summary=summary,
-                                    provenance=_provenance(args, qrels, sources, log is not None)))
+                                    provenance=provenance) if ci is None else
+                        _json_with_ci(results, given_order, args.per_query, provenance, ci))
         elif args.format in _TABLE_FORMATS:
-            made.append(table_rows(results, columns, None, per_query=args.per_query, summary=summary, kind=kind))
+            rows = table_rows(results, columns, None, per_query=args.per_query, summary=summary, kind=kind)
+            if ci is not None:  # the intervals fill the 'all' row's extra columns; query rows leave them empty
+                from ..report.intervals import ci_cells, ci_columns
+
+                extra = ci_cells(results, columns, ci)
+                rows = [[*row, *([None] * len(ci_columns(columns)))] for row in rows[:-1]] + [[*rows[-1], *extra]]
+            made.append(rows)
         else:
             pieces = trec_text(results, requested, per_query=args.per_query, summary=summary,
                                 digits=args.digits, run_id=show_run_id and not several)
+            ci_text = ""
+            if ci is not None:
+                from ..report.intervals import ci_trec_text
+
+                ci_text = ci_trec_text(results, requested, ci, digits=args.digits)
             if number < len(sources):
-                made.append("".join(pieces))
+                made.append("".join(pieces) + ci_text)
             else:  # every run is evaluated by now: the first piece computes the last values
-                streamed = itertools.chain([next(pieces, "")], pieces)
+                streamed = itertools.chain([next(pieces, "")], pieces, [ci_text])
         del results
     names = given or (_run_names(sources) if log is not None else _run_id_names(sources, run_ids))
     _emit(_finished(args, made, names, requested, columns, kind=kind, named=several or given is not None))
@@ -204,6 +259,11 @@ def _finished(args: argparse.Namespace, made: list[Any], names: Sequence[str], r
         return tables.head(args.format, header, numeric) + tables.rows(args.format, lines, args.digits) + tables.tail(
             args.format)
     header, numeric = table_header(columns, per_query=args.per_query, kind=kind)
+    if getattr(args, "ci", False):
+        from ..report.intervals import ci_columns
+
+        header += ci_columns(columns)
+        numeric += [True] * len(ci_columns(columns))
     parts = [tables.head(args.format, header, numeric)]
     for name, lines in zip(names, made):
         for line in lines:
@@ -211,6 +271,28 @@ def _finished(args: argparse.Namespace, made: list[Any], names: Sequence[str], r
         parts.append(tables.rows(args.format, lines, args.digits))
     parts.append(tables.tail(args.format))
     return "".join(parts)
+
+
+def _ci_options(args: argparse.Namespace) -> CiOptions | None:
+    """The options of the intervals, or None without --ci (``demo`` has no --ci)."""
+    if not getattr(args, "ci", False):
+        return None
+    from ..report.intervals import CiOptions
+
+    return CiOptions(method=args.ci_method, level=args.ci_level, resamples=args.ci_resamples, seed=args.ci_seed)
+
+
+def _json_with_ci(results: SetEvaluator, requested: Sequence[Requested], per_query: bool,
+                  provenance: dict[str, object], ci: CiOptions) -> str:
+    """JSON output with the ``ci`` object after ``aggregate``: each mean's interval."""
+    import json
+
+    from ..report.intervals import ci_json
+    from ..report.text import json_document
+
+    document = json_document(results, requested, per_query=per_query, summary=True, provenance=provenance)
+    document["ci"] = ci_json(results, [r for r in requested if not r.measure.definition.text], ci)
+    return json.dumps(document, indent=2, allow_nan=False)
 
 
 def _provenance(args: argparse.Namespace, qrels: object, sources: Sequence[object], log: bool) -> dict[str, object]:
@@ -227,6 +309,9 @@ def _provenance(args: argparse.Namespace, qrels: object, sources: Sequence[objec
     options = {"-m": [args.wide] if args.wide is not None else (args.measures or ["official"]),
                "-c": not args.skip_missing, "-l": args.level, "-M": args.max_depth, "-J": args.judged_only,
                "--order": args.order, "--duplicates": args.duplicates}
+    if getattr(args, "ci", False):  # recorded only when given: the output without --ci is unchanged
+        options |= {"--ci-method": args.ci_method, "--ci-level": args.ci_level,
+                    "--ci-resamples": args.ci_resamples, "--ci-seed": args.ci_seed}
     inputs: dict[str, object] = ({"log": path(sources[0])} if log else
                                  {"qrels": path(qrels), "runs": [path(source) for source in sources]})
     return {"version": __version__, "options": options, "inputs": inputs}
