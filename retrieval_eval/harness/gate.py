@@ -237,14 +237,14 @@ class _Context:
         quarantined = set(self.rule.quarantine)
         d = self.now - self.before
         counted = [i for i in range(len(d)) if self.queries[i] not in quarantined]
-        largest = max((-d[i] for i in counted), default=0.0)
+        largest = max([0.0, *(float(-d[i]) for i in counted)]) + 0.0  # + 0.0: no "-0.0000" for an unchanged run
         over = sorted((i for i in counted if _below(tolerance, -d[i])), key=lambda i: (d[i], i))
         limit = f"{tolerance:g}"
         if not over:
-            return self._check("max_query_drop", limit, None, float(largest), "passed",
-                               f"largest drop {max(largest, 0.0):.4f}")
+            return self._check("max_query_drop", limit, None, largest, "passed",
+                               f"largest drop {largest:.4f}")
         lines = "\n".join(f"{self.queries[i]}: {self.before[i]:.4f} -> {self.now[i]:.4f} ({d[i]:+.4f})" for i in over)
-        return self._check("max_query_drop", limit, None, float(largest), "failed",
+        return self._check("max_query_drop", limit, None, largest, "failed",
                            f"{len(over)} {'query' if len(over) == 1 else 'queries'} fell by more than {limit}: "
                            f"{_preview([self.queries[i] for i in over])}", lines)
 
