@@ -36,12 +36,13 @@ FEATURE_EXTRAS: dict[str, tuple[str, ...]] = {
     "analysis/stats.py": ("stats",),  # t, Wilcoxon and sign tests
     "evaluators/*.py": ("dataframe",),  # SetEvaluator.to_dataframe
     "analysis/comparison.py": ("dataframe",),  # Comparison.to_dataframe
+    "harness/rules.py": ("gate",),  # check --rules reads TOML with tomli on Python 3.10
 }
 
 #: Import name -> the distribution that installs it.
 IMPORT_DISTRIBUTIONS = {
     "pyspark": "pyspark", "pyarrow": "pyarrow", "scipy": "scipy", "matplotlib": "matplotlib", "pandas": "pandas",
-    "ir_measures": "ir-measures",
+    "ir_measures": "ir-measures", "tomli": "tomli",
 }
 
 #: What a distribution needs at run time, beyond its own required dependencies, for the way the

@@ -36,6 +36,7 @@ References
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -225,7 +226,7 @@ def normal_cdf(z: float) -> float:
 
 
 def normal_quantile(p: float) -> float:
-    """Φ⁻¹(p) for p in [0, 1] (±inf at the ends), by bisection of :func:`normal_cdf` to the last bit.
+    """Φ⁻¹(p) for p in [0, 1] (±inf at the ends): the standard library's (Wichura's AS241, full precision).
 
     >>> round(normal_quantile(0.975), 6), abs(normal_quantile(0.5)) < 1e-15
     (1.959964, True)
@@ -234,18 +235,7 @@ def normal_quantile(p: float) -> float:
         return -math.inf
     if p >= 1.0:
         return math.inf
-    if p > 0.5:  # the upper tail by symmetry: 1 - p is exact there, and Φ near 1 has lost its digits
-        return -normal_quantile(1.0 - p)
-    low, high = -40.0, 40.0
-    for _ in range(200):
-        middle = (low + high) / 2.0
-        if middle in (low, high):
-            break
-        if normal_cdf(middle) < p:
-            low = middle
-        else:
-            high = middle
-    return (low + high) / 2.0
+    return NormalDist().inv_cdf(p)
 
 
 def _bca(x: FloatArray, level: float, resamples: int, rng: np.random.Generator) -> tuple[float, float]:
