@@ -23,11 +23,11 @@ from collections.abc import Mapping, Sequence
 import attrs
 import numpy as np
 
+from ..analysis.intervals import mean_interval
 from ..evaluators.set import SetEvaluator
 from ..model import FloatArray, RetrievalEvalError
 from .baseline import Baseline
 from .outcomes import Outcome
-from ..analysis.intervals import mean_interval
 from .resolution import POWER, Resolution, resolution
 from .rules import Rule, merge_rules
 
