@@ -319,7 +319,9 @@ def gate_text(report: GateReport, *, title: str = "check", digits: int = 4) -> s
 
 def _resolution_text(check: Check, found: Resolution, digits: int) -> str:
     if check.kind == "regression":
-        return f"MDE {found.mde:.{digits}f}; smallest p {found.smallest_p:.3g}"
+        # A t-test has no floor on its p-value (smallest_p 0): only the rank tests' floor is worth saying.
+        floor = f"; smallest p {found.smallest_p:.3g}" if found.smallest_p > 0 else ""
+        return f"MDE {found.mde:.{digits}f}{floor}"
     if check.kind == "max_drop":
         needed = f"; {found.tolerance:g} needs {found.needed} queries" if found.needed is not None else ""
         return f"MDE {found.mde:.{digits}f}{needed}"
