@@ -56,6 +56,7 @@ COMMANDS = {
     "inspect": "inspect",
     "diff": "diff",
     "plot": "plot",
+    "expect": "expect",
     "measures": "measures",
 }
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ._ci import add_ci_options, check_ci_outputs, emit_ci
-from ._options import _Parser, _RawDescriptionFormatter
+from ._options import _add_quiet, _Parser, _RawDescriptionFormatter
 from ._output import EXIT_OK, _emit, _note, _Usage
 from ._runs import _stdin
 
@@ -48,7 +48,9 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
                              "or by the rank column")
     expect.add_argument("--duplicates", choices=("error", "first"), default="error",
                         help="a document listed twice for one query: fail (default) or keep its first line")
-    expect.add_argument("--quiet", action="store_true", help="print only the facts that did not pass, and the count")
+    expect.add_argument("--hide-passing", action="store_true",
+                        help="list only the facts that did not simply pass (failed, known failures), and the counts")
+    _add_quiet(expect)
     add_ci_options(expect)
 
 
@@ -64,12 +66,12 @@ def run(args: argparse.Namespace) -> int:
     rankings = Rankings.read(source, [fact.query for fact in facts], order=args.order, duplicates=args.duplicates)
     checked = [check_fact(fact, rankings) for fact in facts]
     outcomes = [fact_outcome(c, strict=args.strict) for c in checked]
-    _emit(format_table(checked, outcomes, quiet=args.quiet))
+    _emit(format_table(checked, outcomes, hide_passing=args.hide_passing))
     emit_ci(args, outcomes, title="retrieval-eval expect")
     unmark = sum(1 for c in checked if c.fact.known_failure and c.holds)
     if unmark and not args.strict and not args.quiet:
         _note(f"{unmark} known failure{'s' if unmark > 1 else ''} now pass{'' if unmark > 1 else 'es'}: remove "
-              "known_failure from them (--strict fails on this)")
+              f"known_failure from {'them' if unmark > 1 else 'it'} (--strict fails on this)")
     code = exit_code(outcomes, fail_undecided=False)
     return code if code else EXIT_OK
 
@@ -80,12 +82,12 @@ def _status(checked: Checked, outcome: Outcome) -> str:
     return "ok" if outcome.status == "passed" else "FAILED"
 
 
-def format_table(checked: Sequence[Checked], outcomes: Sequence[Outcome], *, quiet: bool = False) -> str:
-    """One line per fact (status, fact, the ranks seen), then the counts; ``quiet``: only facts not ok."""
+def format_table(checked: Sequence[Checked], outcomes: Sequence[Outcome], *, hide_passing: bool = False) -> str:
+    """One line per fact (status, fact, the ranks seen), then the counts; ``hide_passing``: only facts not ok."""
     rows = [(_status(c, o), c.fact.name, c.seen + (f"  (unmark it: {c.fact.where})" if c.fact.known_failure
                                                    and c.holds else ""))
             for c, o in zip(checked, outcomes)]
-    shown = [row for row in rows if row[0] != "ok"] if quiet else rows
+    shown = [row for row in rows if row[0] != "ok"] if hide_passing else rows
     lines = []
     if shown:
         header = ("status", "fact", "ranks")

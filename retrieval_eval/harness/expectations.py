@@ -216,9 +216,11 @@ def fact_outcome(checked: Checked, *, strict: bool = False) -> Outcome:
     """The outcome of a checked fact: passed or failed; a known failure that still fails is skipped,
     one that now passes is passed with "now passes: unmark it" (failed when ``strict``)."""
     fact = checked.fact
+    # Where the fact is written (and why), for what needs a look: not for a plain pass.
     details = "\n".join(part for part in (f"at {fact.where}", fact.note and f"note: {fact.note}") if part)
     if not fact.known_failure:
-        return Outcome(GROUP, fact.name, "passed" if checked.holds else "failed", checked.seen, details)
+        return Outcome(GROUP, fact.name, "passed" if checked.holds else "failed", checked.seen,
+                       "" if checked.holds else details)
     if not checked.holds:
         return Outcome(GROUP, fact.name, "skipped", f"known failure: {checked.seen}", details)
     return Outcome(GROUP, fact.name, "failed" if strict else "passed",
@@ -285,7 +287,8 @@ def _fact(entry: object, origin: str, line_of: Any) -> Fact:
                     "both" if "doc" in entry else "neither")
     docs = ((_id(entry["doc"], "doc", origin, line_of("doc")),) if "doc" in entry
             else _ids(entry["docs"], "docs", origin, line_of("docs")))
-    k, below = None, ()
+    k: int | None = None
+    below: tuple[str, ...] = ()
     if claim == "ranks_above":
         value = entry[claim]
         below = _ids([value] if isinstance(value, str) else value, claim, origin, line_of(claim))
