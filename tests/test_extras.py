@@ -36,12 +36,14 @@ FEATURE_EXTRAS: dict[str, tuple[str, ...]] = {
     "analysis/stats.py": ("stats",),  # t, Wilcoxon and sign tests
     "evaluators/*.py": ("dataframe",),  # SetEvaluator.to_dataframe
     "analysis/comparison.py": ("dataframe",),  # Comparison.to_dataframe
+    "integrations/pytest_plugin.py": ("pytest",),  # the pytest plugin (loaded by pytest itself)
+    "integrations/testing.py": ("pytest",),  # expectation_params: intent facts as pytest params
 }
 
 #: Import name -> the distribution that installs it.
 IMPORT_DISTRIBUTIONS = {
     "pyspark": "pyspark", "pyarrow": "pyarrow", "scipy": "scipy", "matplotlib": "matplotlib", "pandas": "pandas",
-    "ir_measures": "ir-measures",
+    "ir_measures": "ir-measures", "pytest": "pytest",
 }
 
 #: What a distribution needs at run time, beyond its own required dependencies, for the way the

@@ -353,8 +353,8 @@ def _toml_loads(text: str) -> dict[str, Any]:
         try:
             import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
         except ImportError:
-            raise MissingExtraError("reading TOML needs Python 3.11 or the tomli package: "
-                                    "pip install 'retrieval-evaluator[toml]'") from None
+            raise MissingExtraError("reading TOML expectations on Python 3.10 needs tomli: "
+                                    "pip install 'retrieval-evaluator[gate]'") from None
     loaded: dict[str, Any] = tomllib.loads(text)
     return loaded
 

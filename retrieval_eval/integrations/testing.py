@@ -12,14 +12,19 @@ AssertionError: RR is 0.7500, below 0.8000; worst queries: q2 (0.5000), q1 (1.00
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..evaluators import SetEvaluator
 from ..measures import parse
 
-__all__ = ["assert_at_least", "assert_not_worse"]
+if TYPE_CHECKING:
+    from ..harness.expectations import Fact
+
+__all__ = ["assert_at_least", "assert_fact", "assert_not_worse", "expectation_params"]
 
 
 def _worst(values: Mapping[str, float], count: int = 5) -> str:
@@ -73,3 +78,49 @@ def assert_not_worse(
             f"{result.means['baseline'][c.measure]:.4f} (delta {c.delta:+.4f}, p = {c.p_value:.4g}, {test} test, "
             f"alpha {alpha:g}); lost most on: {lost}"
         )
+
+
+def expectation_params(path: str | os.PathLike[str], *, strict: bool = False) -> list[Any]:
+    """The facts of an expectations file as ``pytest.param``s, one test each, named by the fact (its
+    ``id``, or what it claims). A ``known_failure`` fact is marked ``xfail``: it is reported as
+    xfailed while it fails and as XPASS once it passes (a failure with ``strict=True``), the sign
+    to unmark it. Use with :func:`assert_fact`::
+
+        @pytest.mark.parametrize("fact", expectation_params("tests/intent.jsonl"))
+        def test_intent(fact, retrieval_eval_rankings):
+            assert_fact(fact, retrieval_eval_rankings("runs/today.run"))
+    """
+    import pytest  # here: only a test suite calls this
+
+    from ..harness.expectations import read_expectations
+
+    params = []
+    for fact in read_expectations(path):
+        marks = [pytest.mark.xfail(reason=f"known failure ({fact.where})" + (f": {fact.note}" if fact.note else ""),
+                                   strict=strict)] if fact.known_failure else []
+        params.append(pytest.param(fact, id=fact.name, marks=marks))
+    return params
+
+
+def assert_fact(fact: Fact, run: Any, *, order: str = "score") -> None:
+    """Fail unless ``fact`` holds on ``run``: a run file's path, a dict ``{query_id: {doc_id: score}}``,
+    a SetEvaluator or :class:`~retrieval_eval.harness.expectations.Rankings` (read once, for many facts).
+    The message gives the fact, the ranks of its documents and where it is written.
+
+    >>> from retrieval_eval.harness.expectations import parse_jsonl
+    >>> [fact] = parse_jsonl('{"query": "q1", "doc": "b", "in_top": 1}', "intent.jsonl")
+    >>> assert_fact(fact, {"q1": {"a": 2.0, "b": 1.0}})
+    Traceback (most recent call last):
+      ...
+    AssertionError: q1: b in top 1: b at rank 2 (intent.jsonl:1)
+    """
+    from ..harness.expectations import Rankings, check_fact
+
+    if isinstance(run, (str, os.PathLike)):
+        rankings = Rankings.read(run, [fact.query], order=order)
+    else:
+        rankings = Rankings.of(run, [fact.query], order=order)
+    checked = check_fact(fact, rankings)
+    if not checked.holds:
+        note = f"; note: {fact.note}" if fact.note else ""
+        raise AssertionError(f"{fact.name}: {checked.seen} ({fact.where}){note}")

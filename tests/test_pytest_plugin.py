@@ -1,0 +1,131 @@
+"""The pytest plugin (issue 30, item 9), run as a user's test suite would run it: inner test files in a
+temporary folder, run by ``pytester``, their outcomes and messages checked."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy  # noqa: F401 - loaded before the inner sessions, whose module snapshots would unload it
+import pytest
+
+import retrieval_eval.evaluators  # noqa: F401 - the same: NumPy's extension modules load once per process
+
+pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parents[1]
+PLUGIN = "retrieval_eval.integrations.pytest_plugin"
+
+QRELS = "q1 0 a 1\nq1 0 b 0\nq1 0 c 2\nq2 0 x 1\nq2 0 y 1\nq3 0 z 1\n"
+#: q1 ranks c, b, a (b and c tied at 2.0: c first, doc_id descending); q2 x, y; q3 z.
+RUN = "q1 Q0 a 1 1.0 r\nq1 Q0 b 2 2.0 r\nq1 Q0 c 3 2.0 r\nq2 Q0 x 1 2.0 r\nq2 Q0 y 2 1.0 r\nq3 Q0 z 1 1.0 r\n"
+#: The same queries, worse: q2 loses x from the top, q3 its only relevant document.
+WORSE = "q1 Q0 a 1 1.0 r\nq1 Q0 b 2 2.0 r\nq1 Q0 c 3 2.0 r\nq2 Q0 y 1 2.0 r\nq2 Q0 w 2 1.5 r\nq2 Q0 x 3 1.0 r\n" \
+        "q3 Q0 v 1 1.0 r\n"
+
+
+def _installed() -> bool:
+    """Whether the installed distribution registers the plugin (then pytest loads it by itself)."""
+    return any(entry.value == PLUGIN for entry in importlib.metadata.entry_points(group="pytest11"))
+
+
+def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    plugin = () if _installed() else ("-p", PLUGIN)
+    return pytester.runpytest(*plugin, "-p", "no:cacheprovider", "-ra", *args)
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makefile(".qrels", judgments=QRELS)
+    pytester.makefile(".run", today=RUN, worse=WORSE)
+    pytester.makefile(".jsonl", intent=textwrap.dedent("""\
+        {"query": "q1", "doc": "c", "in_top": 1}
+        {"query": "q1", "doc": "a", "in_top": 1, "id": "a leads q1"}
+        {"query": "q2", "docs": ["x", "zz"], "any_in_top": 1}
+        {"query": "q1", "doc": "a", "ranks_above": "b", "known_failure": true, "note": "a is new"}
+        {"query": "q1", "doc": "b", "never_in_top": 1, "known_failure": true}
+        {"query": "q9", "doc": "x", "never_in_top": 5}
+        """))
+    return pytester
+
+
+def test_the_entry_point_is_declared() -> None:
+    """pyproject.toml registers the plugin under pytest11, as ``retrieval_eval``."""
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["entry-points"]["pytest11"] == {"retrieval_eval": PLUGIN}
+
+
+def test_loading_the_plugin_imports_nothing_heavy() -> None:
+    """pytest loads the plugin in every session: it must not import NumPy or the package's modules."""
+    code = (f"import sys, {PLUGIN}; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'attrs', 'scipy') "
+            "or (m.startswith('retrieval_eval.') and m.count('.') > 0 and 'integrations' not in m)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    assert done.stdout.strip() == "[]"
+
+
+def test_one_test_per_fact(project: pytest.Pytester) -> None:
+    project.makepyfile(test_intent="""
+        import pytest
+        from retrieval_eval.testing import assert_fact, expectation_params
+
+        @pytest.mark.parametrize("fact", expectation_params("intent.jsonl"))
+        def test_intent(fact, retrieval_eval_rankings):
+            assert_fact(fact, retrieval_eval_rankings("today.run"))
+        """)
+    result = _run(project, "-v")
+    result.assert_outcomes(passed=2, failed=2, xfailed=1, xpassed=1)
+    result.stdout.fnmatch_lines([
+        "*test_intent[[]q1: c in top 1[]] PASSED*",
+        "*test_intent[[]a leads q1[]] FAILED*",
+        "*test_intent[[]q1: a above b[]] XFAIL*",
+        "*test_intent[[]q1: b not in top 1[]] XPASS*",
+        "*test_intent[[]q9: x not in top 5[]] FAILED*",
+        "*AssertionError: a leads q1: a at rank 3 (intent.jsonl:2)",
+        "*AssertionError: q9: x not in top 5: query q9 is not in the run (intent.jsonl:6)",
+    ])
+    result.stdout.fnmatch_lines(["XFAIL*q1: a above b* - known failure (intent.jsonl:4): a is new"])
+
+
+def test_strict_known_failures_fail_once_they_pass(project: pytest.Pytester) -> None:
+    project.makepyfile(test_intent="""
+        import pytest
+        from retrieval_eval.testing import assert_fact, expectation_params
+
+        @pytest.mark.parametrize("fact", expectation_params("intent.jsonl", strict=True))
+        def test_intent(fact):
+            assert_fact(fact, "today.run")
+        """)
+    _run(project).assert_outcomes(passed=2, failed=3, xfailed=1)
+
+
+def test_a_bad_fact_file_is_a_collection_error_naming_the_line(project: pytest.Pytester) -> None:
+    project.makefile(".jsonl", bad='{"query": "q1", "doc": "a", "in_top": 0}\n')
+    project.makepyfile(test_bad="""
+        import pytest
+        from retrieval_eval.testing import assert_fact, expectation_params
+
+        @pytest.mark.parametrize("fact", expectation_params("bad.jsonl"))
+        def test_intent(fact):
+            assert_fact(fact, "today.run")
+        """)
+    result = _run(project)
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*bad.jsonl:1: expected in_top to be a depth k, an integer >= 1, found 0*"])
+
+
+def test_the_plugin_changes_nothing_in_a_session_that_does_not_use_it(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_plain="def test_one():\n    assert 1 + 1 == 2\n")
+    result = _run(pytester)
+    result.assert_outcomes(passed=1)
+    assert "retrieval_eval" not in result.stdout.str()
+
+
+def test_the_option_is_in_help(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, "--help")
+    result.stdout.fnmatch_lines(["*retrieval_eval: search quality gates*", "*--retrieval-eval-update-baselines*"])
