@@ -129,3 +129,23 @@ def test_the_plugin_changes_nothing_in_a_session_that_does_not_use_it(pytester: 
 def test_the_option_is_in_help(pytester: pytest.Pytester) -> None:
     result = _run(pytester, "--help")
     result.stdout.fnmatch_lines(["*retrieval_eval: search quality gates*", "*--retrieval-eval-update-baselines*"])
+
+
+def test_the_documented_example(pytester: pytest.Pytester) -> None:
+    """docs/intent-tests.md's test module, on the page's facts and run, reports what the page shows."""
+    import re
+
+    from test_docs_examples import RUN_TXT
+
+    page = (ROOT / "docs" / "intent-tests.md").read_text(encoding="utf-8")
+    facts = re.search(r"cat > intent.jsonl <<'EOF'\n(.*?)\nEOF\n", page, re.DOTALL)
+    module = re.search(r"runs this block under pytester -->\n```python\n(.*?)```", page, re.DOTALL)
+    shown = re.search(r"On the files above, `pytest -rA -vv` reports[^\n]*\n\n```text\n(.*?)```", page, re.DOTALL)
+    assert facts and module and shown
+    pytester.makefile(".jsonl", intent=facts[1])
+    pytester.makefile(".txt", run=RUN_TXT)
+    pytester.makepyfile(test_intent=module[1])
+    result = _run(pytester, "-rA", "-vv")
+    result.assert_outcomes(passed=3, failed=2, xfailed=1)
+    result.stdout.fnmatch_lines([re.sub(r"\s+", " ", line).replace("[", "[[]").replace(" ", "*")
+                                 for line in shown[1].splitlines()], consecutive=False)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 _EXPECT_HELP = """\
 Check intent tests: facts about single queries' rankings, one a line of a JSONL file or one
-[[expect]] table of a TOML file (see docs/gating.md, "Intent tests"):
+[[expect]] table of a TOML file (see docs/intent-tests.md):
 
   {"query": "q1", "doc": "d1", "in_top": 3}              d1 is in the top 3 of q1
   {"query": "q1", "doc": "d9", "never_in_top": 10}       d9 is not in the top 10
