@@ -149,3 +149,77 @@ def test_the_documented_example(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(passed=3, failed=2, xfailed=1)
     result.stdout.fnmatch_lines([re.sub(r"\s+", " ", line).replace("[", "[[]").replace(" ", "*")
                                  for line in shown[1].splitlines()], consecutive=False)
+
+
+def _quality_test(project: pytest.Pytester, run: str, rules: str = '{"P@2": {"max_drop": 0.05}}') -> None:
+    project.makepyfile(test_quality=f"""
+        from retrieval_eval import SetEvaluator
+
+        def test_quality(retrieval_eval_baseline):
+            results = SetEvaluator.from_trec("judgments.qrels", "{run}")
+            baseline = retrieval_eval_baseline("baselines/bm25.json")
+            baseline.assert_passes(results, {rules}, qrels_path="judgments.qrels")
+        """)
+
+
+class TestBaselines:
+    """The baseline fixture through a baseline's life: missing, written on purpose, checked, failed,
+    rewritten. P@2 by hand: today q1 0.5 (c, b), q2 1.0 (x, y), q3 0.5 (z alone); worse q2 0.5, q3 0."""
+
+    def test_a_missing_baseline_fails_with_the_way_to_make_it(self, project: pytest.Pytester) -> None:
+        _quality_test(project, "today.run")
+        result = _run(project)
+        result.assert_outcomes(failed=1)
+        result.stdout.fnmatch_lines(["*AssertionError: no baseline at *bm25.json; create it with pytest "
+                                     "--retrieval-eval-update-baselines"])
+
+    def test_the_life_of_a_baseline(self, project: pytest.Pytester) -> None:
+        from retrieval_eval.harness.baseline import Baseline
+
+        (project.path / "baselines").mkdir()
+        path = project.path / "baselines" / "bm25.json"
+        _quality_test(project, "today.run")
+        result = _run(project, "--retrieval-eval-update-baselines")
+        result.assert_outcomes(passed=1)
+        result.stdout.fnmatch_lines(["*retrieval_eval: baselines rewritten*", f"{path}"])
+        written = Baseline.read(path)
+        assert written.values("P@2") == {"q1": 0.5, "q2": 1.0, "q3": 0.5}
+        assert written.qrels is not None and written.qrels.name == "judgments.qrels"
+
+        _run(project).assert_outcomes(passed=1)  # the same run passes against its own baseline
+
+        _quality_test(project, "worse.run")
+        result = _run(project)
+        result.assert_outcomes(failed=1)
+        result.stdout.fnmatch_lines([
+            "*AssertionError: P@2 max_drop 0.05: fell by 0.3333 (0.6667 -> 0.3333), more than 0.05*",
+            "*    q2: 1.0000 -> 0.5000 (-0.5000)",
+            "*    q3: 0.5000 -> 0.0000 (-0.5000)",
+        ])
+        assert "baselines rewritten" not in result.stdout.str()
+
+        _run(project, "--retrieval-eval-update-baselines").assert_outcomes(passed=1)  # the drop, accepted
+        assert Baseline.read(path).values("P@2") == {"q1": 0.5, "q2": 0.5, "q3": 0.0}
+        _run(project).assert_outcomes(passed=1)
+
+    def test_rules_from_a_file_and_per_query_drops(self, project: pytest.Pytester) -> None:
+        (project.path / "baselines").mkdir()
+        _quality_test(project, "today.run")
+        _run(project, "--retrieval-eval-update-baselines").assert_outcomes(passed=1)
+        project.makefile(".toml", gates='["P@2"]\nmax_query_drop = 0.4\nquarantine = ["q3"]\n')
+        _quality_test(project, "worse.run", rules='"gates.toml"')
+        result = _run(project)
+        result.assert_outcomes(failed=1)
+        result.stdout.fnmatch_lines(["*AssertionError: P@2 max_query_drop 0.4: 1 query fell by more than 0.4: q2*",
+                                     "*    q2: 1.0000 -> 0.5000 (-0.5000)"])
+        assert "q3: 0.5000" not in result.stdout.str()  # quarantined: reported by check, never a failure
+
+    def test_a_baseline_on_other_judgments_is_refused(self, project: pytest.Pytester) -> None:
+        (project.path / "baselines").mkdir()
+        _quality_test(project, "today.run")
+        _run(project, "--retrieval-eval-update-baselines").assert_outcomes(passed=1)
+        project.makefile(".qrels", judgments=QRELS + "q3 0 v 1\n")
+        result = _run(project)
+        result.assert_outcomes(failed=1)
+        result.stdout.fnmatch_lines(["*AssertionError: the baseline was made on other judgments: the qrels: "
+                                     "judgments.qrels (sha256 *) is not the baseline's judgments.qrels*"])

@@ -56,24 +56,24 @@ class BaselineFile:
 
     def assert_passes(self, results: SetEvaluator, rules: Any, *, measures: Sequence[str] | None = None,
                       qrels_path: str | os.PathLike[str] | None = None,
-                      run_path: str | os.PathLike[str] | None = None) -> None:
+                      run_path: str | os.PathLike[str] | None = None, **options: Any) -> None:
         """Fail unless ``results`` passes ``rules`` against the baseline (see
-        :func:`retrieval_eval.testing.assert_passes_rules`); the message names each failed rule
-        and the queries that lost most, with their values before and after.
+        :func:`retrieval_eval.testing.assert_passes_rules`, which takes ``options``); the message names
+        each failed rule and the queries that lost most, with their values before and after.
 
         When updating, the baseline of ``results`` is written instead, on ``measures`` (default: the
         rules' measures and those of the old baseline), with the files' hashes when given.
         """
-        from .testing import assert_passes_rules, rules_measures
+        from .testing import assert_passes_rules, rules_of
 
         if not self.update:
             if not os.path.exists(self.path):
                 raise AssertionError(f"no baseline at {self.path}; create it with pytest {UPDATE_OPTION}")
-            assert_passes_rules(self.load(), results, rules, qrels_path=qrels_path)
+            assert_passes_rules(self.load(), results, rules, qrels_path=qrels_path, **options)
             return
         from ..harness.baseline import Baseline
 
-        wanted = list(measures or rules_measures(rules))
+        wanted = list(measures or [rule.measure for rule in rules_of(rules)])
         if measures is None and os.path.exists(self.path):
             wanted += [m for m in self.load().measures.values() if m not in wanted]
         Baseline.create(results, measures=wanted, qrels_path=qrels_path, run_path=run_path).write(self.path)

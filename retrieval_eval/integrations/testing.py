@@ -22,9 +22,12 @@ from ..evaluators import SetEvaluator
 from ..measures import parse
 
 if TYPE_CHECKING:
+    from ..harness.baseline import Baseline
     from ..harness.expectations import Fact
+    from ..harness.rules import Rule
 
-__all__ = ["assert_at_least", "assert_fact", "assert_not_worse", "expectation_params"]
+__all__ = ["assert_at_least", "assert_fact", "assert_not_worse", "assert_passes_rules", "expectation_params",
+           "rules_of"]
 
 
 def _worst(values: Mapping[str, float], count: int = 5) -> str:
@@ -124,3 +127,60 @@ def assert_fact(fact: Fact, run: Any, *, order: str = "score") -> None:
     if not checked.holds:
         note = f"; note: {fact.note}" if fact.note else ""
         raise AssertionError(f"{fact.name}: {checked.seen} ({fact.where}){note}")
+
+
+def rules_of(rules: Any) -> list[Rule]:
+    """Gate rules given as a TOML file's path, a dict as that file reads (``{"nDCG@10": {"max_drop":
+    0.02}}``), a :class:`~retrieval_eval.harness.rules.Rule` or a list of them."""
+    from ..harness.rules import Rule, parse_rules, read_rules
+
+    if isinstance(rules, (str, os.PathLike)):
+        return read_rules(rules)
+    if isinstance(rules, Mapping):
+        return parse_rules(rules)
+    if isinstance(rules, Rule):
+        return [rules]
+    listed = list(rules)
+    if not all(isinstance(rule, Rule) for rule in listed):
+        raise TypeError("rules: expected a TOML file's path, a dict of checks per measure or Rules")
+    return listed
+
+
+def assert_passes_rules(baseline: Baseline | str | os.PathLike[str], results: SetEvaluator, rules: Any, *,
+                        fail_undecided: bool = False, qrels_path: str | os.PathLike[str] | None = None,
+                        **options: Any) -> None:
+    """Fail when ``results`` breaks a gate rule against ``baseline`` (a :class:`Baseline` or its file),
+    as ``retrieval-eval check`` would: the same :func:`~retrieval_eval.harness.gate.check_rules`, whose
+    keyword ``options`` (``alpha``, ``test``, ``correction``, ``seed``, ...) pass through. The message
+    names each failed check and the queries that lost most, with their values before and after. An
+    undecided check fails only with ``fail_undecided``. With ``qrels_path``, a baseline made on other
+    judgments is refused first.
+
+    >>> from retrieval_eval.harness.baseline import Baseline
+    >>> qrels = {f"q{i}": {"a": 1, "b": 1} for i in range(4)}
+    >>> before = SetEvaluator.from_dict(qrels, {q: {"a": 2.0, "b": 1.0} for q in qrels})
+    >>> after = SetEvaluator.from_dict(qrels, {**{q: {"a": 2.0, "b": 1.0} for q in qrels}, "q2": {"a": 1.0}})
+    >>> assert_passes_rules(Baseline.create(before, measures=["P@2"]), after, {"P@2": {"max_drop": 0.1}})
+    Traceback (most recent call last):
+      ...
+    AssertionError: P@2 max_drop 0.1: fell by 0.1250 (1.0000 -> 0.8750), more than 0.1...
+        q2: 1.0000 -> 0.5000 (-0.5000)
+    """
+    from ..harness.baseline import Baseline, FileStamp
+    from ..harness.gate import check_rules
+
+    if not isinstance(baseline, Baseline):
+        baseline = Baseline.read(baseline)
+    if qrels_path is not None:
+        differ = baseline.differences(qrels=FileStamp.of(qrels_path), options=baseline.options)
+        if differ:
+            raise AssertionError("the baseline was made on other judgments: " + "; ".join(differ))
+    report = check_rules(baseline, results, rules_of(rules), **options)
+    failing = {"failed", "undecided"} if fail_undecided else {"failed"}
+    lines = []
+    for outcome in report.outcomes:
+        if outcome.status in failing:
+            lines.append(f"{outcome.name}: {outcome.message}")
+            lines += [f"    {line}" for line in outcome.details.splitlines()]
+    if lines:
+        raise AssertionError("\n".join(lines))
