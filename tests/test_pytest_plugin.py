@@ -170,8 +170,8 @@ class TestBaselines:
         _quality_test(project, "today.run")
         result = _run(project)
         result.assert_outcomes(failed=1)
-        result.stdout.fnmatch_lines(["*AssertionError: no baseline at *bm25.json; create it with pytest "
-                                     "--retrieval-eval-update-baselines"])
+        result.stdout.fnmatch_lines([("*AssertionError: no baseline at *bm25.json; create it with pytest "
+                                     "--retrieval-eval-update-baselines")])
 
     def test_the_life_of_a_baseline(self, project: pytest.Pytester) -> None:
         from retrieval_eval.harness.baseline import Baseline
@@ -221,5 +221,5 @@ class TestBaselines:
         project.makefile(".qrels", judgments=QRELS + "q3 0 v 1\n")
         result = _run(project)
         result.assert_outcomes(failed=1)
-        result.stdout.fnmatch_lines(["*AssertionError: the baseline was made on other judgments: the qrels: "
-                                     "judgments.qrels (sha256 *) is not the baseline's judgments.qrels*"])
+        result.stdout.fnmatch_lines([("*AssertionError: the baseline was made on other judgments: the qrels: "
+                                     "judgments.qrels (sha256 *) is not the baseline's judgments.qrels*")])
