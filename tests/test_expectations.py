@@ -153,6 +153,36 @@ def test_facts_agree_with_the_definitions_on_trec_evals_order(run: dict[str, dic
     assert [o.status for o in outcomes] == ["passed" if _oracle_holds(f, ranks) else "failed" for f in facts]
 
 
+def _toml_value(value: object) -> str:
+    """A TOML value written from its definition: JSON's strings, numbers, booleans and arrays are TOML's."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=8)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(_fact_lines(), st.booleans(), st.none() | _TEXT.filter(str.strip), st.none() | _TEXT
+                          .filter(str.strip)), min_size=1, max_size=5, unique_by=lambda t: t[2] or object()))
+def test_jsonl_and_toml_read_the_same_facts(entries: list[tuple[dict[str, object], bool, str | None, str | None]]
+                                            ) -> None:
+    lines = []
+    for line, known, name, note in entries:
+        lines.append({**line, **({"known_failure": known} if known else {}),
+                      **({"id": name} if name else {}), **({"note": note} if note else {})})
+    jsonl = parse_jsonl("\n".join(json.dumps(line) for line in lines))
+    toml = parse_toml("".join("[[expect]]\n" + "".join(f"{key} = {_toml_value(value)}\n" for key, value in line.items())
+                              + "\n" for line in lines))
+    fields = ("query", "claim", "docs", "k", "below", "known_failure", "id", "note")
+    assert [tuple(getattr(f, name) for name in fields) for f in toml] == [
+        tuple(getattr(f, name) for name in fields) for f in jsonl]
+    assert [f.line for f in jsonl] == list(range(1, len(lines) + 1))
+    toml_headers = [1]
+    for line in lines[:-1]:
+        toml_headers.append(toml_headers[-1] + len(line) + 2)
+    assert [f.line for f in toml] == toml_headers
+
+
 class TestKnownFailures:
     def _outcome(self, line: dict[str, object], *, strict: bool = False) -> tuple[str, str]:
         [outcome] = check_facts(_facts({"query": "q1", "known_failure": True, **line}),
