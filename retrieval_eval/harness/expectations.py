@@ -24,9 +24,10 @@ explain it.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -196,19 +197,17 @@ def check_fact(fact: Fact, rankings: Rankings) -> Checked:
         return Checked(fact, False, f"query {fact.query} is not in the run")
     ranks = {doc: rankings.rank(fact.query, doc) for doc in (*fact.docs, *fact.below)}
     seen = ", ".join(_at(rank, doc) for doc, rank in ranks.items())
-    k = fact.k or 0
-    top = [doc for doc in fact.docs if ranks[doc] is not None and ranks[doc] <= k]  # type: ignore[operator]
+    # A document not retrieved ranks below every retrieved one: as if at an infinite rank.
+    at = {doc: math.inf if rank is None else rank for doc, rank in ranks.items()}
+    top = [doc for doc in fact.docs if at[doc] <= (fact.k or 0)]
     if fact.claim == "in_top":
         holds = len(top) == len(fact.docs)
     elif fact.claim == "never_in_top":
         holds = not top
     elif fact.claim == "any_in_top":
         holds = bool(top)
-    else:  # ranks_above: each subject retrieved, and ahead of each other document (not retrieved: last)
-        lowest = [ranks[doc] for doc in fact.docs]
-        highest = [ranks[doc] for doc in fact.below]
-        holds = None not in lowest and all(
-            other is None or rank < other for rank in lowest for other in highest)  # type: ignore[operator]
+    else:  # ranks_above: each subject retrieved, and ahead of each other document
+        holds = all(at[doc] < math.inf and all(at[doc] < at[other] for other in fact.below) for doc in fact.docs)
     return Checked(fact, holds, seen)
 
 
@@ -426,6 +425,3 @@ def read_expectations(path: str | os.PathLike[str]) -> list[Fact]:
         raise InputFormatError(f"{name}: cannot read it: {exc.strerror or exc}") from None
     return parse_toml(text, name) if _is_toml(name, text) else parse_jsonl(text, name)
 
-
-def _queries(facts: Iterable[Fact]) -> Iterator[str]:
-    return (fact.query for fact in facts)
