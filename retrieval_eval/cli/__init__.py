@@ -53,10 +53,12 @@ COMMANDS = {
     "evaluate": "evaluate",
     "demo": "demo",
     "compare": "compare",
+    "baseline": "baseline",
+    "check": "check",
+    "expect": "expect",
     "inspect": "inspect",
     "diff": "diff",
     "plot": "plot",
-    "expect": "expect",
     "measures": "measures",
 }
 
@@ -76,8 +78,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Evaluate ranked retrieval runs with trec_eval's exact numbers.",
         epilog=f"Without a command, {DEFAULT_COMMAND} is meant, as in trec_eval: 'retrieval-eval -m map QRELS RUN' "
                f"is 'retrieval-eval {DEFAULT_COMMAND} -m map QRELS RUN'. 'retrieval-eval COMMAND --help' describes "
-               "each command. Exit codes: 0 success; 1 compare --fail-if-worse found a regression; 2 bad input "
-               "or usage; 3 the output could not be written; 130 interrupted.",
+               "each command. Exit codes: 0 success; 1 compare --fail-if-worse found a regression, or a check failed; "
+               "2 bad input or usage; 3 the output could not be written; 4 check found an undecided rule and "
+               "--fail-undecided was given; 130 interrupted.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
