@@ -4,15 +4,17 @@ temporary folder, run by ``pytester``, their outcomes and messages checked."""
 from __future__ import annotations
 
 import importlib.metadata
+import re
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
-import numpy  # noqa: F401 - loaded before the inner sessions, whose module snapshots would unload it
 import pytest
+from test_docs_examples import RUN_TXT
 
-import retrieval_eval.evaluators  # noqa: F401 - the same: NumPy's extension modules load once per process
+# Imported here, not in a test: the pytester fixture unloads the modules a test imports when it ends.
+from retrieval_eval.harness.baseline import Baseline
 
 pytest_plugins = ["pytester"]
 
@@ -33,8 +35,11 @@ def _installed() -> bool:
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """An inner pytest session, in a process of its own: in this one, the modules it imports would be
+    unloaded after it (pytester restores sys.modules), leaving this session's tests with two copies
+    of the package's modules (and NumPy cannot be loaded twice)."""
     plugin = () if _installed() else ("-p", PLUGIN)
-    return pytester.runpytest(*plugin, "-p", "no:cacheprovider", "-ra", *args)
+    return pytester.runpytest_subprocess(*plugin, "-p", "no:cacheprovider", "-ra", *args)
 
 
 @pytest.fixture
@@ -133,10 +138,6 @@ def test_the_option_is_in_help(pytester: pytest.Pytester) -> None:
 
 def test_the_documented_example(pytester: pytest.Pytester) -> None:
     """docs/intent-tests.md's test module, on the page's facts and run, reports what the page shows."""
-    import re
-
-    from test_docs_examples import RUN_TXT
-
     page = (ROOT / "docs" / "intent-tests.md").read_text(encoding="utf-8")
     facts = re.search(r"cat > intent.jsonl <<'EOF'\n(.*?)\nEOF\n", page, re.DOTALL)
     module = re.search(r"runs this block under pytester -->\n```python\n(.*?)```", page, re.DOTALL)
@@ -174,8 +175,6 @@ class TestBaselines:
                                      "--retrieval-eval-update-baselines")])
 
     def test_the_life_of_a_baseline(self, project: pytest.Pytester) -> None:
-        from retrieval_eval.harness.baseline import Baseline
-
         (project.path / "baselines").mkdir()
         path = project.path / "baselines" / "bm25.json"
         _quality_test(project, "today.run")
