@@ -359,6 +359,13 @@ class TestCommand:
         with open(facts, encoding="utf-8") as kept:
             assert kept.read() == self.FACTS
 
+    def test_no_undecided_option(self, capsys, write) -> None:
+        """A fact holds or not: expect has no --fail-undecided (check's), so asking for it is a usage error."""
+        with pytest.raises(SystemExit) as exit_:
+            main(["expect", "--fail-undecided", write("e.jsonl", self.FACTS), write("run", RUN)])
+        assert exit_.value.code == 2
+        assert "unrecognized arguments: --fail-undecided" in capsys.readouterr().err
+
     def test_run_from_stdin(self, capsys, write, monkeypatch) -> None:
         import io
         import sys

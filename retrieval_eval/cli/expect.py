@@ -51,7 +51,7 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     expect.add_argument("--hide-passing", action="store_true",
                         help="list only the facts that did not simply pass (failed, known failures), and the counts")
     _add_quiet(expect)
-    add_ci_options(expect)
+    add_ci_options(expect, undecided=False)
 
 
 def run(args: argparse.Namespace) -> int:
