@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ._ci import add_ci_options, check_ci_outputs, emit_ci
 from ._options import _add_quiet, _Parser, _RawDescriptionFormatter
 from ._output import EXIT_OK, _emit, _note, _Usage
-from ._runs import _stdin
+from ._runs import _name, _stdin
 
 if TYPE_CHECKING:
     from ..harness.expectations import Checked
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     checked = [check_fact(fact, rankings) for fact in facts]
     outcomes = [fact_outcome(c, strict=args.strict) for c in checked]
     _emit(format_table(checked, outcomes, hide_passing=args.hide_passing))
-    emit_ci(args, outcomes, title="retrieval-eval expect")
+    emit_ci(args, outcomes, title=f"expect {args.expectations} on {_name(source)}")
     unmark = sum(1 for c in checked if c.fact.known_failure and c.holds)
     if unmark and not args.strict and not args.quiet:
         _note(f"{unmark} known failure{'s' if unmark > 1 else ''} now pass{'' if unmark > 1 else 'es'}: remove "
