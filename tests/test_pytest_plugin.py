@@ -9,11 +9,13 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from test_docs_examples import RUN_TXT
 
 # Imported here, not in a test: the pytester fixture unloads the modules a test imports when it ends.
+from retrieval_eval import SetEvaluator
 from retrieval_eval.harness.baseline import Baseline
 
 pytest_plugins = ["pytester"]
@@ -222,3 +224,54 @@ class TestBaselines:
         result.assert_outcomes(failed=1)
         result.stdout.fnmatch_lines([("*AssertionError: the baseline was made on other judgments: the qrels: "
                                      "judgments.qrels (sha256 *) is not the baseline's judgments.qrels*")])
+
+
+class TestAssertPassesRules:
+    """The assertion helper on its own: the gate's verdicts, turned into one AssertionError."""
+
+    QRELS: ClassVar = {f"q{i}": {"a": 1, "b": 1} for i in range(4)}
+    BEFORE: ClassVar = {q: {"a": 2.0, "b": 1.0} for q in QRELS}  # P@2 = 1 everywhere
+
+    def _results(self, run: dict[str, dict[str, float]]) -> SetEvaluator:
+        return SetEvaluator.from_dict(self.QRELS, run)
+
+    def test_rules_in_every_form(self, tmp_path: Path) -> None:
+        from retrieval_eval.harness.rules import Rule
+        from retrieval_eval.testing import assert_passes_rules, rules_of
+
+        gates = tmp_path / "gates.toml"
+        gates.write_text('["P@2"]\nmin = 0.9\n', encoding="utf-8")
+        expected = [Rule("P@2", min=0.9)]
+        assert rules_of(gates) == rules_of(str(gates)) == rules_of({"P@2": {"min": 0.9}}) == expected
+        assert rules_of(Rule("P@2", min=0.9)) == rules_of(expected) == expected
+        with pytest.raises(TypeError, match="rules: expected"):
+            rules_of(["P@2"])
+        baseline = Baseline.create(self._results(self.BEFORE), measures=["P@2"])
+        assert_passes_rules(baseline, self._results(self.BEFORE), gates)  # the same run passes
+
+    def test_the_message_names_each_failed_check_and_the_worst_queries(self) -> None:
+        from retrieval_eval.testing import assert_passes_rules
+
+        baseline = Baseline.create(self._results(self.BEFORE), measures=["P@2"])
+        # q1 keeps a only (P@2 0.5), q3 neither (0): mean 1.0 -> 0.625 by hand.
+        after = self._results({**self.BEFORE, "q1": {"a": 1.0}, "q3": {"x": 1.0}})
+        with pytest.raises(AssertionError) as failed:
+            assert_passes_rules(baseline, after, {"P@2": {"min": 0.7, "max_query_drop": 0.6}})
+        assert str(failed.value).splitlines() == [
+            "P@2 min 0.7: mean 0.6250 is below the floor 0.7",
+            "    q3: 1.0000 -> 0.0000 (-1.0000)",
+            "    q1: 1.0000 -> 0.5000 (-0.5000)",
+            "P@2 max_query_drop 0.6: 1 query fell by more than 0.6: q3",
+            "    q3: 1.0000 -> 0.0000 (-1.0000)",
+        ]
+
+    def test_undecided_fails_only_when_asked(self) -> None:
+        """One query of four changes: a sign test cannot reach p < 0.05, whatever the values."""
+        from retrieval_eval.testing import assert_passes_rules
+
+        baseline = Baseline.create(self._results(self.BEFORE), measures=["P@2"])
+        after = self._results({**self.BEFORE, "q1": {"a": 1.0}})
+        rules = {"P@2": {"regression": True}}
+        assert_passes_rules(baseline, after, rules, test="sign")
+        with pytest.raises(AssertionError, match=r"^P@2 regression: unresolvable: 1 of 4 queries differ"):
+            assert_passes_rules(baseline, after, rules, test="sign", fail_undecided=True)
