@@ -319,3 +319,11 @@ def test_resolution_corrects_the_floor_for_the_family() -> None:
     found = resolution([0.1, -0.1, 0.2, 0.0], tolerance=0.05, test="t", alpha=0.05)
     assert (found.queries, found.changed, found.resolvable) == (4, 3, False)
     assert found.needed == queries_needed([0.1, -0.1, 0.2, 0.0], 0.05)
+
+
+def test_ids_that_are_not_utf8_survive_the_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    odd = "q\udcff"  # a byte that is not UTF-8, kept as a lone surrogate by the readers
+    results = SetEvaluator.from_dict({odd: {"a": 1}, "q2": {"a": 1}}, {odd: {"a": 1.0}, "q2": {"x": 1.0}})
+    kept = Baseline.create(results, measures=["AP"])
+    kept.write(tmp_path / "b.json")
+    assert Baseline.read(tmp_path / "b.json").values("AP") == {odd: 1.0, "q2": 0.0}

@@ -161,3 +161,19 @@ def test_help_documents_the_exit_codes(capsys: pytest.CaptureFixture[str]) -> No
     text = " ".join(capsys.readouterr().out.split())
     assert "0 every check passed" in text and "1 a check failed" in text and "2 bad input or usage" in text
     assert "4 a check was undecided and --fail-undecided was given" in text
+
+
+def test_check_reads_the_run_from_stdin(saved: Path, worse: str, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(Path(worse).read_bytes())))
+    code, out, _ = _run(capsys, "check", str(saved), QRELS, "-", "--quiet", "--max-drop", "AP=0.05")
+    assert code == 1 and "failed: AP max_drop 0.05: fell by 0.0768" in out
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_junit_file_that_cannot_be_written_exits_3(saved: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "check", str(saved), QRELS, RUN, "--quiet", "--junit", "/dev/full")
+    assert code == 3
+    assert err == "retrieval-eval: error: cannot write the output: /dev/full: No space left on device\n"

@@ -43,6 +43,7 @@ class Check:
     baseline: float | None  #: the baseline's value the check compares with (its mean; None for min, ci_lower)
     now: float  #: the run's value the check looks at (its mean, the interval's bound, the worst query's drop)
     outcome: Outcome
+    note: str = ""  #: what the table adds (the interval of ci_lower, the query of max_query_drop)
 
 
 @attrs.frozen
@@ -166,9 +167,10 @@ class _Context:
     worst: int
 
     def _check(self, kind: str, limit: str, baseline: float | None, now: float, status: str, message: str,
-               details: str = "") -> Check:
+               details: str = "", note: str = "") -> Check:
         name = f"{self.rule.measure} {kind}" + (f" {limit}" if limit else "")
-        return Check(self.rule.measure, kind, limit, baseline, now, Outcome("rules", name, status, message, details))
+        return Check(self.rule.measure, kind, limit, baseline, now, Outcome("rules", name, status, message, details),
+                     note)
 
     def _means(self) -> tuple[float, float]:
         return float(self.before.mean()), float(self.now.mean())
@@ -208,10 +210,12 @@ class _Context:
         assert floor is not None
         low, high = mean_interval(self.now, alpha=self.alpha)
         shown = f"{1 - self.alpha:.0%} interval of the mean [{low:.4f}, {high:.4f}]"
+        note = f"mean {float(self.now.mean()):.4f}, {1 - self.alpha:.0%} CI [{low:.4f}, {high:.4f}]"
         if not _below(low, floor):
-            return self._check("ci_lower", f"{floor:g}", None, low, "passed", f"{shown} starts at or above {floor:g}")
+            return self._check("ci_lower", f"{floor:g}", None, low, "passed", f"{shown} starts at or above {floor:g}",
+                               note=note)
         return self._check("ci_lower", f"{floor:g}", None, low, "failed", f"{shown} starts below {floor:g}",
-                           self._drops())
+                           self._drops(), note)
 
     def regression(self, tested: tuple[float, float, float], test: str, correction: str) -> Check:
         delta, raw, adjusted = tested
@@ -238,15 +242,17 @@ class _Context:
         d = self.now - self.before
         counted = [i for i in range(len(d)) if self.queries[i] not in quarantined]
         largest = max([0.0, *(float(-d[i]) for i in counted)]) + 0.0  # + 0.0: no "-0.0000" for an unchanged run
+        worst = min(counted, key=lambda i: (d[i], i), default=None)
+        note = f"largest drop: {self.queries[worst]}" if worst is not None and largest > 0 else "no query dropped"
         over = sorted((i for i in counted if _below(tolerance, -d[i])), key=lambda i: (d[i], i))
         limit = f"{tolerance:g}"
         if not over:
-            return self._check("max_query_drop", limit, None, largest, "passed",
-                               f"largest drop {largest:.4f}")
+            return self._check("max_query_drop", limit, None, largest, "passed", f"largest drop {largest:.4f}",
+                               note=note)
         lines = "\n".join(f"{self.queries[i]}: {self.before[i]:.4f} -> {self.now[i]:.4f} ({d[i]:+.4f})" for i in over)
         return self._check("max_query_drop", limit, None, largest, "failed",
                            f"{len(over)} {'query' if len(over) == 1 else 'queries'} fell by more than {limit}: "
-                           f"{_preview([self.queries[i] for i in over])}", lines)
+                           f"{_preview([self.queries[i] for i in over])}", lines, note)
 
     def quarantined(self) -> list[Outcome]:
         """A skipped outcome per quarantined query of the max_query_drop check, with its values."""
@@ -279,7 +285,7 @@ def gate_text(report: GateReport, *, title: str = "check", digits: int = 4) -> s
     def number(value: float | None) -> str:
         return "-" if value is None else f"{value:.{digits}f}"
 
-    header = ("measure", "rule", "baseline", "now", "delta", "verdict", "resolution")
+    header = ("measure", "rule", "baseline", "now", "delta", "verdict", "resolution / note")
     rows = []
     for check in report.checks:
         found = report.resolutions[check.measure]
@@ -314,4 +320,4 @@ def _resolution_text(check: Check, found: Resolution, digits: int) -> str:
     if check.kind == "max_drop":
         needed = f"; {found.tolerance:g} needs {found.needed} queries" if found.needed is not None else ""
         return f"MDE {found.mde:.{digits}f}{needed}"
-    return ""
+    return check.note
