@@ -4,6 +4,7 @@ temporary folder, run by ``pytester``, their outcomes and messages checked."""
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import re
 import subprocess
 import sys
@@ -275,3 +276,31 @@ class TestAssertPassesRules:
         assert_passes_rules(baseline, after, rules, test="sign")
         with pytest.raises(AssertionError, match=r"^P@2 regression: unresolvable: 1 of 4 queries differ"):
             assert_passes_rules(baseline, after, rules, test="sign", fail_undecided=True)
+
+
+def test_pytest_loads_the_declared_entry_point_by_itself(tmp_path: Path) -> None:
+    """Installed, the plugin needs no -p: a distribution's metadata that declares pyproject.toml's
+    pytest11 entry point (written here, as an install writes it) makes pytest load it, and
+    ``-p no:retrieval_eval`` turns it off."""
+    tomllib = pytest.importorskip("tomllib")
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"]
+    site = tmp_path / "site"
+    info = site / "retrieval_evaluator_probe-0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: retrieval-evaluator-probe\nVersion: 0\n")
+    (info / "entry_points.txt").write_text(
+        "[pytest11]\n" + "".join(f"{name} = {value}\n" for name, value in declared["pytest11"].items()))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "test_fixture.py").write_text(
+        "def test_fixture(retrieval_eval_rankings):\n    assert callable(retrieval_eval_rankings)\n")
+    env = {"PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]), "PATH": os.environ.get("PATH", "")}
+
+    def pytest_in(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args], cwd=project,
+                              env=env, capture_output=True, text=True, check=False, timeout=300)
+
+    loaded = pytest_in()
+    assert loaded.returncode == 0, loaded.stdout
+    off = pytest_in("-p", "no:retrieval_eval")
+    assert off.returncode == 1 and "fixture 'retrieval_eval_rankings' not found" in off.stdout
