@@ -37,12 +37,15 @@ FEATURE_EXTRAS: dict[str, tuple[str, ...]] = {
     "evaluators/*.py": ("dataframe",),  # SetEvaluator.to_dataframe
     "analysis/comparison.py": ("dataframe",),  # Comparison.to_dataframe
     "harness/rules.py": ("gate",),  # check --rules reads TOML with tomli on Python 3.10
+    "harness/expectations.py": ("gate",),  # expect's TOML files, the same way
+    "integrations/pytest_plugin.py": ("pytest",),  # the pytest plugin (loaded by pytest itself)
+    "integrations/testing.py": ("pytest",),  # expectation_params: intent facts as pytest params
 }
 
 #: Import name -> the distribution that installs it.
 IMPORT_DISTRIBUTIONS = {
     "pyspark": "pyspark", "pyarrow": "pyarrow", "scipy": "scipy", "matplotlib": "matplotlib", "pandas": "pandas",
-    "ir_measures": "ir-measures", "tomli": "tomli",
+    "ir_measures": "ir-measures", "tomli": "tomli", "pytest": "pytest",
 }
 
 #: What a distribution needs at run time, beyond its own required dependencies, for the way the

@@ -55,6 +55,7 @@ COMMANDS = {
     "compare": "compare",
     "baseline": "baseline",
     "check": "check",
+    "expect": "expect",
     "inspect": "inspect",
     "diff": "diff",
     "plot": "plot",
@@ -78,7 +79,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Evaluate ranked retrieval runs with trec_eval's exact numbers.",
         epilog=f"Without a command, {DEFAULT_COMMAND} is meant, as in trec_eval: 'retrieval-eval -m map QRELS RUN' "
                f"is 'retrieval-eval {DEFAULT_COMMAND} -m map QRELS RUN'. 'retrieval-eval COMMAND --help' describes "
-               "each command. Exit codes: 0 success; 1 compare --fail-if-worse found a regression, or a check failed; "
+               "each command. Exit codes: 0 success; 1 compare --fail-if-worse found a regression, a check failed, or "
+               "an expect fact failed; "
                "2 bad input or usage; 3 the output could not be written; 4 check found an undecided rule and "
                "--fail-undecided was given; 130 interrupted.",
     )
@@ -118,7 +120,8 @@ def _with_command(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code.
 
-    0 success; 1 a regression found by ``compare --fail-if-worse``; 2 bad input or usage; 3 output
+    0 success; 1 a regression found by ``compare --fail-if-worse``, a failed ``check`` rule or ``expect``
+    fact; 2 bad input or usage; 3 output
     that could not be written (a full disk, a closed stdout); 130 Ctrl-C. A broken pipe
     (``| head -1``) ends quietly with 0. Each failure is one line on stderr, never a traceback.
     Without a command, ``evaluate`` is meant (``retrieval-eval -m map QRELS RUN``, as in trec_eval).

@@ -17,14 +17,16 @@ if TYPE_CHECKING:
     from ..harness.outcomes import Outcome
 
 
-def add_ci_options(parser: argparse.ArgumentParser) -> None:
-    """``--junit FILE``, ``--github`` and ``--fail-undecided``."""
+def add_ci_options(parser: argparse.ArgumentParser, *, undecided: bool = True) -> None:
+    """``--junit FILE``, ``--github`` and, for a command whose checks can be undecided, ``--fail-undecided``."""
     parser.add_argument("--junit", metavar="FILE",
                         help="also write the outcomes as JUnit XML to FILE (one test case per check; failures as "
                              "<failure>, quarantined and undecided checks as <skipped>)")
     parser.add_argument("--github", action="store_true",
                         help="also write a Markdown summary, appended to the file $GITHUB_STEP_SUMMARY names "
                              "(stdout when it is not set), and ::error/::warning annotations to stdout")
+    if not undecided:  # expect's facts hold or not: no option that could never apply
+        return
     parser.add_argument("--fail-undecided", action="store_true",
                         help="exit 4 when a check is undecided: the queries cannot detect its tolerance")
 
