@@ -91,6 +91,35 @@ def test_check_writes_junit(saved: Path, worse: str, tmp_path: Path, capsys: pyt
     assert failed[0].result[0].message == "3 queries fell by more than 0.5: q3, q1, q5"
 
 
+def test_flaky_list_quarantines_in_check(saved: Path, worse: str, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """flaky -o writes the list that check --quarantine-file reads: its queries are skipped, not failed."""
+    listed = tmp_path / "flaky.txt"
+    code, _, _ = _run(capsys, "flaky", QRELS, RUN, worse, "-m", "nDCG@10", "-o", str(listed))
+    flagged = listed.read_text(encoding="utf-8").split()
+    assert code == 0 and {"q1", "q3", "q5"} <= set(flagged)
+    args = ("check", str(saved), QRELS, worse, "--quiet", "--max-query-drop", "nDCG@10=0.5")
+    assert _run(capsys, *args)[0] == 1
+    code, out, _ = _run(capsys, *args, "--quarantine-file", str(listed))
+    assert code == 0
+    skipped = sorted(line.split()[2].rstrip(":") for line in out.splitlines() if line.startswith("skipped:"))
+    # the three that fell by more than 0.5 are among the quarantined ones reported, and only listed ones are
+    assert {"q1", "q3", "q5"} <= set(skipped) <= set(flagged)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("q1 q2\n", "flaky.txt:1: expected one query id, found 'q1 q2'"),
+    ("q1\n\xff\n", "flaky.txt:2: expected UTF-8 text"),
+])
+def test_bad_quarantine_list(saved: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str,
+                             message: str) -> None:
+    listed = tmp_path / "flaky.txt"
+    listed.write_bytes(text.encode("latin-1"))
+    code, out, err = _run(capsys, "check", str(saved), QRELS, RUN, "--max-query-drop", "nDCG@10=0.5",
+                          "--quarantine-file", str(listed))
+    assert (code, out) == (2, "") and message in err and "Traceback" not in err
+
+
 def test_check_github_summary_and_annotations(saved: Path, worse: str, tmp_path: Path, monkeypatch,
                                               capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
     summary = tmp_path / "summary.md"

@@ -23,6 +23,7 @@ rule checks one measure, on the queries the baseline and the run share:
   regression     no significant paired drop (after correction)    --regression nDCG@10
   max_query_drop no query falls by more than VALUE, except the    --max-query-drop nDCG@10=0.5
                  quarantined ones (reported, never failing)       --quarantine q12
+                                                                  --quarantine-file flaky.txt
 or the same in a TOML file, a table per measure (--rules gates.toml). Without rules, every measure
 of the baseline gets a regression rule.
 
@@ -53,6 +54,8 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
                        help="a regression rule on MEASURE (repeatable)")
     check.add_argument("--quarantine", action="append", default=[], metavar="QUERY",
                        help="a query whose max_query_drop is reported but never fails (repeatable)")
+    check.add_argument("--quarantine-file", action="append", default=[], metavar="FILE",
+                       help="query ids to quarantine, one per line, as 'retrieval-eval flaky -o FILE' writes them")
     check.add_argument("--test", choices=("t", "wilcoxon", "sign", "permutation", "bootstrap"), default="t",
                        help="paired test of the regression rules (default t)")
     check.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
@@ -85,7 +88,7 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
 
 def _rules(args: argparse.Namespace) -> list[Rule]:
     """The rules of --rules and the flags (a flag's value winning), with --quarantine applied."""
-    from ..harness.rules import read_rules, rule_from_flag, with_quarantine
+    from ..harness.rules import read_quarantine, read_rules, rule_from_flag, with_quarantine
     from ..model import RetrievalEvalError
 
     rules = read_rules(args.rules) if args.rules is not None else []
@@ -94,9 +97,10 @@ def _rules(args: argparse.Namespace) -> list[Rule]:
             rules += [rule_from_flag(kind, text) for text in getattr(args, kind)]
     except RetrievalEvalError as exc:
         raise _Usage(str(exc)) from None
-    if args.quarantine and not any(rule.max_query_drop is not None for rule in rules):
+    quarantined = [*args.quarantine, *(q for path in args.quarantine_file for q in read_quarantine(path))]
+    if (args.quarantine or args.quarantine_file) and not any(rule.max_query_drop is not None for rule in rules):
         raise _Usage("--quarantine: expected a max_query_drop rule to quarantine the queries from, found none")
-    return with_quarantine(rules, args.quarantine)
+    return with_quarantine(rules, quarantined)
 
 
 def _scoring(args: argparse.Namespace, baseline: Baseline) -> dict[str, Any]:

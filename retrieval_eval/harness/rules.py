@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -167,6 +168,35 @@ def with_quarantine(rules: Sequence[Rule], queries: Sequence[str]) -> list[Rule]
         return list(rules)
     return [attrs.evolve(rule, quarantine=tuple(dict.fromkeys((*rule.quarantine, *queries))))
             if rule.max_query_drop is not None else rule for rule in rules]
+
+
+def read_quarantine(path: str | os.PathLike[str]) -> list[str]:
+    """The query ids of a quarantine list: one id per line, as ``retrieval-eval flaky -o`` writes it.
+
+    Blank lines are skipped; a line holding spaces or tabs inside is refused with its line number.
+
+    >>> import pathlib, tempfile
+    >>> listed = pathlib.Path(tempfile.mkdtemp()) / "quarantine.txt"
+    >>> _ = listed.write_text("q12\\n\\nq7\\n")
+    >>> read_quarantine(listed)
+    ['q12', 'q7']
+    """
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputFormatError(f"{os.fspath(path)}: cannot read the quarantine list: {exc.strerror or exc}") from None
+    queries = []
+    for number, raw in enumerate(data.splitlines(), 1):
+        try:
+            line = raw.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            raise InputFormatError(f"{os.fspath(path)}:{number}: expected UTF-8 text, found {raw[:40]!r}") from None
+        if not line:
+            continue
+        if len(line.split()) != 1:
+            raise InputFormatError(f"{os.fspath(path)}:{number}: expected one query id, found {line[:80]!r}")
+        queries.append(line)
+    return queries
 
 
 def check_rules(baseline: Baseline, current: SetEvaluator, rules: Sequence[Rule], **options: Any) -> GateReport:
