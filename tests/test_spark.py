@@ -319,3 +319,28 @@ def test_workers_without_pyarrow_get_one_line_naming_pyspark_python(tmp_path: Pa
                         r"install 'retrieval-evaluator\[spark\]' into that Python, or point PYSPARK_PYTHON at one "
                         r"that has it\n", done.stdout), done.stdout
     assert "Traceback" not in done.stderr and "at org.apache" not in done.stderr, done.stderr[-2000:]
+
+
+class _FailedTask:
+    """A DataFrame whose collection fails as Spark reports a task that could not import pyarrow."""
+
+    class sparkSession:  # the attribute path of a DataFrame
+        class sparkContext:
+            pythonExec = "/opt/other/python3"
+
+    def select(self, *names: str) -> _FailedTask:
+        return self
+
+    def toArrow(self) -> Any:
+        raise RuntimeError("Job aborted ... An exception was thrown from the Python worker:\nTraceback (most "
+                           "recent call last):\n  File \"worker.py\", line 1\nModuleNotFoundError: No module named "
+                           "'pyarrow'\n\tat org.apache.spark.api.python.BasePythonRunner")
+
+
+def test_summarize_names_a_worker_that_cannot_import_a_module() -> None:
+    """A worker unlike the one the first evaluation checked (another executor of a cluster)."""
+    from retrieval_eval.integrations import spark as rs
+
+    with pytest.raises(MissingExtraError, match=r"^Spark's Python workers cannot import pyarrow "
+                                                r"\(PYSPARK_PYTHON=/opt/other/python3\): install "):
+        rs.summarize(_FailedTask())

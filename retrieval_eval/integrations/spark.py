@@ -209,6 +209,9 @@ _WORKERS_CHECKED: set[tuple[str, str]] = set()
 _VERSIONS = re.compile(r"different version: (\S+) than that in driver: (\S+),")
 
 
+_INSTALL_THERE = "install 'retrieval-evaluator[spark]' into that Python, or point PYSPARK_PYTHON at one that has it"
+
+
 def _workers(python: str, problem: str, hint: str) -> MissingExtraError:
     return MissingExtraError(f"Spark's Python workers {problem} (PYSPARK_PYTHON={python}): {hint}")
 
@@ -250,8 +253,7 @@ def _check_workers(df: DataFrame) -> None:
                                                    "'retrieval-evaluator[spark]' installed") from None
         raise
     if absent:
-        raise _workers(key[1], f"cannot import {', '.join(absent)}", "install 'retrieval-evaluator[spark]' "
-                               "into that Python, or point PYSPARK_PYTHON at one that has it")
+        raise _workers(key[1], f"cannot import {', '.join(absent)}", _INSTALL_THERE)
     _WORKERS_CHECKED.add(key)
 
 
@@ -363,6 +365,8 @@ def _split_log(table: Any) -> tuple[QrelsColumns, RunColumns]:
     return evolve(qrels, unit=""), evolve(run, unit="")
 
 
+#: A Python task that failed to import a module, in Spark's message.
+_NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
 #: How an error raised in a Python task appears in Spark's message: the exception's class and text.
 _TASK_ERROR = re.compile(r"retrieval_eval\.model\.(InputFormatError|InputTypeError|TrecFormatError): (.*)")
 
@@ -396,6 +400,11 @@ def summarize(per_query_df: DataFrame) -> dict[str, float]:
         table = per_query_df.select("query_id", "measure", "value", "weight").toArrow()
     except Exception as exc:  # a task failed (Spark wraps it): raise the package's error, if it was one
         found = _TASK_ERROR.search(str(exc))
+        absent = _NO_MODULE.search(str(exc))
+        if found is None and absent is not None:  # a worker unlike the one _check_workers asked
+            python = getattr(getattr(getattr(per_query_df, "sparkSession", None), "sparkContext", None),
+                             "pythonExec", os.environ.get("PYSPARK_PYTHON", "python3"))
+            raise _workers(str(python), f"cannot import {absent[1]}", _INSTALL_THERE) from None
         if found is None:
             raise
         kind = {"InputTypeError": InputTypeError}.get(found[1], InputFormatError)
