@@ -55,7 +55,8 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     compare.add_argument("-m", dest="measures", action="append", default=None, metavar="MEASURE",
                          help="measure to compare, repeatable: any catalogue string (default: AP, nDCG@10, P@10, "
                               "RR, R@1000)")
-    compare.add_argument("--names", metavar="A,B,...", help="names of the runs, in order (default: each run's run_id, as evaluate names them)")
+    compare.add_argument("--names", metavar="A,B,...",
+                         help="names of the runs, in order (default: each run's run_id, as evaluate names them)")
     compare.add_argument("--baseline", metavar="NAME",
                          help="the run the others are compared with, by its name or file name (default: the first)")
     compare.add_argument("--all-pairs", action="store_true", help="compare every pair of runs instead")

@@ -46,7 +46,8 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     diff.add_argument("--query", metavar="Q", help="show this query's two rankings side by side instead")
     diff.add_argument("--depth", type=_at_least_one, default=None, metavar="K",
                       help="with --query: the top K documents to compare (default 10)")
-    diff.add_argument("--names", metavar="A,B", help="names of the two runs (default: each run's run_id, as evaluate names them)")
+    diff.add_argument("--names", metavar="A,B",
+                      help="names of the two runs (default: each run's run_id, as evaluate names them)")
     diff.add_argument("--format", choices=("text", "json", *_TABLE_FORMATS), default="text",
                       help="text (default); json, csv, tsv (full precision), markdown or latex: every query's "
                            "change, with a header row")

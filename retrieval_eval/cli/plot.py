@@ -35,7 +35,8 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
             sub.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files (gzip ok), one line each")
         sub.add_argument("-o", dest="output", required=True, metavar="FILE",
                          help="the image to write: .png, .svg or .pdf")
-        sub.add_argument("--names", metavar="A,B,...", help="names of the runs, in order (default: each run's run_id, as evaluate names them)")
+        sub.add_argument("--names", metavar="A,B,...",
+                         help="names of the runs, in order (default: each run's run_id, as evaluate names them)")
         sub.add_argument("--title", metavar="TEXT", help="the figure's title (plain text; default: what is drawn)")
         sub.add_argument("--size", metavar="W,H", type=_size,
                          help="the figure's width and height in inches, 1 to 50 each (default 7,4.5)")
