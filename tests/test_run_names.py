@@ -10,9 +10,12 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from retrieval_eval.cli import main
 
@@ -118,3 +121,28 @@ def test_plots_name_runs_by_their_run_id(capsys: pytest.CaptureFixture[str], pat
     assert "AP: rerank \u2212 bm25 per query" in drawn[0][0]
     assert [text.split()[0] for text in drawn[1][1]] == ["bm25", "rerank"]
     assert [text.split()[0] for text in drawn[2][1]] == ["old", "cand"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(run_ids=st.lists(st.sampled_from(["bm25", "rerank", "x.txt"]), min_size=2, max_size=3),
+       folders=st.lists(st.sampled_from(["", "one", "two"]), min_size=3, max_size=3))
+def test_compare_and_diff_name_runs_as_evaluate_does(capsys: pytest.CaptureFixture[str], run_ids: list[str],
+                                                      folders: list[str]) -> None:
+    """Whatever the run_ids (shared or not, or equal to another run's file name) and file names (equal
+    in different folders), compare and diff print evaluate's names, and every name once."""
+    with tempfile.TemporaryDirectory() as root:
+        qrels = Path(root) / "qrels.txt"
+        qrels.write_text(QRELS)
+        runs = []
+        for number, (run_id, folder) in enumerate(zip(run_ids, folders)):
+            (Path(root) / folder).mkdir(exist_ok=True)
+            path = Path(root) / folder / ("x.txt" if number < 2 else "y.txt")
+            if str(path) in runs:
+                path = path.with_name(f"z{number}.txt")
+            path.write_text(BM25.replace("bm25", run_id))
+            runs.append(str(path))
+        names = _evaluate_names(capsys, str(qrels), *runs)
+        assert len(set(names)) == len(names) and all(name and "/dev/fd" not in name for name in names)
+        assert _compare_names(capsys, str(qrels), *runs) == names
+        if len(runs) == 2:
+            assert _diff_names(capsys, str(qrels), *runs) == names
