@@ -196,7 +196,7 @@ def test_cli_formats_and_names(files: dict[str, Path], capsys: pytest.CaptureFix
     assert main(["compare", q, base, better, "-m", "AP", "--format", "json", "--test", "permutation",
                  "--seed", "3", "--permutations", "500"]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert document["runs"] == ["base.run", "better.run"] and document["test"] == "permutation"
+    assert document["runs"] == ["base", "better"] and document["test"] == "permutation"  # their run_ids
     assert main(["compare", q, base, better, "-m", "AP", "--format", "markdown"]) == 0
     assert capsys.readouterr().out.startswith("| run | AP |")
 
@@ -258,7 +258,7 @@ def test_the_gate_fires_at_another_relevance_level(files: dict[str, Path], capsy
     assert result.measures == ("AP(rel=2)",) and result.significant_worse("AP") == result.significant_worse()
     assert result.significant_worse(), "the worse run must lose significantly at rel=2 too"
     assert main(["compare", q, base, worse, "-l", "2", "-m", "AP", "--fail-if-worse", "AP"]) == 1
-    assert "worse.run is worse than base.run on AP(rel=2)" in capsys.readouterr().err
+    assert "worse is worse than base on AP(rel=2)" in capsys.readouterr().err
 
 
 # issue 28 (13, 15, 16) and issue 27 (F.2, F.3, F.4) ----------------------------------------------------
@@ -291,10 +291,17 @@ def test_an_empty_name_is_refused(files: dict[str, Path], capsys: pytest.Capture
     assert code == 2 and out == "" and "--names: every run needs a name" in err and err.count("\n") == 1
 
 
-def test_an_unknown_baseline_fails_before_any_file_is_read(files: dict[str, Path],
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = _cli(capsys, str(files["qrels"]), str(files["base"]), "missing.run", "--baseline", "zz")
-    assert code == 2 and out == "" and "--baseline 'zz' is not one of the runs" in err
+def test_an_unknown_baseline_fails_before_any_output(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """Against --names, before any file is read; against the runs' names (their run_ids, known once
+    the runs are read), before any line is written."""
+    q, base, better = str(files["qrels"]), str(files["base"]), str(files["better"])
+    code, out, err = _cli(capsys, q, base, "missing.run", "--names", "a,b", "--baseline", "zz")
+    assert code == 2 and out == "" and "--baseline 'zz' is not one of the runs: 'a, b'" in err
+    code, out, err = _cli(capsys, q, base, better, "--baseline", "zz")
+    assert code == 2 and out == "" and "--baseline 'zz' is not one of the runs: 'base, better'" in err
+    # A run's file name still names it as a baseline: the table names it by its run_id.
+    code, out, _ = _cli(capsys, q, base, better, "-m", "AP", "--baseline", "better.run", "--format", "json")
+    assert code == 0 and json.loads(out)["baseline"] == "better"
 
 
 @pytest.fixture()
@@ -357,7 +364,7 @@ def test_stdin_order_and_duplicates(files: dict[str, Path], tmp_path: Path, caps
     assert main(["compare", q, base, better, *argv]) == 0
     expected = json.loads(capsys.readouterr().out)
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(files["better"].read_bytes())))
-    code, out, _ = _cli(capsys, q, base, "-", "--names", "base.run,better.run", *argv)
+    code, out, _ = _cli(capsys, q, base, "-", "--names", "base,better", *argv)
     assert code == 0 and json.loads(out) == expected
     assert _cli(capsys, "-", "-", base)[0] == 2
     # A duplicated line: refused by default, its first copy kept with --duplicates first.
@@ -365,7 +372,7 @@ def test_stdin_order_and_duplicates(files: dict[str, Path], tmp_path: Path, caps
     doubled.write_text(files["better"].read_text() + files["better"].read_text().splitlines(keepends=True)[0])
     code, _, err = _cli(capsys, q, base, str(doubled), *argv)
     assert code == 2 and "duplicate" in err
-    code, out, _ = _cli(capsys, q, base, str(doubled), "--duplicates", "first", "--names", "base.run,better.run", *argv)
+    code, out, _ = _cli(capsys, q, base, str(doubled), "--duplicates", "first", "--names", "base,better", *argv)
     assert code == 0 and json.loads(out) == expected
     # --order file ranks by file order: the base run's lines reversed rank its documents the other way.
     lines = files["base"].read_text().splitlines(keepends=True)

@@ -218,13 +218,13 @@ class TestDiffTables:
         _, text, _ = _run(capsys, *argv, "--format", "json")
         rows = list(csv.reader(io.StringIO(out), delimiter="," if form == "csv" else "\t"))
         blocks = json.loads(text)["measures"]
-        assert code == 0 and rows[0] == ["measure", "query", "sample.run", "reversed.run.gz", "delta"]
+        assert code == 0 and rows[0] == ["measure", "query", "sample", "reversed", "delta"]  # run_ids
         expected = [[b["measure"], r["query"], r["a"], r["b"], r["delta"]] for b in blocks for r in b["per_query"]]
         assert [[m, q, float(a), float(b), float(d)] for m, q, a, b, d in rows[1:]] == expected
 
     def test_markdown_and_latex_have_one_row_per_query(self, capsys, other) -> None:
         code, out, _ = _run(capsys, "diff", "--quiet", "--format", "markdown", QRELS, RUN, other)
-        assert code == 0 and out.splitlines()[0] == "| measure | query | sample.run | reversed.run.gz | delta |"
+        assert code == 0 and out.splitlines()[0] == "| measure | query | sample | reversed | delta |"
         assert len(out.splitlines()) == 2 + 13
         code, out, _ = _run(capsys, "diff", "--quiet", "--format", "latex", QRELS, RUN, other)
         assert code == 0 and len(out.splitlines()) == 4 + 13 + 2

@@ -135,7 +135,7 @@ class TestInspectQuery:
         assert _section(out, "relevant documents not retrieved") == [
             ["doc_id", "judgment"], ["m3", "3"], ["m2", "2"], ["m1", "1"]]
         assert _section(out, "measures:") == [["P_5", "0.4000"]]  # a and z of 5
-        assert out.startswith("query q1 in run: 5 retrieved, R = 5 ")
+        assert out.startswith("query q1 in r: 5 retrieved, R = 5 ")  # its run_id
 
     def test_level_changes_what_is_relevant(self, capsys, write) -> None:
         qrels = write("qrels", "q1 0 a 2\nq1 0 b 1\nq1 0 m 1\n")
@@ -148,7 +148,7 @@ class TestInspectQuery:
     def test_query_missing_from_the_run_shows_every_relevant_document_missed(self, capsys) -> None:
         code, out, _ = _run(capsys, "inspect", QRELS, RUN, "--query", "q13", "-m", "num_rel")
         rows = _section(out, "relevant documents not retrieved")[1:]
-        assert code == 0 and out.startswith("query q13 in sample.run: 0 retrieved, R = 22")
+        assert code == 0 and out.startswith("query q13 in sample: 0 retrieved, R = 22")
         assert len(rows) == 22 and [int(r[1]) for r in rows] == sorted((int(r[1]) for r in rows), reverse=True)
 
 
@@ -340,12 +340,12 @@ class TestEdges:
             code = main(["inspect", qrels, run, "--query", given])
             out, err = capsysbinary.readouterr()
             # Not a terminal: the id is written as its exact bytes, as the trec lines are.
-            assert code == 0 and out.startswith(b"query q\xff in run: 1 retrieved, R = 1"), (given, err)
+            assert code == 0 and out.startswith(b"query q\xff in r: 1 retrieved, R = 1"), (given, err)
 
     def test_a_judged_query_with_no_results_shows_nothing_retrieved(self, capsys) -> None:
         code, out, _ = _run(capsys, "inspect", QRELS, RUN, "--query", "q13", "-m", "map")
         lines = out.splitlines()
-        assert code == 0 and lines[0].startswith("query q13 in sample.run: 0 retrieved, R = 22")
+        assert code == 0 and lines[0].startswith("query q13 in sample: 0 retrieved, R = 22")
         assert lines[2] == "(nothing retrieved)" and "rank" not in lines[2]
         assert lines[4] == "relevant documents not retrieved (22), highest grade first:"
 
@@ -413,7 +413,7 @@ def test_run_on_stdin_and_gzip(capsys, monkeypatch, tmp_path) -> None:
     _, expected, _ = _run(capsys, "inspect", QRELS, RUN, "--query", "q7")
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(Path(RUN).read_bytes())))
     code, out, _ = _run(capsys, "inspect", str(qrels), "-", "--query", "q7")
-    assert code == 0 and out == expected.replace("in sample.run:", "in -:")
+    assert code == 0 and out == expected  # named by its run_id, from a file or from stdin
 
 
 def test_diff_counts_by_hand(capsys, write) -> None:

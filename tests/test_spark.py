@@ -6,7 +6,9 @@ where pyspark is not installed or Java is absent.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,6 +20,7 @@ import pytest
 from test_frames import ALL_TREC, dataset
 from test_vs_ir_measures import CASES
 
+import retrieval_eval
 from retrieval_eval import SetEvaluator
 from retrieval_eval.measures import MeasureError, parse_all
 from retrieval_eval.model import InputFormatError, InputTypeError, MissingExtraError
@@ -265,3 +268,79 @@ def test_without_pyspark_one_line_says_what_to_install(monkeypatch: pytest.Monke
     with pytest.raises(MissingExtraError, match=r"^retrieval_eval.spark needs pyspark \(and Java 17\+\): "
                                                 r"pip install 'retrieval-evaluator\[spark\]'$"):
         import retrieval_eval.integrations.spark  # noqa: F401
+
+
+def test_a_driver_without_pandas_gets_the_extras_one_line(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PySpark's Arrow path demands pandas on the driver; its own error is a traceback."""
+    from retrieval_eval.integrations import spark as rs
+
+    qrels = frame(spark, {"query_id": ["q"], "doc_id": ["d"], "relevance": [1]})
+    run = frame(spark, {"query_id": ["q"], "doc_id": ["d"], "score": [1.0]})
+    monkeypatch.setitem(sys.modules, "pandas", None)  # importing it then fails
+    with pytest.raises(MissingExtraError, match=r"^retrieval_eval.spark needs Pandas >= [\d.]+ in this Python "
+                                                r"\(PySpark's Arrow path imports it; not installed\): "
+                                                r"pip install 'retrieval-evaluator\[spark\]'$"):
+        rs.evaluate(qrels, run, ["AP"])
+
+
+WORKER_WITHOUT_PYARROW = """
+import sys
+from retrieval_eval.integrations import spark as rs
+from retrieval_eval.model import MissingExtraError
+session = rs.session("local[1]", **{"spark.sql.shuffle.partitions": "1"})
+qrels = session.createDataFrame([("q", "d", 1)], "query_id string, doc_id string, relevance int")
+run = session.createDataFrame([("q", "d", 1.0)], "query_id string, doc_id string, score double")
+try:
+    rs.evaluate(qrels, run, ["AP"])
+except MissingExtraError as exc:
+    print(exc)
+    sys.exit(3)
+finally:
+    session.stop()
+"""
+
+
+def test_workers_without_pyarrow_get_one_line_naming_pyspark_python(tmp_path: Path) -> None:
+    """A real worker Python that lacks pyarrow (a bare venv of this Python, so that the minor versions
+    agree), in a Spark session of its own: one line naming PYSPARK_PYTHON, and no task failed, so
+    Spark logged no Java stack trace either."""
+    if not shutil.which("java") and not os.environ.get("JAVA_HOME"):
+        pytest.skip("no Java")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "bare")], check=True)
+    python = tmp_path / "bare" / "bin" / "python"
+    tree = str(Path(retrieval_eval.__file__).parent.parent)  # so that the driver imports this tree
+    env = {**os.environ, "PYSPARK_PYTHON": str(python), "PYTHONPATH": tree}
+    assert subprocess.run([str(python), "-c", "import pyarrow"], check=False, capture_output=True, env=env).returncode
+    done = subprocess.run([sys.executable, "-c", WORKER_WITHOUT_PYARROW], check=False, capture_output=True, text=True,
+                          env=env, timeout=600)
+    assert done.returncode == 3, done.stderr[-2000:]
+    shown = re.escape(str(python))
+    assert re.fullmatch(rf"Spark's Python workers cannot import pyarrow(, \w+)* \(PYSPARK_PYTHON={shown}\): "
+                        r"install 'retrieval-evaluator\[spark\]' into that Python, or point PYSPARK_PYTHON at one "
+                        r"that has it\n", done.stdout), done.stdout
+    assert "Traceback" not in done.stderr and "at org.apache" not in done.stderr, done.stderr[-2000:]
+
+
+class _FailedTask:
+    """A DataFrame whose collection fails as Spark reports a task that could not import pyarrow."""
+
+    class sparkSession:  # the attribute path of a DataFrame
+        class sparkContext:
+            pythonExec = "/opt/other/python3"
+
+    def select(self, *names: str) -> _FailedTask:
+        return self
+
+    def toArrow(self) -> Any:
+        raise RuntimeError("Job aborted ... An exception was thrown from the Python worker:\nTraceback (most "
+                           "recent call last):\n  File \"worker.py\", line 1\nModuleNotFoundError: No module named "
+                           "'pyarrow'\n\tat org.apache.spark.api.python.BasePythonRunner")
+
+
+def test_summarize_names_a_worker_that_cannot_import_a_module() -> None:
+    """A worker unlike the one the first evaluation checked (another executor of a cluster)."""
+    from retrieval_eval.integrations import spark as rs
+
+    with pytest.raises(MissingExtraError, match=r"^Spark's Python workers cannot import pyarrow "
+                                                r"\(PYSPARK_PYTHON=/opt/other/python3\): install "):
+        rs.summarize(_FailedTask())

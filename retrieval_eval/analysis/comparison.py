@@ -272,6 +272,28 @@ def compare(
     """
     from . import stats
 
+    correction = _check_options(test, correction, alpha, permutations, samples, seed, risk)
+    read_options = _read_options(max_depth, duplicates, order)
+    names = list(runs)
+    if len(names) < 2:
+        raise RetrievalEvalError(f"comparing needs at least two runs; got {len(names)}")
+    baseline = names[0] if baseline is None else baseline
+    if baseline not in runs:
+        raise RetrievalEvalError(f"baseline {baseline!r} is not one of the runs: {', '.join(names)}")
+    measure_of = _measures_compared(measures, rel)
+    scored = _score_runs(qrels, runs, list(measure_of.values()), rel=rel, complete=complete,
+                         judged_only=judged_only, with_ranks=order == "rank", **read_options)
+    return _compare_scored(stats, scored, measure_of, baseline=baseline, all_pairs=all_pairs, test=test,
+                           correction=correction, alpha=alpha, permutations=permutations, samples=samples,
+                           seed=seed, rel=rel, risk=risk)
+
+
+def _check_options(test: str, correction: str | None, alpha: float, permutations: int, samples: int,
+                   seed: int | None, risk: float | None = None) -> str:
+    """The test's options checked (before any file is read: a bad one would fail only after the
+    work); returns the correction, its default filled in."""
+    from . import stats
+
     if test not in stats.TESTS:
         raise RetrievalEvalError(f"'test' must be one of {', '.join(stats.TESTS)}; got {test!r}")
     if correction is None:
@@ -282,25 +304,25 @@ def compare(
         raise RetrievalEvalError(f"the Tukey HSD test adjusts for every pair itself; drop the {correction!r} correction")
     if not 0 < alpha < 1:
         raise RetrievalEvalError(f"'alpha' must be between 0 and 1; got {alpha!r}")
-    # Sizes and seed are checked before any file is read (a bad one would fail only after the work).
     stats.check_parameters(permutations=permutations, samples=samples, alpha=alpha, seed=seed)
-    stats.require_scipy(test)  # the t, Wilcoxon and sign tests: before any file is read
+    stats.require_scipy(test)  # the t, Wilcoxon and sign tests
     if risk is not None:
         _check_alpha(risk)
-    read_options = _read_options(max_depth, duplicates, order)
-    names = list(runs)
-    if len(names) < 2:
-        raise RetrievalEvalError(f"comparing needs at least two runs; got {len(names)}")
-    baseline = names[0] if baseline is None else baseline
-    if baseline not in runs:
-        raise RetrievalEvalError(f"baseline {baseline!r} is not one of the runs: {', '.join(names)}")
-    # Groups (official, P, ndcg_cut) expand as everywhere; a text measure (relstring) has no values to compare.
-    parsed = [m for m, _ in parse_list(measures or DEFAULT_MEASURES, rel=rel, numeric=True)]
-    keys = list(dict.fromkeys(str(m) for m in parsed))
-    measure_of = {str(m): m for m in parsed}
+    return correction
 
-    scored = _score_runs(qrels, runs, [measure_of[k] for k in keys], rel=rel, complete=complete,
-                         judged_only=judged_only, with_ranks=order == "rank", **read_options)
+
+def _measures_compared(measures: Sequence[str] | None, rel: int) -> dict[str, Measure]:
+    """The measures by canonical string, each once: groups (official, P, ndcg_cut) expand as
+    everywhere; a text measure (relstring) has no values to compare."""
+    parsed = [m for m, _ in parse_list(measures or DEFAULT_MEASURES, rel=rel, numeric=True)]
+    return {str(m): m for m in parsed}
+
+
+def _compare_scored(stats: Any, scored: dict[str, _Scored], measure_of: dict[str, Measure], *, baseline: str,
+                    all_pairs: bool, test: str, correction: str, alpha: float, permutations: int, samples: int,
+                    seed: int | None, rel: int, risk: float | None = None) -> Comparison:
+    """The comparison of runs already scored (by name, in the report's order), options checked."""
+    names, keys = list(scored), list(measure_of)
     common = set.intersection(*(set(s.query_ids) for s in scored.values()))
     queries = [q for q in scored[names[0]].query_ids if q in common]
     if not queries:  # a p-value "over 0 queries" would let any regression pass

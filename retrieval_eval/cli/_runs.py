@@ -323,9 +323,10 @@ def _run_names(runs: Sequence[object]) -> list[str]:
     return [f"{name}#{i}" for i, name in enumerate(names, 1)]
 
 
-def _names(args: argparse.Namespace, runs: Sequence[object]) -> list[str]:
-    """The runs' names: --names, or their file names."""
-    return _given_names(args, len(runs)) or _run_names(runs)
+def _names(args: argparse.Namespace, runs: Sequence[object], run_ids: Sequence[str]) -> list[str]:
+    """The runs' names in every command: --names, else as :func:`_run_id_names` names them (each
+    run by its run_id), once the runs are read. Call ``_given_names`` before reading, to check --names."""
+    return _given_names(args, len(runs)) or _run_id_names(runs, run_ids)
 
 
 def _given_names(args: argparse.Namespace, count: int) -> list[str] | None:

@@ -17,10 +17,12 @@ from ._options import (
 from ._output import EXIT_OK, EXIT_REGRESSION, _emit, _short, _stderr_line, _Usage
 from ._runs import (
     _build_run,
+    _given_names,
     _names,
     _Preparing,
     _read_judgments,
     _report_query_set,
+    _run_names,
     _runs_read,
     _sources,
     _stdin_problem,
@@ -58,8 +60,10 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     compare.add_argument("-m", dest="measures", action="append", default=None, metavar="MEASURE",
                          help="measure to compare, repeatable: any catalogue string (default: AP, nDCG@10, P@10, "
                               "RR, R@1000)")
-    compare.add_argument("--names", metavar="A,B,...", help="names of the runs, in order (default: file names)")
-    compare.add_argument("--baseline", metavar="NAME", help="the run the others are compared with (default: the first)")
+    compare.add_argument("--names", metavar="A,B,...",
+                         help="names of the runs, in order (default: each run's run_id, as evaluate names them)")
+    compare.add_argument("--baseline", metavar="NAME",
+                         help="the run the others are compared with, by its name or file name (default: the first)")
     compare.add_argument("--all-pairs", action="store_true", help="compare every pair of runs instead")
     compare.add_argument("--test", choices=("t", "wilcoxon", "sign", "permutation", "bootstrap", "tukey"),
                          default="t", help="paired significance test (default t)")
@@ -86,7 +90,7 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..analysis.comparison import DEFAULT_MEASURES, compare
+    from ..analysis import comparison, stats
 
     # Every option is checked before a file is read, and so before anything is written.
     if len(args.runs) < 2:
@@ -94,16 +98,31 @@ def run(args: argparse.Namespace) -> int:
     problem = _stdin_problem(args.qrels, args.runs)
     if problem:
         raise _Usage(problem)
-    names = _names(args, args.runs)
-    if args.baseline is not None and args.baseline not in names:
-        raise _Usage(f"--baseline {_short(args.baseline)} is not one of the runs: {_short(', '.join(names), 200)}")
+    given = _given_names(args, len(args.runs))
+    if args.baseline is not None and given is not None and args.baseline not in given:
+        raise _Usage(f"--baseline {_short(args.baseline)} is not one of the runs: {_short(', '.join(given), 200)}")
     gates = _gated(args.fail_if_worse, args.level)
-    requested = _requested_measures([*(args.measures or DEFAULT_MEASURES), *args.fail_if_worse], args.level)
+    requested = _requested_measures([*(args.measures or comparison.DEFAULT_MEASURES), *args.fail_if_worse],
+                                    args.level)
+    correction = comparison._check_options(args.test, args.correction, args.alpha, args.permutations, args.samples,
+                                           args.seed, args.risk)
     qrels, runs = _sources(args.qrels, args.runs)
-    result = compare(
-        None, _Evaluated(names, _evaluations(args, qrels, runs, names, requested)),
-        [str(item.measure) for item in requested], baseline=args.baseline, all_pairs=args.all_pairs,
-        test=args.test, correction=args.correction, alpha=args.alpha, permutations=args.permutations,
+    # The runs are named as evaluate names them (by run_id), which is known once each is read: until
+    # then, and in the notes on stderr, by their file names.
+    files = given or _run_names(runs)
+    run_ids: list[str] = []
+    measure_of = {item.label: item.measure for item in requested}
+    scored = comparison._score_runs(None, _Evaluated(files, _evaluations(args, qrels, runs, files, requested, run_ids)),
+                                    list(measure_of.values()), rel=args.level, with_ranks=False)
+    names = _names(args, runs, run_ids)
+    baseline = names[0] if args.baseline is None else args.baseline
+    if baseline not in names:
+        if baseline not in files:
+            raise _Usage(f"--baseline {_short(baseline)} is not one of the runs: {_short(', '.join(names), 200)}")
+        baseline = names[files.index(baseline)]  # the run's file name: the run it names
+    result = comparison._compare_scored(
+        stats, dict(zip(names, scored.values())), measure_of, baseline=baseline, all_pairs=args.all_pairs,
+        test=args.test, correction=correction, alpha=args.alpha, permutations=args.permutations,
         samples=args.samples, seed=args.seed, rel=args.level, risk=args.risk,
     )
     forms = {"table": result.to_table, "markdown": result.to_markdown, "latex": result.to_latex}
@@ -157,12 +176,14 @@ def _requested_measures(specs: Sequence[str], level: int) -> list[Requested]:
 
 
 def _evaluations(args: argparse.Namespace, qrels: object, runs: Sequence[object], names: Sequence[str],
-                 requested: Sequence[Requested]) -> Iterator[SetEvaluator]:
-    """Each run evaluated in turn (as ``evaluate`` does it: the same checks, the same notes on stderr)."""
+                 requested: Sequence[Requested], run_ids: list[str]) -> Iterator[SetEvaluator]:
+    """Each run evaluated in turn (as ``evaluate`` does it: the same checks, the same notes on stderr),
+    its run_id appended to ``run_ids``."""
     judged = _read_judgments(qrels, runs[0], subtopics=any(item.measure.definition.subtopics for item in requested))
     preparing = _Preparing(args, judged)
     for name, (run, columns) in zip(names, _runs_read(args, runs)):
         results = _build_run(args, judged, qrels, run, columns, preparing)
+        run_ids.append(results.run_id)
         if not args.quiet:
             _report_query_set(args, results, requested, run=name)
         yield results

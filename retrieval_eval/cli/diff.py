@@ -14,7 +14,15 @@ from ._options import (
     _RawDescriptionFormatter,
 )
 from ._output import EXIT_OK, _emit, _Usage
-from ._runs import _load_runs, _names, _per_query_measures, _refuse_stdin_twice, _report_query_set, _sources
+from ._runs import (
+    _given_names,
+    _load_runs,
+    _names,
+    _per_query_measures,
+    _refuse_stdin_twice,
+    _report_query_set,
+    _sources,
+)
 
 _DIFF_HELP = """\
 Compare two runs query by query on a measure (default nDCG@10): their means, how many queries
@@ -38,7 +46,8 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     diff.add_argument("--query", metavar="Q", help="show this query's two rankings side by side instead")
     diff.add_argument("--depth", type=_at_least_one, default=None, metavar="K",
                       help="with --query: the top K documents to compare (default 10)")
-    diff.add_argument("--names", metavar="A,B", help="names of the two runs (default: file names)")
+    diff.add_argument("--names", metavar="A,B",
+                      help="names of the two runs (default: each run's run_id, as evaluate names them)")
     diff.add_argument("--format", choices=("text", "json", *_TABLE_FORMATS), default="text",
                       help="text (default); json, csv, tsv (full precision), markdown or latex: every query's "
                            "change, with a header row")
@@ -60,8 +69,9 @@ def run(args: argparse.Namespace) -> int:
     _refuse_stdin_twice(args.qrels, [args.run_a, args.run_b])
     requested = _per_query_measures(args.measures or ["nDCG@10"], args.level)
     qrels, runs = _sources(args.qrels, [args.run_a, args.run_b])
-    name_a, name_b = _names(args, runs)
+    _given_names(args, 2)  # --names checked before any file is read
     a, b = _load_runs(args, qrels, runs, requested)
+    name_a, name_b = _names(args, runs, [a.run_id, b.run_id])
     if args.query is not None:
         view = diff_query(a, b, args.query, [(r.label, r.measure) for r in requested],
                           k=args.depth or 10, names=(name_a, name_b))

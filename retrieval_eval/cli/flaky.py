@@ -8,7 +8,7 @@ import os
 
 from ._options import _add_run_options, _digits, _Parser, _positive_int, _RawDescriptionFormatter
 from ._output import EXIT_OK, _counted, _emit, _note, _OutputFailed, _short, _Usage
-from ._runs import _load_runs, _names, _per_query_measures, _refuse_stdin_twice, _sources
+from ._runs import _given_names, _load_runs, _names, _per_query_measures, _refuse_stdin_twice, _sources
 
 _FLAKY_HELP = """\
 Read two or more runs of ONE system (repeated builds, approximate nearest-neighbour search) and
@@ -95,8 +95,9 @@ def run(args: argparse.Namespace) -> int:
         _check_output(args.output, [args.qrels, *args.runs])  # before reading the runs, not after
     requested = _per_query_measures(args.measures or ["nDCG@10"], args.level)
     qrels, runs = _sources(args.qrels, args.runs)
-    names = _names(args, runs)
+    _given_names(args, len(runs))  # --names checked before any file is read
     evaluations = _load_runs(args, qrels, runs, requested)
+    names = _names(args, runs, [results.run_id for results in evaluations])
     report = flaky_queries(evaluations, [item.measure for item in requested], k=args.k,
                            max_spread=args.max_spread, min_overlap=args.min_overlap, names=names)
     if args.format == "json":

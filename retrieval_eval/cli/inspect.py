@@ -6,7 +6,15 @@ import argparse
 
 from ._options import MAX_DIGITS, _add_run_options, _at_least_one, _digits, _Parser, _RawDescriptionFormatter
 from ._output import EXIT_OK, _emit, _Usage
-from ._runs import _load_runs, _per_query_measures, _refuse_stdin_twice, _report_query_set, _run_names, _sources
+from ._runs import (
+    _load_runs,
+    _per_query_measures,
+    _refuse_stdin_twice,
+    _report_query_set,
+    _run_id_names,
+    _run_names,
+    _sources,
+)
 
 _INSPECT_HELP = """\
 Look at one query (--query Q): its top documents with their judgments (a grade, 'unjudged' when
@@ -57,11 +65,11 @@ def run(args: argparse.Namespace) -> int:
         first = _per_query_measures(specs[:1], args.level)
         requested = list({(r.measure, r.label): r for r in [*first, *_per_query_measures(specs, args.level)]}.values())
     qrels, runs = _sources(args.qrels, [args.run])
-    name = _run_names(runs)[0]
     [results] = _load_runs(args, qrels, runs, requested)
+    [name] = _run_id_names(runs, [results.run_id])  # the run, as evaluate names it; errors name its file
     if args.query is not None:
         view = inspect_query(results, args.query, [(r.label, r.measure) for r in requested],
-                             depth=args.depth or 20, where=name)
+                             depth=args.depth or 20, where=_run_names(runs)[0])
         _emit(format_query(view, run=name, rel=args.level, digits=args.digits))
         return EXIT_OK
     if not args.quiet:

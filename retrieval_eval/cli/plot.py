@@ -7,7 +7,7 @@ import os
 
 from ._options import _add_run_options, _Parser, _RawDescriptionFormatter
 from ._output import EXIT_OK, _note, _OutputFailed, _short, _Usage
-from ._runs import _load_runs, _names, _per_query_measures, _refuse_stdin_twice, _sources
+from ._runs import _given_names, _load_runs, _names, _per_query_measures, _refuse_stdin_twice, _sources
 
 _PLOT_HELP = """\
 Draw an evaluation (needs matplotlib: pip install 'retrieval-evaluator[plot]'); the output's suffix
@@ -35,7 +35,8 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
             sub.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files (gzip ok), one line each")
         sub.add_argument("-o", dest="output", required=True, metavar="FILE",
                          help="the image to write: .png, .svg or .pdf")
-        sub.add_argument("--names", metavar="A,B,...", help="names of the runs, in order (default: file names)")
+        sub.add_argument("--names", metavar="A,B,...",
+                         help="names of the runs, in order (default: each run's run_id, as evaluate names them)")
         sub.add_argument("--title", metavar="TEXT", help="the figure's title (plain text; default: what is drawn)")
         sub.add_argument("--size", metavar="W,H", type=_size,
                          help="the figure's width and height in inches, 1 to 50 each (default 7,4.5)")
@@ -91,8 +92,9 @@ def run(args: argparse.Namespace) -> int:
         raise _Usage(f"-m {args.measure[:40]} names {len(requested)} measures; plot diff draws one, "
                      f"for example -m {requested[0].label}")
     qrels, runs = _sources(args.qrels, args.runs)
-    names = _names(args, runs)
+    _given_names(args, len(runs))  # --names checked before any file is read
     evaluations = _load_runs(args, qrels, runs, requested)
+    names = _names(args, runs, [results.run_id for results in evaluations])
     looks = {"title": args.title, "size": args.size}
     if args.kind == "pr":
         figure = plotting.pr_curves(dict(zip(names, evaluations)), log_y=args.log_y, **looks)

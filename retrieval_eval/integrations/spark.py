@@ -171,10 +171,90 @@ def _evaluate_partitions(
 
 
 def _map(df: DataFrame, key: str, partitions: int | None, function: Callable[[Iterator[Any]], Iterator[Any]]) -> DataFrame:
+    _check_driver()
+    _check_workers(df)
     shuffled = df.repartition(partitions, key) if partitions is not None else df.repartition(key)
     with warnings.catch_warnings():  # pyspark warns about pandas versions, which mapInArrow does not use
         warnings.filterwarnings("ignore", message=".*pandas.*", category=FutureWarning)
         return shuffled.mapInArrow(function, RESULT_SCHEMA)
+
+
+_EXTRA = "pip install 'retrieval-evaluator[spark]'"
+
+
+def _check_driver() -> None:
+    """pandas and pyarrow on the driver, at the versions PySpark's Arrow path demands (mapInArrow
+    checks both, and would raise PySpark's own error with a traceback)."""
+    from pyspark.errors import PySparkImportError
+    from pyspark.sql.pandas.utils import require_minimum_pandas_version, require_minimum_pyarrow_version
+
+    try:
+        with warnings.catch_warnings():  # pyspark warns about pandas 3, which mapInArrow does not use
+            warnings.filterwarnings("ignore", message=".*pandas.*", category=FutureWarning)
+            require_minimum_pandas_version()
+            require_minimum_pyarrow_version()
+    except PySparkImportError as exc:
+        given = exc.getMessageParameters() or {}
+        package, minimum = given.get("package_name", "pandas"), given.get("minimum_version", "")
+        found = f"found {given['current_version']}" if "current_version" in given else "not installed"
+        raise MissingExtraError(f"retrieval_eval.spark needs {package} >= {minimum} in this Python "
+                                f"(PySpark's Arrow path imports it; {found}): {_EXTRA}") from None
+
+
+#: What a Python worker imports to run this module's tasks (pandas is not among them: mapInArrow's
+#: worker reads Arrow batches without it).
+_WORKER_MODULES = ("pyarrow", "numpy", "attrs", "retrieval_eval")
+#: The (application, worker Python) pairs whose workers were found able to run the tasks.
+_WORKERS_CHECKED: set[tuple[str, str]] = set()
+_VERSIONS = re.compile(r"different version: (\S+) than that in driver: (\S+),")
+
+
+_INSTALL_THERE = "install 'retrieval-evaluator[spark]' into that Python, or point PYSPARK_PYTHON at one that has it"
+
+
+def _workers(python: str, problem: str, hint: str) -> MissingExtraError:
+    return MissingExtraError(f"Spark's Python workers {problem} (PYSPARK_PYTHON={python}): {hint}")
+
+
+def _check_workers(df: DataFrame) -> None:
+    """Whether Spark's Python workers can import what the tasks need, found by one tiny job per
+    session (its first evaluation); a missing module is named in one line instead of failing
+    every task of the real job, later, with a Java stack trace around a Python one."""
+    try:
+        context = df.sparkSession.sparkContext
+        key = (str(context.applicationId), str(context.pythonExec))
+    except Exception:  # noqa: BLE001 - Spark Connect: the client has no SparkContext, nor workers of its own
+        return
+    if key in _WORKERS_CHECKED:
+        return
+    modules = _WORKER_MODULES
+
+    # Defined here so that cloudpickle sends it by value: the worker need not import this module
+    # (which is one of the things being checked) to run it. It never fails, so Spark logs nothing.
+    def missing(_: Iterable[int]) -> Iterator[str]:
+        import importlib
+
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except ImportError as exc:
+                yield exc.name or name
+
+    try:
+        absent = list(dict.fromkeys(context.parallelize([0], 1).mapPartitions(missing).collect()))
+    except Exception as exc:  # the workers did not start: a wrong PYSPARK_PYTHON
+        versions = _VERSIONS.search(str(exc))
+        if versions is not None:
+            raise _workers(key[1], f"run Python {versions[1]}, the driver {versions[2]}",
+                           f"PySpark needs one minor version; point PYSPARK_PYTHON at a Python {versions[2]} "
+                           "with 'retrieval-evaluator[spark]' installed") from None
+        if "Cannot run program" in str(exc):
+            raise _workers(key[1], "cannot start", "no such program; point PYSPARK_PYTHON at a Python with "
+                                                   "'retrieval-evaluator[spark]' installed") from None
+        raise
+    if absent:
+        raise _workers(key[1], f"cannot import {', '.join(absent)}", _INSTALL_THERE)
+    _WORKERS_CHECKED.add(key)
 
 
 def _check_partitions(partitions: object) -> int | None:
@@ -226,7 +306,9 @@ def evaluate(
     The result is lazy, as any DataFrame: bad data (a null, a NaN score, a document twice for one
     query) fails the Spark action that computes it, with this package's message (the query and
     document of a duplicate) in Spark's error; :func:`summarize` raises it as the package's own
-    error. Missing or mistyped columns and unknown measures raise at once.
+    error. Missing or mistyped columns and unknown measures raise at once, and so does a Python
+    (driver or workers) that lacks a module the job imports: the first evaluation of a session runs
+    one tiny job to check the workers' ``PYSPARK_PYTHON``.
     """
     from ..evaluators.options import _check_max_depth, _check_rel
 
@@ -283,6 +365,8 @@ def _split_log(table: Any) -> tuple[QrelsColumns, RunColumns]:
     return evolve(qrels, unit=""), evolve(run, unit="")
 
 
+#: A Python task that failed to import a module, in Spark's message.
+_NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
 #: How an error raised in a Python task appears in Spark's message: the exception's class and text.
 _TASK_ERROR = re.compile(r"retrieval_eval\.model\.(InputFormatError|InputTypeError|TrecFormatError): (.*)")
 
@@ -316,6 +400,11 @@ def summarize(per_query_df: DataFrame) -> dict[str, float]:
         table = per_query_df.select("query_id", "measure", "value", "weight").toArrow()
     except Exception as exc:  # a task failed (Spark wraps it): raise the package's error, if it was one
         found = _TASK_ERROR.search(str(exc))
+        absent = _NO_MODULE.search(str(exc))
+        if found is None and absent is not None:  # a worker unlike the one _check_workers asked
+            python = getattr(getattr(getattr(per_query_df, "sparkSession", None), "sparkContext", None),
+                             "pythonExec", os.environ.get("PYSPARK_PYTHON", "python3"))
+            raise _workers(str(python), f"cannot import {absent[1]}", _INSTALL_THERE) from None
         if found is None:
             raise
         kind = {"InputTypeError": InputTypeError}.get(found[1], InputFormatError)

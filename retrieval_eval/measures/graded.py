@@ -383,7 +383,8 @@ def expected_reciprocal_rank(b: RankedBatch, *, k: int | None, max_rel: int) -> 
     queries without a positive judgment; those score 0 here).
 
     Edge cases: an empty ranking, a ranking without a positive grade in the top k, and R = 0 all
-    give 0.0. Since g is clipped, R_i < 1, so every later rank keeps a non-zero weight.
+    give 0.0. Since g is clipped, R_i < 1: 1 - R_i is at least 2^-g_max, kept exactly where R_i
+    rounds to 1.0 (g_max >= 54), so the value is finite for every g_max up to 1000.
 
     Reference: Chapelle, Metzler, Zhang & Grinspan, "Expected reciprocal rank for graded
     relevance", CIKM 2009; gdeval.pl (TREC Web track) as shipped with ir_measures.
@@ -396,7 +397,11 @@ def expected_reciprocal_rank(b: RankedBatch, *, k: int | None, max_rel: int) -> 
     grade = np.minimum(b.labels[hits.row], max_rel)
     stop = (np.exp2(grade.astype(np.float64)) - 1.0) / 2.0**max_rel
     seg, rank = hits.query, hits.rank
-    # prod_{j<i} (1 - R_j) per segment, as exp of an exclusive running sum of log1p(-R_j).
-    log_keep = np.log1p(-stop)
+    # prod_{j<i} (1 - R_j) per segment, as exp of an exclusive running sum of log1p(-R_j). At the
+    # top grade, 1 - R = 2^-max_rel exactly, but R rounds to 1.0 from max_rel = 54 on, and log(0)
+    # would make the running sum NaN: its log is taken exactly there instead.
+    top = stop == 1.0
+    log_keep = np.log1p(-np.where(top, 0.0, stop))
+    log_keep[top] = -max_rel * np.log(2.0)
     decay = np.exp(segment_cumsum(log_keep, hits.offsets) - log_keep)  # a segment's first: exp(0) = 1
     return segment_sum(stop / rank * decay, seg, b.n_queries)

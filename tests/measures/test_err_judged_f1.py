@@ -55,6 +55,32 @@ def test_err_hand_computed(measure: str, ranking: list[str], judged: dict[str, i
     assert evaluator(ranking, judged).score(measure) == pytest.approx(expected, abs=TOL)
 
 
+def _err_exact(grades: list[int], max_rel: int) -> float:
+    """ERR by exact rational arithmetic (no rounding until the end): the oracle for large max_rel."""
+    from fractions import Fraction
+
+    total, keep = Fraction(0), Fraction(1)
+    for rank, grade in enumerate(grades, 1):
+        stop = Fraction(2 ** min(max(grade, 0), max_rel) - 1, 2**max_rel)
+        total += keep * stop / rank
+        keep *= 1 - stop
+    return float(total)
+
+
+@pytest.mark.parametrize("max_rel", [1, 4, 53, 54, 60, 1000])
+@pytest.mark.parametrize("grades", [[0, 1000, 1000], [1, 1000, 1000], [1000, 999, 1], [3, 1000, 0, 1000, 2]])
+def test_err_with_the_top_grade_of_a_large_max_rel(max_rel: int, grades: list[int]) -> None:
+    """A document of grade max_rel stops the user with R = 1 - 2^-max_rel, which rounds to 1.0 from
+    max_rel = 54 on: the decay after it must be (about) 0, never 0 * log(0) = NaN."""
+    import warnings
+
+    ranking = [f"d{i}" for i in range(len(grades))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = evaluator(ranking, dict(zip(ranking, grades))).score(f"ERR(max_rel={max_rel})")
+    assert got == pytest.approx(_err_exact(grades, max_rel), rel=1e-12, abs=1e-300)
+
+
 def test_err_parameters() -> None:
     assert str(REGISTRY["ERR"](max_rel=4) @ 20) == "ERR@20"  # 4 is the default (gdeval)
     assert str(REGISTRY["ERR"](max_rel=3) @ 20) == "ERR(max_rel=3)@20"
