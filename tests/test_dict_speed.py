@@ -32,10 +32,26 @@ def _encode_each(ids: list[str]) -> np.ndarray:
 def test_split_ids_equals_encoding_each_id(ids: list[str]) -> None:
     data = dicts_module._joined_bytes(ids, len(ids))
     assert data is not None
-    split = dicts_module._split_ids(data, len(ids))
     expected = _encode_each(ids)
-    assert split is not None and split.dtype == expected.dtype
-    assert split.tolist() == expected.tolist()
+    original = dicts_module._GATHER_WIDTH
+    try:
+        for gather_width in (original, 0):  # the column gather, then the index of every byte
+            dicts_module._GATHER_WIDTH = gather_width
+            split = dicts_module._split_ids(data, len(ids))
+            assert split is not None and split.dtype == expected.dtype
+            assert split.tolist() == expected.tolist()
+    finally:
+        dicts_module._GATHER_WIDTH = original
+
+
+def test_split_ids_of_wide_ids_index_every_byte() -> None:
+    """Ids wider than _GATHER_WIDTH (a column gather each byte) are split by an index of every byte."""
+    ids = ["x" * (dicts_module._GATHER_WIDTH + 5), "ab", "\u00e9" * 20]
+    data = dicts_module._joined_bytes(ids, len(ids))
+    assert data is not None
+    split = dicts_module._split_ids(data, len(ids))
+    assert split is not None and split.tolist() == _encode_each(ids).tolist()
+    assert split.dtype.itemsize > dicts_module._GATHER_WIDTH
 
 
 @pytest.mark.parametrize("ids", [[""], ["a", ""], ["a\0b"], ["", "a"], ["a", "\ud800"], ["a", 3]])
@@ -188,3 +204,15 @@ def test_long_rankings_take_the_general_build() -> None:
     retrieved = [Document(f"d{i}") for i in range(SMALL_QUERY + 1)]
     assert one_query_batch("q", *columns_from_documents("q", retrieved, [])) is None
     assert RetrievalEvaluator("q", retrieved, [Judgment("d3", 1)]).average_precision() == 0.25
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(id_text, min_size=0, max_size=10))
+def test_document_id_column_is_the_utf8_of_each_id(ids: list[str]) -> None:
+    """ASCII ids become bytes at once, others str (encoded by the build): the same bytes either way."""
+    column = dicts_module._id_column(ids)
+    assert column.dtype.kind == ("S" if all(i.isascii() for i in ids) else "U")
+    expected = _encode_each(ids) if ids else np.zeros(0, dtype="S1")
+    assert _as_bytes(column).dtype == expected.dtype and _as_bytes(column).tolist() == expected.tolist()
+    forced = np.asarray(ids, dtype=str)  # the str branch, forced for ASCII ids too
+    assert _as_bytes(forced).tolist() == _as_bytes(column).tolist()
