@@ -216,3 +216,17 @@ def test_document_id_column_is_the_utf8_of_each_id(ids: list[str]) -> None:
     assert _as_bytes(column).dtype == expected.dtype and _as_bytes(column).tolist() == expected.tolist()
     forced = np.asarray(ids, dtype=str)  # the str branch, forced for ASCII ids too
     assert _as_bytes(forced).tolist() == _as_bytes(column).tolist()
+
+
+@settings(max_examples=150, deadline=None)
+@given(single_query_cases(), st.sampled_from([0, 1, 2, 3]), st.sampled_from(["", "é"]))
+def test_missed_documents_are_the_relevant_judged_ones_not_ranked(
+        case: tuple[str, dict[str, int], dict[str, float]], rel: int, suffix: str) -> None:
+    """The missed documents, found among the relevant hits only, against plain Python sets."""
+    qid, judged, scores = case
+    judged = {d + suffix: v for d, v in judged.items()}
+    scores = {d + suffix: v for d, v in scores.items()}
+    ev = RetrievalEvaluator(qid, _ranked(scores), [Judgment(d, v) for d, v in judged.items()], rel=rel)
+    expected = sorted((d for d, v in judged.items() if v >= rel and d not in scores), key=str.encode)
+    assert [d.doc_id for d in ev.relevant_missed_documents()] == expected
+    assert all(d.rank is None for d in ev.relevant_missed_documents())
