@@ -230,3 +230,26 @@ def test_missed_documents_are_the_relevant_judged_ones_not_ranked(
     expected = sorted((d for d, v in judged.items() if v >= rel and d not in scores), key=str.encode)
     assert [d.doc_id for d in ev.relevant_missed_documents()] == expected
     assert all(d.rank is None for d in ev.relevant_missed_documents())
+
+
+@settings(max_examples=150, deadline=None)
+@given(single_query_cases(), st.sampled_from([None, {0: 0.5, 2: 5.0}, {1: -1.0}]))
+def test_one_query_ideal_list_equals_the_many_query_sort(
+        case: tuple[str, dict[str, int], dict[str, float]], gains: dict[int, float] | None) -> None:
+    """The ideal list of a one-query batch (a stable sort of its gains) is the many-query one's (a
+    lexsort by query, then gain): the query twice in one batch takes the other branch."""
+    from retrieval_eval.measures import compute, parse
+    from retrieval_eval.measures.gains import Gains, ideal_list
+
+    table = None if gains is None else Gains(gains)
+    qid, judged, scores = case
+    one = RetrievalEvaluator(qid, _ranked(scores), [Judgment(d, v) for d, v in judged.items()])._batch
+    two = one.select([0, 0])
+    alone, twice = ideal_list(one, table), ideal_list(two, table)
+    m = len(alone.gain)
+    assert twice.gain.tolist() == alone.gain.tolist() * 2
+    assert twice.position[:m].tolist() == twice.position[m:].tolist() == alone.position.tolist()
+    assert alone.segment.tolist() == [0] * m and twice.segment.tolist() == [0] * m + [1] * m
+    for measure in ("nDCG", "nDCG@10", "nDCG(dcg='exp-log2')@5", "ndcg_rel"):
+        parsed = parse(measure)
+        assert compute(two, parsed).tolist() == compute(one, parsed).tolist() * 2

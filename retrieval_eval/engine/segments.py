@@ -129,7 +129,7 @@ def segment_suffix_max(values: FloatArray, offsets: IntArray) -> FloatArray:
 def safe_div(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
     """``num / den`` element-wise, with 0.0 wherever ``den == 0`` (never NaN, never a warning)."""
     num, den = np.asarray(num), np.asarray(den)
-    out = np.empty(np.broadcast_shapes(num.shape, den.shape))
+    out = np.empty(num.shape if num.shape == den.shape else np.broadcast_shapes(num.shape, den.shape))
     # Integers are converted to float64 as the division reads them (no float copy of a count per
     # query made first): the same quotients as dividing float64 arrays. Every quotient is computed
     # and those by 0 overwritten: a quarter faster than a division masked by ``where``.

@@ -176,7 +176,10 @@ def ideal_list(b: RankedBatch, gains: Gains | None) -> IdealList:
             offsets = _offsets_of(b.n_relevant(1) if gains is None else b.judged_count(positive))
             seg = segment_ids(offsets)
         del positive
-        if not bool(np.all((seg[1:] != seg[:-1]) | (gain[1:] <= gain[:-1]))):  # else each query's are in order
+        if b.n_queries == 1:  # one query (RetrievalEvaluator): the same stable sort, without the query key
+            if not bool(np.all(gain[1:] <= gain[:-1])):
+                gain = gain[np.argsort(-gain, kind="stable")]
+        elif not bool(np.all((seg[1:] != seg[:-1]) | (gain[1:] <= gain[:-1]))):  # else each query's are in order
             order = np.lexsort((-gain, seg))
             seg, gain = seg[order], gain[order]
         position = np.arange(1, len(seg) + 1, dtype=np.int64)  # in place below: 10 M entries in a log
