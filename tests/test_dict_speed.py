@@ -234,10 +234,11 @@ def test_missed_documents_are_the_relevant_judged_ones_not_ranked(
 
 @settings(max_examples=150, deadline=None)
 @given(single_query_cases(), st.sampled_from([None, {0: 0.5, 2: 5.0}, {1: -1.0}]))
-def test_one_query_ideal_list_equals_the_many_query_sort(
+def test_one_query_batch_equals_the_query_twice(
         case: tuple[str, dict[str, int], dict[str, float]], gains: dict[int, float] | None) -> None:
-    """The ideal list of a one-query batch (a stable sort of its gains) is the many-query one's (a
-    lexsort by query, then gain): the query twice in one batch takes the other branch."""
+    """The shortcuts of a one-query batch (its ideal list by a stable sort of its gains, its hits
+    without an index of queries) give the many-query batch's numbers: the query twice in one batch
+    takes the general branches, and every value is the same, to the bit."""
     from retrieval_eval.measures import compute, parse
     from retrieval_eval.measures.gains import Gains, ideal_list
 
@@ -250,6 +251,13 @@ def test_one_query_ideal_list_equals_the_many_query_sort(
     assert twice.gain.tolist() == alone.gain.tolist() * 2
     assert twice.position[:m].tolist() == twice.position[m:].tolist() == alone.position.tolist()
     assert alone.segment.tolist() == [0] * m and twice.segment.tolist() == [0] * m + [1] * m
-    for measure in ("nDCG", "nDCG@10", "nDCG(dcg='exp-log2')@5", "ndcg_rel"):
+    for rel in (0, 1, 2):  # the one-query hits, and the many-query ones
+        hits, both = one.hits(rel), two.hits(rel)
+        h = len(hits.row)
+        assert both.query.tolist() == [0] * h + [1] * h and hits.query.tolist() == [0] * h
+        for name in ("rank", "position"):
+            assert getattr(both, name).tolist() == getattr(hits, name).tolist() * 2
+        assert both.offsets.tolist() == [0, h, 2 * h] and hits.offsets.tolist() == [0, h]
+    for measure in ("nDCG", "nDCG@10", "nDCG(dcg='exp-log2')@5", "ndcg_rel", "AP", "P@10", "RR", "bpref", "Rprec"):
         parsed = parse(measure)
         assert compute(two, parsed).tolist() == compute(one, parsed).tolist() * 2
