@@ -98,7 +98,7 @@ class RetrievalEvaluator:
         batch = one_query_batch(query_id, qrels, run) if _SMALL_PATH else None
         if batch is None:
             batch, _ = build_batch(qrels, run, order="given", queries=[query_id])
-        self._init(batch, rel)
+        self._hold(batch, rel)  # (rel checked above)
 
     @classmethod
     def _from_batch(cls, batch: RankedBatch, rel: int) -> RetrievalEvaluator:
@@ -107,7 +107,9 @@ class RetrievalEvaluator:
         return evaluator
 
     def _init(self, batch: RankedBatch, rel: int) -> None:
-        rel = _check_rel("RetrievalEvaluator", rel)
+        self._hold(batch, _check_rel("RetrievalEvaluator", rel))
+
+    def _hold(self, batch: RankedBatch, rel: int) -> None:
         if batch.n_queries != 1:
             raise ValueError(f"a RetrievalEvaluator holds exactly one query; got {batch.n_queries}")
         self._batch = batch
