@@ -13,7 +13,7 @@ import retrieval_eval.engine.ids as ids_module
 import retrieval_eval.evaluators.query as query_module
 import retrieval_eval.io.dicts as dicts_module
 from retrieval_eval import Document, Judgment, RetrievalEvaluator, SetEvaluator
-from retrieval_eval.engine.build import SMALL_QUERY, one_query_batch
+from retrieval_eval.engine.build import SMALL_QUERY, build_batch, one_query_batch
 from retrieval_eval.engine.ids import _as_bytes
 from retrieval_eval.io.dicts import columns_from_dicts, columns_from_documents
 from retrieval_eval.model import InputFormatError, InputTypeError
@@ -261,3 +261,15 @@ def test_one_query_batch_equals_the_query_twice(
     for measure in ("nDCG", "nDCG@10", "nDCG(dcg='exp-log2')@5", "ndcg_rel", "AP", "P@10", "RR", "bpref", "Rprec"):
         parsed = parse(measure)
         assert compute(two, parsed).tolist() == compute(one, parsed).tolist() * 2
+
+
+@pytest.mark.parametrize("query_id", ["q1", "laptop bag", "\u00e9t\u00e9", "\u4e2d", "q\U0001f600"])
+def test_one_query_batch_ids_are_the_general_builds(query_id: str) -> None:
+    retrieved, judgments = [Document("b\u00e9"), Document("a")], [Judgment("a", 1), Judgment("z", 2)]
+    qrels, run = columns_from_documents(query_id, retrieved, judgments)
+    small = one_query_batch(query_id, qrels, run)
+    general, _ = build_batch(qrels, run, order="given", queries=[query_id])
+    assert small is not None
+    for name in ("query_vocab", "doc_ids", "judged_doc_ids", "labels", "offsets", "judged_offsets"):
+        assert getattr(small, name).dtype == getattr(general, name).dtype, name
+        assert getattr(small, name).tolist() == getattr(general, name).tolist(), name

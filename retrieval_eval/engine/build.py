@@ -259,7 +259,7 @@ def one_query_batch(query_id: str, qrels: QrelsColumns, run: RunColumns) -> Rank
         return None  # a repeated id (as bytes): build_batch reports it
     labels = np.fromiter(map(label_of.get, doc_list, repeat(NONPOOL)), dtype=np.int64, count=len(doc_list))  # (in C)
     return RankedBatch(
-        query_vocab=_as_bytes(np.asarray([query_id], dtype=str)),
+        query_vocab=np.array([query_id.encode("utf-8", "surrogateescape")]),  # as _as_bytes encodes it
         offsets=np.array([0, len(doc_list)], dtype=np.int64),
         labels=labels,
         doc_ids=docs,

@@ -56,6 +56,8 @@ def offsets_count(mask: BoolArray, offsets: IntArray) -> IntArray:
     selection and ``bincount``. Short ones (see :func:`long_segments`), where ``reduceat`` pays per
     segment: a running count of the true rows, read at the bounds.
     """
+    if len(offsets) == 2:  # one segment (a RetrievalEvaluator's query): one count
+        return np.array([np.count_nonzero(mask[int(offsets[0]) : int(offsets[1])])], dtype=np.int64)
     if not long_segments(offsets):
         at = true_before(mask).take(offsets)
         return np.subtract(at[1:], at[:-1])  # (the stubs type it as Any)
