@@ -110,7 +110,7 @@ def test_from_dict_one_pass_equals_entry_by_entry(case: tuple[dict, dict], suffi
 
 
 def test_one_pass_columns_equal_entry_by_entry(monkeypatch: pytest.MonkeyPatch) -> None:
-    qrels = {"q1": {"d1": 1, "dé": 0}, "q10": {}, "q2": {"x y": 2}}
+    qrels = {"q0": {}, "q1": {"d1": 1, "dé": 0}, "q10": {}, "q2": {"x y": 2}, "q3": {}}  # empty ones add no id
     run = {"q2": {"x y": 1.5, "z": 0.5}, "q1": {"d1": 1}}
     fast_q, fast_r = columns_from_dicts(qrels, run)
     assert fast_q.doc_ids.dtype.kind == "S"  # the one-pass branch was taken
