@@ -273,3 +273,17 @@ def test_one_query_batch_ids_are_the_general_builds(query_id: str) -> None:
     for name in ("query_vocab", "doc_ids", "judged_doc_ids", "labels", "offsets", "judged_offsets"):
         assert getattr(small, name).dtype == getattr(general, name).dtype, name
         assert getattr(small, name).tolist() == getattr(general, name).tolist(), name
+
+
+@pytest.mark.parametrize("scores", [[2.5, 1.0, -3.0], [None, None], [1.5, None, 0.25], []])
+def test_document_scores_in_one_pass_or_with_nan(scores: list[float | None]) -> None:
+    """Scores read in C in one pass, or (a Document without a score) through a list, None as NaN."""
+    retrieved = [Document(f"d{i}", score=s) for i, s in enumerate(scores)]
+    got = dicts_module._score_column(retrieved)
+    assert got.dtype == np.float64
+    assert [None if np.isnan(v) else v for v in got.tolist()] == scores
+    for query_id in ("q", "q\u00e9"):  # its query ids: bytes when ASCII, else str (encoded by the build)
+        _, run = columns_from_documents(query_id, retrieved, [])
+        assert np.array_equal(run.scores, got, equal_nan=True)
+        assert _as_bytes(run.query_ids).tolist() == [query_id.encode()] * len(scores)
+        assert run.query_ids.dtype.kind == ("S" if query_id.isascii() and scores else "U")

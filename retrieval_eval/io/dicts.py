@@ -94,7 +94,7 @@ def columns_from_documents(
     run = RunColumns(
         query_ids=_repeated(query_id, len(retrieved)),
         doc_ids=_id_column(list(map(_DOC_ID, retrieved))),
-        scores=np.asarray(list(map(_SCORE, retrieved)), dtype=np.float64),  # None becomes NaN
+        scores=_score_column(retrieved),
         lines=np.arange(1, len(retrieved) + 1, dtype=np.int64),
         origin=f"retrieved list of query {query_id!r}", unit="position",
     )
@@ -111,6 +111,14 @@ def columns_from_documents(
 _DOC_ID, _SCORE, _RELEVANCE = attrgetter("doc_id"), attrgetter("score"), attrgetter("relevance")
 
 
+def _score_column(retrieved: Sequence[Document]) -> FloatArray:
+    """The Documents' scores, NaN for a Document without one (``score=None``)."""
+    try:
+        return np.fromiter(map(_SCORE, retrieved), dtype=np.float64, count=len(retrieved))  # (one pass, in C)
+    except TypeError:  # a None: NumPy's float conversion of a list makes it NaN
+        return np.asarray(list(map(_SCORE, retrieved)), dtype=np.float64)
+
+
 def _id_column(ids: list[str]) -> np.ndarray:
     """Checked ids as a column: bytes when all are ASCII (NumPy narrows them in C, so the batch
     needs no second pass to encode them), else str, which the build encodes as UTF-8.
@@ -125,8 +133,8 @@ def _id_column(ids: list[str]) -> np.ndarray:
 
 
 def _repeated(query_id: str, n: int) -> np.ndarray:
-    """``query_id`` ``n`` times, as a str array."""
-    return np.full(n, query_id) if n else np.asarray([], dtype=str)
+    """``query_id`` ``n`` times, as a column of :func:`_id_column` (bytes when ASCII: not encoded again)."""
+    return _id_column([query_id]).repeat(n) if n else np.asarray([], dtype=str)
 
 
 def _check_nested(given: object, name: str, shape: str) -> None:
