@@ -14,6 +14,11 @@ does not fall on one tool only):
 * ``ranx``       ``Qrels.from_file`` / ``Run.from_file`` + ``evaluate`` (if ranx is installed);
 * ``trec_eval``  the C binary, ``trec_eval -c -m official -m ndcg_cut.10`` (if it is on PATH).
 
+The shapes ``dicts`` (2,000 queries x 100 documents) and ``dicts-100k`` (100,000 x 100) are not files
+but pytrec_eval-style dicts, as BEIR and MTEB hand them over: ``dicts.py`` times them in one process
+(``SetEvaluator.from_dict`` against pytrec_eval, ir_measures and warm ranx), and ``--tools`` names
+some of ``ours,pytrec_eval,ir_measures,ranx``.
+
 The 8 measures are AP (map), RR, P@5, P@10, nDCG@10, R@100, bpref and R-precision.
 
 Wall time is measured by this script around each process, so it includes interpreter start-up and
@@ -76,8 +81,12 @@ CHECKED = ("AP", "P@10", "nDCG@10")
 TOLERANCE = 1e-4
 
 #: generate.SHAPES, without importing NumPy here
+#: In-memory shapes, pytrec_eval-style dicts of this many queries x 100 documents: no files, so they are
+#: timed in one process by ``dicts.py`` (``from_dict`` + AP, nDCG@10, P@10 beside pytrec_eval,
+#: ir_measures and warm ranx); ``--tools`` then names some of ours,pytrec_eval,ir_measures,ranx.
+DICT_SHAPES = {"dicts": 2000, "dicts-100k": 100_000}
 SHAPES = ("msmarco", "dl", "robust", "skewed", "tiny", "msmarco-10x", "sessions-1", "sessions-10", "sessions-1-small",
-          "sessions-10-small", "long-ids")
+          "sessions-10-small", "long-ids", *DICT_SHAPES)
 END_TO_END = ("cli", "api", "pytrec_eval", "ir_measures", "ranx", "trec_eval")
 COMPUTE_ONLY = ("ours", "pytrec_eval", "ranx")
 
@@ -499,6 +508,15 @@ def _fmt(value: float | None, digits: int = 2) -> str:
     return f"{value:.{digits}f}" if value >= 0.01 or value == 0 else f"{value:.4f}"
 
 
+def dict_shape(shape: str, repeat: int, tools: str | None) -> int:
+    """Time an in-memory dict shape with ``dicts.py``, all tools in this one process."""
+    sys.path.insert(0, HERE)
+    import dicts
+
+    argv = ["--queries", str(DICT_SHAPES[shape]), "--repeat", str(repeat), "--skip-loop"]
+    return dicts.main(argv + (["--tools", tools] if tools else []))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -518,6 +536,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be >= 1")
+    if args.shape in DICT_SHAPES:
+        return dict_shape(args.shape, args.repeat, args.tools)
 
     global CHILD_ENV
     CHILD_ENV = child_environment(args.workdir)

@@ -29,18 +29,32 @@ def test_intern_is_np_unique_in_byte_order(values: list[bytes]) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 4), st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0, float("inf"), -1.0])),
                 min_size=0, max_size=40),
-       st.sampled_from(["shuffled", "by query and score", "blocks in any order"]), st.randoms())
-def test_canonical_order_is_the_three_key_sort(rows: list[tuple[int, float]], layout: str, rnd) -> None:
+       st.sampled_from(["shuffled", "by query and score", "blocks in any order", "blocks not by score"]),
+       st.randoms(), st.booleans())
+def test_canonical_order_is_the_three_key_sort(rows: list[tuple[int, float]], layout: str, rnd,
+                                               force_global: bool) -> None:
     """Same as a sort on (query, -score, -doc_id bytes) whatever the input layout.
 
-    The layouts reach both paths: one sort of everything, or the linear pass over query blocks that
-    are already by score (in ascending or in any query order), where only tie groups move.
+    The layouts reach every path: one sort of everything, the linear pass over query blocks that
+    are already by score (in ascending or in any query order), where only tie groups move, and query
+    blocks not by score, each sorted on its own (or, forced, by the one sort of everything).
     """
     if layout != "shuffled":
         rows = sorted(rows, key=lambda r: (r[0], -r[1]))
-    if layout == "blocks in any order":
+    if layout in ("blocks in any order", "blocks not by score"):
         blocks = sorted({q for q, _ in rows}, key=lambda _: rnd.random())
         rows = [r for q in blocks for r in rows if r[0] == q]
+    if layout == "blocks not by score":
+        rows = [r for q in blocks for r in sorted((r for r in rows if r[0] == q), key=lambda _: rnd.random())]
+    monkeypatched = _order._FORCE_GLOBAL_SORT
+    _order._FORCE_GLOBAL_SORT = force_global
+    try:
+        _check_canonical_order(rows, rnd)
+    finally:
+        _order._FORCE_GLOBAL_SORT = monkeypatched
+
+
+def _check_canonical_order(rows: list[tuple[int, float]], rnd) -> None:
     # Distinct ids per row, some longer than 8 bytes and some prefixes of others.
     ids = [bytes(rnd.choice(b"ab") for _ in range(rnd.randint(1, 12))) + b"%d" % i for i in range(len(rows))]
     rnd.shuffle(ids)

@@ -540,6 +540,10 @@ def test_counts_by_offsets_equal_counts_by_query_index(seed: int) -> None:
     assert offsets_count(mask, offsets).tolist() == expected.tolist()
     assert long_segments(offsets) == (seed % 2 == 1)
     assert offsets_count(np.zeros(0, dtype=bool), np.zeros(4, dtype=np.int64)).tolist() == [0, 0, 0]
+    for i in range(len(lengths)):  # one segment alone (a RetrievalEvaluator's query): its own branch
+        one = offsets[i : i + 2]
+        assert offsets_count(mask, one).tolist() == [int(expected[i])]
+        assert offsets_count(mask, one).dtype == np.int64
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -64,6 +64,10 @@ class Hits:
     def of_rows(cls, rows: IntArray, offsets: IntArray, segment: IntArray | None = None) -> Hits:
         """The hits at ``rows`` (increasing ranked-row indices) of segments ``offsets``; ``segment``, the
         query index of every ranked row, when the caller has one (then read, not searched for)."""
+        if len(offsets) == 2:  # one query (RetrievalEvaluator): the same numbers, without the index steps
+            n_hits = len(rows)
+            return cls(rows, np.zeros(n_hits, dtype=np.int64), rows - (int(offsets[0]) - 1),
+                       np.arange(1, n_hits + 1, dtype=np.int64), np.array([0, n_hits], dtype=np.int64))
         if segment is not None:  # short segments: a gather costs a third of the binary searches
             query = segment.take(rows)
         else:  # each hit's query is the last whose first row is at or before the hit's row

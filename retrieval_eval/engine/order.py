@@ -210,6 +210,61 @@ def _descending_within(score: FloatArray, starts: IntArray) -> bool:
     return bool(descending.all())
 
 
+def _blocks_by_score(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray, starts: IntArray) -> RowOrder | None:
+    """The order of rows in query blocks (starting at ``starts``) whose scores never increase within a
+    block: the blocks moved whole into query order, the rows of each tie group sorted by id."""
+    n = len(query_code)
+    blocks = _order_blocks(query_code, starts)
+    tied_to_previous = np.empty(n, dtype=bool)
+    np.equal(score[1:], score[:-1], out=tied_to_previous[1:])
+    tied_to_previous[starts] = False  # a block's first row (and the first row)
+    rows, group = _tie_groups(tied_to_previous)
+    del tied_to_previous
+    if len(rows):
+        moved = rows[_by_id_descending(group, doc_ids[rows])]
+        changed = moved != rows
+        if bool(np.any(changed)):
+            # Positions after the blocks move: where each tied row lands, and where the row it
+            # takes is then (tie groups never span blocks, so both shift alike: by one search).
+            tied = rows[changed]
+            landed = _new_positions(blocks, tied)
+            return evolve(blocks or RowOrder(n), tied=landed, tied_from=moved[changed] + (landed - tied))
+    return blocks
+
+
+#: At most this many distinct block lengths are sorted block by block (one pass per length).
+_MAX_BLOCK_LENGTHS = 64
+#: Rows sorted per step of :func:`_by_score_within_blocks` (bounds its temporary matrices).
+_SORT_CHUNK = 1 << 20
+#: True only in tests: every unsorted run takes the one sort of all rows.
+_FORCE_GLOBAL_SORT = False
+
+
+def _by_score_within_blocks(score: FloatArray, starts: IntArray) -> IntArray | None:
+    """The rows with each block's (``starts``: one block per query) by score descending, the blocks
+    where they are and tied rows in any order; None when a score is NaN or the blocks have more than
+    ``_MAX_BLOCK_LENGTHS`` lengths. Blocks of one length are sorted as the rows of one matrix.
+
+    >>> _by_score_within_blocks(np.array([1.0, 3.0, 2.0, 5.0, 7.0]), np.array([0, 3])).tolist()
+    [1, 2, 0, 4, 3]
+    """
+    n = len(score)
+    lengths = _run_lengths(starts, n)
+    by_length = np.argsort(lengths, kind="stable")
+    bounds = np.flatnonzero(np.diff(lengths.take(by_length))) + 1
+    if len(bounds) >= _MAX_BLOCK_LENGTHS or bool(np.isnan(score).any()):
+        return None  # (NaN: the one sort of all rows places it)
+    rows = np.empty(n, dtype=np.int64)
+    for group in np.split(by_length, bounds):
+        length = int(lengths[group[0]])
+        step = max(1, _SORT_CHUNK // max(length, 1))
+        for at in range(0, len(group), step):
+            block = starts.take(group[at : at + step])[:, None] + np.arange(length)  # a row of rows per block
+            order = np.argsort(np.negative(score.take(block)), axis=1)
+            rows[block] = np.take_along_axis(block, order, axis=1)
+    return rows
+
+
 def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray) -> RowOrder | None:
     """Row order: query, then score descending, then doc_id descending (trec_eval's tie rule).
 
@@ -223,22 +278,13 @@ def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray
     if starts is not None and _descending_within(score, starts):
         # Run files usually hold each query in one block, by score already. Then the blocks move
         # whole and only the rows of tie groups are sorted, at a cost linear in the rows.
-        blocks = _order_blocks(query_code, starts)
-        tied_to_previous = np.empty(n, dtype=bool)
-        np.equal(score[1:], score[:-1], out=tied_to_previous[1:])
-        tied_to_previous[starts] = False  # a block's first row (and the first row)
-        rows, group = _tie_groups(tied_to_previous)
-        del tied_to_previous
-        if len(rows):
-            moved = rows[_by_id_descending(group, doc_ids[rows])]
-            changed = moved != rows
-            if bool(np.any(changed)):
-                # Positions after the blocks move: where each tied row lands, and where the row it
-                # takes is then (tie groups never span blocks, so both shift alike: by one search).
-                tied = rows[changed]
-                landed = _new_positions(blocks, tied)
-                return evolve(blocks or RowOrder(n), tied=landed, tied_from=moved[changed] + (landed - tied))
-        return blocks
+        return _blocks_by_score(query_code, score, doc_ids, starts)
+    within = None if starts is None or _FORCE_GLOBAL_SORT else _by_score_within_blocks(score, starts)
+    if within is not None and starts is not None:
+        # Blocks of one query each, not by score (dicts, frames): each block sorted on its own (a
+        # short sort per block, far cheaper than one sort of every row), then as above.
+        then = _blocks_by_score(query_code, score.take(within), doc_ids.take(within), starts)
+        return RowOrder(n, rows=within if then is None else within.take(then.permutation()))
     distinct, inverse = np.unique(score, return_inverse=True)
     n_groups = len(distinct) * (int(query_code.max()) + 1)
     # Each row's (query, score descending) as one integer, where it fits.

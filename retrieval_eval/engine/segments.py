@@ -56,6 +56,8 @@ def offsets_count(mask: BoolArray, offsets: IntArray) -> IntArray:
     selection and ``bincount``. Short ones (see :func:`long_segments`), where ``reduceat`` pays per
     segment: a running count of the true rows, read at the bounds.
     """
+    if len(offsets) == 2:  # one segment (a RetrievalEvaluator's query): one count
+        return np.array([np.count_nonzero(mask[int(offsets[0]) : int(offsets[1])])], dtype=np.int64)
     if not long_segments(offsets):
         at = true_before(mask).take(offsets)
         return np.subtract(at[1:], at[:-1])  # (the stubs type it as Any)
@@ -129,7 +131,7 @@ def segment_suffix_max(values: FloatArray, offsets: IntArray) -> FloatArray:
 def safe_div(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
     """``num / den`` element-wise, with 0.0 wherever ``den == 0`` (never NaN, never a warning)."""
     num, den = np.asarray(num), np.asarray(den)
-    out = np.empty(np.broadcast_shapes(num.shape, den.shape))
+    out = np.empty(num.shape if num.shape == den.shape else np.broadcast_shapes(num.shape, den.shape))
     # Integers are converted to float64 as the division reads them (no float copy of a count per
     # query made first): the same quotients as dividing float64 arrays. Every quotient is computed
     # and those by 0 overwritten: a quarter faster than a division masked by ``where``.

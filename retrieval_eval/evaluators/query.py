@@ -98,7 +98,7 @@ class RetrievalEvaluator:
         batch = one_query_batch(query_id, qrels, run) if _SMALL_PATH else None
         if batch is None:
             batch, _ = build_batch(qrels, run, order="given", queries=[query_id])
-        self._init(batch, rel)
+        self._hold(batch, rel)  # (rel checked above)
 
     @classmethod
     def _from_batch(cls, batch: RankedBatch, rel: int) -> RetrievalEvaluator:
@@ -107,7 +107,9 @@ class RetrievalEvaluator:
         return evaluator
 
     def _init(self, batch: RankedBatch, rel: int) -> None:
-        rel = _check_rel("RetrievalEvaluator", rel)
+        self._hold(batch, _check_rel("RetrievalEvaluator", rel))
+
+    def _hold(self, batch: RankedBatch, rel: int) -> None:
         if batch.n_queries != 1:
             raise ValueError(f"a RetrievalEvaluator holds exactly one query; got {batch.n_queries}")
         self._batch = batch
@@ -265,17 +267,17 @@ class RetrievalEvaluator:
 
     def relevant_missed_documents(self) -> list[Document]:
         """Relevant judged documents the ranking never returned, by doc_id, with ``rank=None``."""
-        batch = self._batch
-        return [Document(id_text(doc)) for doc in sorted(self._missed(batch.judged_doc_ids.tolist()))]
+        return [Document(id_text(doc)) for doc in sorted(self._missed())]
 
-    def _missed(self, judged: list[bytes]) -> list[bytes]:
-        """The relevant judged ids (``batch.judged_doc_ids`` as a list) that the ranking lacks, in judged
-        order: a set of the ranked ids, which for one query costs less than ``np.isin``'s sorting."""
+    def _missed(self) -> list[bytes]:
+        """The relevant judged ids that the ranking lacks, in judged order. A ranked document judged
+        relevant is labelled with its grade, so it is one of the relevant hits: a set of those few ids
+        is enough, where a set of every ranked id would cost a step per ranked document."""
         batch = self._batch
-        retrieved = set(batch.doc_ids.tolist())
         threshold = max(self.rel, 0)
-        return [doc for doc, value in zip(judged, batch.judged_relevance.tolist())
-                if value >= threshold and doc not in retrieved]
+        ranked = set(batch.doc_ids.take(batch.hits(threshold).row).tolist())
+        relevant = batch.judged_doc_ids[batch.judged_relevance >= threshold].tolist()
+        return [doc for doc in relevant if doc not in ranked]
 
     def relevant_missed_judgments(self) -> list[Judgment]:
         """The relevant documents the ranking never returned, with their grades: highest grade first,

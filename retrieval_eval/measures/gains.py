@@ -166,6 +166,8 @@ def ideal_list(b: RankedBatch, gains: Gains | None) -> IdealList:
         # Negative values gain 0.0, so keeping the positive gains drops them too. When every judgment
         # gains (binary qrels, logs), the judged rows' query index is the list's: shared, not copied.
         gain = level_gains(b.judged_relevance, gains)
+        if b.n_queries == 1:  # one query (RetrievalEvaluator): the same list, without counts and indexes
+            return _one_ideal_list(gain[gain > 0])
         positive = gain > 0
         if bool(positive.all()):
             seg = b.judged_segment
@@ -184,6 +186,16 @@ def ideal_list(b: RankedBatch, gains: Gains | None) -> IdealList:
         return IdealList(gain, offsets, position, seg)
 
     return b._cached(("ideal-gains", gains), compute)
+
+
+def _one_ideal_list(gain: FloatArray) -> IdealList:
+    """The ideal list of a batch of one query whose positive gains are ``gain``: what
+    :func:`ideal_list` makes of many queries (the same stable sort, with the query key constant)."""
+    if not bool(np.all(gain[1:] <= gain[:-1])):
+        gain = gain[np.argsort(-gain, kind="stable")]
+    m = len(gain)
+    return IdealList(gain, np.array([0, m], dtype=np.int64), np.arange(1, m + 1, dtype=np.int64),
+                     np.zeros(m, dtype=np.int64))
 
 
 def segment_cumsum(values: FloatArray, offsets: IntArray) -> FloatArray:

@@ -329,9 +329,20 @@ def _run_kernel(batch: RankedBatch, measure: Measure) -> Any:
     return definition.kernel(batch, **params)
 
 
+#: Each measure's parameters with defaults (``Measure.resolved``), kept: a short query's kernel costs
+#: little more than resolving them anew each time. At most _RESOLVED_MAX measures.
+_RESOLVED: dict[Measure, dict[str, Any]] = {}
+_RESOLVED_MAX = 4096
+
+
 def _kernel_arguments(batch: RankedBatch, measure: Measure) -> tuple[RankedBatch, dict[str, Any]]:
     """The batch and keyword arguments the kernel gets: ``judged_only`` becomes the judged sub-batch."""
-    params = measure.resolved()
+    params = _RESOLVED.get(measure)
+    if params is None:
+        params = measure.resolved()
+        if len(_RESOLVED) < _RESOLVED_MAX:
+            _RESOLVED[measure] = params
+    params = dict(params)  # the kernel's own: judged_only is popped
     if params.pop("judged_only", False):
         batch = batch.judged_only()
     if measure.definition.subtopics and batch.subtopics is None:
