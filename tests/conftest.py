@@ -62,6 +62,6 @@ def _ir_measures_default_pipeline() -> object:
 def _quiet_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test sees a machine with no other process running: whether work goes to threads
     (engine.threads.idle_cpus) then follows the CPUs a test sets, not the load of the moment."""
-    import retrieval_eval.engine.threads as threads
+    from retrieval_eval.engine import threads
 
     monkeypatch.setattr(threads, "_runnable_elsewhere", lambda: 0)

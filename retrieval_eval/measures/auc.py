@@ -9,7 +9,6 @@ only judged ones). The kernels' contract is in :mod:`retrieval_eval.measures.reg
 
 from __future__ import annotations
 
-
 import numpy as np
 from attrs import frozen
 
