@@ -312,15 +312,16 @@ def test_runnable_elsewhere_reads_the_kernels_count_less_our_threads(
 
 @pytest.mark.parametrize(("cpus", "elsewhere", "idle", "pool"), [
     (1, 0, 1, 0), (2, 0, 2, 2), (2, 1, 1, 0), (2, 5, 1, 0), (4, 1, 3, 3), (8, 3, 5, 4)])
-def test_threads_go_to_idle_cpus_only(monkeypatch, cpus: int, elsewhere: int, idle: int, pool: int) -> None:  # type: ignore[no-untyped-def]
+def test_threads_go_to_idle_cpus_but_the_parsing_pool_to_all(monkeypatch, cpus: int, elsewhere: int, idle: int, pool: int) -> None:  # type: ignore[no-untyped-def]
     import retrieval_eval.engine.threads as threads_module
     from retrieval_eval.io import _parse
 
     monkeypatch.setattr(threads_module, "usable_cpus", lambda: cpus)
+    monkeypatch.setattr(_parse, "usable_cpus", lambda: cpus)
     monkeypatch.setattr(threads_module, "_runnable_elsewhere", lambda: elsewhere)
     assert threads_module.idle_cpus() == idle
     assert threads_module.workers() == pool
-    assert _parse._threads() == (idle + 1 if idle > 1 else 1)
+    assert _parse._threads() == (cpus + 1 if cpus > 1 else 1)  # the parsing pool's long loops take any CPU
 
 
 @pytest.mark.parametrize("elsewhere", [0, 1])

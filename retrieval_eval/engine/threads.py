@@ -32,7 +32,8 @@ def idle_cpus() -> int:
     On a busy machine a second thread of ours costs more than it gives: whenever the one holding
     the GIL is preempted, the other waits for it. On 2 CPUs under a load average of about 5, the
     robust shape took 0.69 s with threads against 0.53 s on the calling thread alone, and a million
-    one-document queries 0.72 against 0.57 s. So work goes to threads only on CPUs found idle.
+    one-document queries 0.72 against 0.57 s. So work goes to threads only on CPUs found idle
+    (but for the parsing of large files, whose long loops gain from threads even then).
     """
     cpus = usable_cpus()
     return cpus if cpus < 2 else max(1, cpus - _runnable_elsewhere())
