@@ -313,9 +313,12 @@ def test_runnable_elsewhere_reads_the_kernels_count_less_our_threads(
 @pytest.mark.parametrize(("cpus", "elsewhere", "idle", "pool"), [
     (1, 0, 1, 0), (2, 0, 2, 2), (2, 1, 1, 0), (2, 5, 1, 0), (4, 1, 3, 3), (8, 3, 5, 4)])
 def test_threads_go_to_idle_cpus_but_the_parsing_pool_to_all(monkeypatch, cpus: int, elsewhere: int, idle: int, pool: int) -> None:  # type: ignore[no-untyped-def]
+    import os
+
     import retrieval_eval.engine.threads as threads_module
     from retrieval_eval.io import _parse
 
+    monkeypatch.setattr(os, "cpu_count", lambda: cpus)  # the whole machine is ours
     monkeypatch.setattr(threads_module, "usable_cpus", lambda: cpus)
     monkeypatch.setattr(_parse, "usable_cpus", lambda: cpus)
     monkeypatch.setattr(threads_module, "_runnable_elsewhere", lambda: elsewhere)
@@ -333,3 +336,19 @@ def test_a_busy_machine_prints_what_a_quiet_one_prints(tmp_path, capsys, monkeyp
     busy = _cli_runs(tmp_path, capsys, monkeypatch, 2, RUNS)
     monkeypatch.setattr(threads_module, "_runnable_elsewhere", lambda: 0)
     assert busy == _cli_runs(tmp_path, capsys, monkeypatch, 2, RUNS)
+
+
+@pytest.mark.parametrize(("ours", "machine", "elsewhere", "idle"), [
+    (2, 64, 40, 1), (2, 64, 20, 2), (4, 16, 8, 2), (2, 2, 1, 1), (2, None, 1, 1)])
+def test_a_share_of_the_machine_counts_its_share_of_the_busy_threads(
+        monkeypatch, ours: int, machine: int | None, elsewhere: int, idle: int) -> None:  # type: ignore[no-untyped-def]
+    """The kernel counts runnable threads over the whole machine: a process that may use 2 of 64
+    CPUs counts 2/64 of them as busy on its own CPUs."""
+    import os
+
+    import retrieval_eval.engine.threads as threads_module
+
+    monkeypatch.setattr(threads_module, "usable_cpus", lambda: ours)
+    monkeypatch.setattr(os, "cpu_count", lambda: machine)
+    monkeypatch.setattr(threads_module, "_runnable_elsewhere", lambda: elsewhere)
+    assert threads_module.idle_cpus() == idle

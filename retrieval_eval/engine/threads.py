@@ -27,7 +27,8 @@ def usable_cpus() -> int:
 
 def idle_cpus() -> int:
     """The CPUs this process may run on that nothing else wants at this moment, at least 1: the
-    :func:`usable_cpus` less the threads of other processes now running or ready to run.
+    :func:`usable_cpus` less the threads of other processes now running or ready to run (of a
+    process allowed a share of the machine's CPUs, that share of them).
 
     On a busy machine a second thread of ours costs more than it gives: whenever the one holding
     the GIL is preempted, the other waits for it. On 2 CPUs under a load average of about 5, the
@@ -36,7 +37,13 @@ def idle_cpus() -> int:
     (but for the parsing of large files, whose long loops gain from threads even then).
     """
     cpus = usable_cpus()
-    return cpus if cpus < 2 else max(1, cpus - _runnable_elsewhere())
+    if cpus < 2:
+        return cpus
+    elsewhere = _runnable_elsewhere()  # counted over the whole machine
+    machine = os.cpu_count() or cpus
+    if machine > cpus:  # a share of the machine (a cpuset, taskset): as many busy ones among ours, pro rata
+        elsewhere = elsewhere * cpus // machine
+    return max(1, cpus - elsewhere)
 
 
 #: Linux's load figures; its 4th field is ``running/total``, the threads running or ready to run now.
