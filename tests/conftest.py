@@ -56,3 +56,12 @@ def _ir_measures_default_pipeline() -> object:
     if ir_measures is not None:
         pipeline = ir_measures.DefaultPipeline.providers
         pipeline[:] = [p for p in pipeline if getattr(p, "NAME", None) != "retrieval_eval"]
+
+
+@pytest.fixture(autouse=True)
+def _quiet_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test sees a machine with no other process running: whether work goes to threads
+    (engine.threads.idle_cpus) then follows the CPUs a test sets, not the load of the moment."""
+    from retrieval_eval.engine import threads
+
+    monkeypatch.setattr(threads, "_runnable_elsewhere", lambda: 0)

@@ -246,6 +246,29 @@ def test_summaries_added_side_by_side_equal_each_added_alone() -> None:
     assert [s.count for s in together] == [4403] * len(definitions)
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("column", [0, 1, 2, 4])
+def test_summaries_added_side_by_side_refuse_what_each_refuses_alone(bad: float, column: int) -> None:
+    """Summary.add_all checks a mean's values only when its running sum is not finite: a NaN or an
+    infinity anywhere (a geometric mean's -inf included, which its floor makes finite) raises the
+    error that add() raises, for the first such measure, and nothing is added."""
+    definitions = [_mean_definition(a) for a in ("mean", "gmean", "mean", "sum", "gmean")]
+    values = [np.linspace(0.1, 0.9, 50) for _ in definitions]
+    values[column] = values[column].copy()
+    values[column][17] = bad
+    if column + 2 < len(values):  # a later measure's bad value is not the one reported
+        values[column + 2] = values[column + 2].copy()
+        values[column + 2][3] = np.nan
+    alone = Summary(definitions[column])
+    with pytest.raises(MeasureError) as expected:
+        alone.add(values[column])
+    together = [Summary(d) for d in definitions]
+    with pytest.raises(MeasureError) as raised:
+        Summary.add_all(together, values, [None] * len(values))
+    assert str(raised.value) == str(expected.value)
+    assert [s.count for s in together] == [0] * len(definitions)
+
+
 def test_a_count_that_is_not_a_whole_number_is_a_bug_reported_as_such() -> None:
     count = _mean_definition("sum")
     assert count.integer

@@ -200,6 +200,23 @@ def test_evaluate_does_not_import_shutil() -> None:
     assert done.stdout.strip() == "False"
 
 
+def test_evaluate_imports_neither_numpy_ma_nor_fractions(tmp_path: Path) -> None:
+    """np.unique imports numpy.ma (15-40 ms of start-up) and AUC's exact fraction needs fractions: an
+    evaluation of the official measures needs neither. The judgments are many per query, so the run
+    goes through the hash table's duplicate check, where np.unique was."""
+    qrels = "".join(f"q{q} 0 d{d} {d % 2}\n" for q in range(3) for d in range(40))
+    run = "".join(f"q{q} Q0 d{d} {d + 1} {100 - d} r\n" for q in range(3) for d in range(0, 60, 2))
+    (tmp_path / "qrels").write_text(qrels)
+    (tmp_path / "run").write_text(run)
+    code = ("import sys; from retrieval_eval.cli import main; "
+            f"main(['evaluate', '-m', 'official', {str(tmp_path / 'qrels')!r}, {str(tmp_path / 'run')!r}]); "
+            "print('numpy.ma' in sys.modules, 'fractions' in sys.modules, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
+    assert done.stderr.strip().splitlines()[-1] == "False False"
+    assert "map" in done.stdout
+
+
 def test_every_command_is_a_module_named_in_the_registry(monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     """A command is one module of retrieval_eval.cli with add_parser and run, and one line of COMMANDS;

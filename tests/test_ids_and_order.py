@@ -258,6 +258,7 @@ def test_repeated_keys_are_all_rows_but_one_of_each_key(values: list[int], n_slo
     order, sorted_slot = _sort_rows(slot, n_slots)
     repeated = _repeated_keys(keys, order, sorted_slot).tolist()
     assert len(repeated) == len(set(repeated)) == len(values) - len(set(values))
+    assert repeated == sorted(repeated)  # in row order, as np.unique gave them
     for key in set(values):  # of each key's rows, all but one
         rows = [i for i, v in enumerate(values) if v == key]
         assert len(set(rows) - set(repeated)) == 1

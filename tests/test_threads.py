@@ -290,3 +290,65 @@ def test_the_join_of_a_long_run_compares_its_chunks_on_threads(monkeypatch) -> N
     assert found(1) == expected
     assert found(2) == expected
     assert on_threads == [0, 2]
+
+
+@pytest.mark.parametrize(("loadavg", "alive", "expected"), [
+    (b"4.49 4.94 2.83 5/126 21038\n", 1, 4), (b"0.1 0.1 0.1 1/90 7\n", 1, 0), (b"0.1 0.1 0.1 3/90 7\n", 3, 0),
+    (b"1 1 1 2/90 7\n", 3, 0), (b"garbled\n", 1, 0), (None, 1, 0)])
+def test_runnable_elsewhere_reads_the_kernels_count_less_our_threads(
+        tmp_path, monkeypatch, loadavg: bytes | None, alive: int, expected: int) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    import retrieval_eval.engine.threads as threads_module
+
+    monkeypatch.undo()  # the real reader, not the quiet machine of conftest
+    path = tmp_path / "loadavg"
+    if loadavg is not None:
+        path.write_bytes(loadavg)
+    monkeypatch.setattr(threads_module, "_LOADAVG", str(path))
+    monkeypatch.setattr(threading, "active_count", lambda: alive)
+    assert threads_module._runnable_elsewhere() == expected
+
+
+@pytest.mark.parametrize(("cpus", "elsewhere", "idle", "pool"), [
+    (1, 0, 1, 0), (2, 0, 2, 2), (2, 1, 1, 0), (2, 5, 1, 0), (4, 1, 3, 3), (8, 3, 5, 4)])
+def test_threads_go_to_idle_cpus_but_the_parsing_pool_to_all(monkeypatch, cpus: int, elsewhere: int, idle: int, pool: int) -> None:  # type: ignore[no-untyped-def]
+    import os
+
+    import retrieval_eval.engine.threads as threads_module
+    from retrieval_eval.io import _parse
+
+    monkeypatch.setattr(os, "cpu_count", lambda: cpus)  # the whole machine is ours
+    monkeypatch.setattr(threads_module, "usable_cpus", lambda: cpus)
+    monkeypatch.setattr(_parse, "usable_cpus", lambda: cpus)
+    monkeypatch.setattr(threads_module, "_runnable_elsewhere", lambda: elsewhere)
+    assert threads_module.idle_cpus() == idle
+    assert threads_module.workers() == pool
+    assert _parse._threads() == (cpus + 1 if cpus > 1 else 1)  # the parsing pool's long loops take any CPU
+
+
+@pytest.mark.parametrize("elsewhere", [0, 1])
+def test_a_busy_machine_prints_what_a_quiet_one_prints(tmp_path, capsys, monkeypatch, elsewhere: int) -> None:  # type: ignore[no-untyped-def]
+    """Threads or not (the qrels prepared beside the read, runs read ahead), the output is the same."""
+    import retrieval_eval.engine.threads as threads_module
+
+    monkeypatch.setattr(threads_module, "_runnable_elsewhere", lambda: elsewhere)
+    busy = _cli_runs(tmp_path, capsys, monkeypatch, 2, RUNS)
+    monkeypatch.setattr(threads_module, "_runnable_elsewhere", lambda: 0)
+    assert busy == _cli_runs(tmp_path, capsys, monkeypatch, 2, RUNS)
+
+
+@pytest.mark.parametrize(("ours", "machine", "elsewhere", "idle"), [
+    (2, 64, 40, 1), (2, 64, 20, 2), (4, 16, 8, 2), (2, 2, 1, 1), (2, None, 1, 1)])
+def test_a_share_of_the_machine_counts_its_share_of_the_busy_threads(
+        monkeypatch, ours: int, machine: int | None, elsewhere: int, idle: int) -> None:  # type: ignore[no-untyped-def]
+    """The kernel counts runnable threads over the whole machine: a process that may use 2 of 64
+    CPUs counts 2/64 of them as busy on its own CPUs."""
+    import os
+
+    import retrieval_eval.engine.threads as threads_module
+
+    monkeypatch.setattr(threads_module, "usable_cpus", lambda: ours)
+    monkeypatch.setattr(os, "cpu_count", lambda: machine)
+    monkeypatch.setattr(threads_module, "_runnable_elsewhere", lambda: elsewhere)
+    assert threads_module.idle_cpus() == idle

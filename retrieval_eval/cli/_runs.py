@@ -208,8 +208,8 @@ def _runs_read(args: argparse.Namespace, runs: Sequence[object]) -> Iterator[tup
     """Each run with its columns, in order, handed over: nothing else holds them, so that the build
     frees each column once it is used.
 
-    With several runs and several CPUs the next run is read on a thread while the caller builds and
-    scores this one: both are mostly NumPy loops, which release the GIL (ten robust-sized runs in one
+    With several runs and several idle CPUs (see engine.threads.idle_cpus) the next run is read on a
+    thread while the caller builds and scores this one: both are mostly NumPy loops, which release the GIL (ten robust-sized runs in one
     process: 0.76 s one after the other, 0.60 s so), at the cost of two runs' columns held at once.
     What a run read ahead warns is printed when its columns are taken, and its error raised then, so
     stderr reads as if the runs were read one after the other.
@@ -221,7 +221,7 @@ def _runs_read(args: argparse.Namespace, runs: Sequence[object]) -> Iterator[tup
     def read(run: object) -> _ReadAhead:
         return _ReadAhead.of(lambda: read_run_columns(run, with_ranks=args.order == "rank"))  # type: ignore[arg-type]
 
-    workers = 1 if len(runs) > 1 and _threads.usable_cpus() > 1 else 0
+    workers = 1 if len(runs) > 1 and _threads.idle_cpus() > 1 else 0
     for run, read_ahead in zip(runs, _threads.in_order(read, [(run,) for run in runs], workers)):
         handoff = RunHandoff(read_ahead.taken())
         del read_ahead
@@ -231,7 +231,7 @@ def _runs_read(args: argparse.Namespace, runs: Sequence[object]) -> Iterator[tup
 class _Preparing:
     """The judgments made ready for joining with runs (grouped by query, checked for repeats, indexed:
     0.6 s for 10 M sessions' judgments), on a thread of their own while the first run is read, when
-    the process may use several CPUs. Each run's build uses what this made (the readers' read-only
+    the process has several idle CPUs. Each run's build uses what this made (the readers' read-only
     columns are prepared once for every run); an error in it is raised by :meth:`wait`, before the
     first build, so after a first run that cannot be read, as when the build prepared them itself."""
 
@@ -241,7 +241,7 @@ class _Preparing:
 
         self.error: BaseException | None = None
         self.thread: threading.Thread | None = None
-        if _threads.usable_cpus() > 1:
+        if _threads.idle_cpus() > 1:
             def prepare() -> None:
                 try:
                     prepared_qrels(judged, None, args.duplicates)

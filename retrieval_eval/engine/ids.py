@@ -472,7 +472,9 @@ def _repeated_keys(keys: npt.NDArray[np.uint64], order: IntArray, slot: IntArray
         at = at[at + distance < len(shared)]
         at = at[shared.take(at + distance)]
         distance += 1
-    return np.unique(np.concatenate(repeated))
+    rows = np.sort(np.concatenate(repeated))
+    # Distinct rows by hand: np.unique imports numpy.ma (15-40 ms of the command's start-up) to check for masks.
+    return rows[np.concatenate(([True], rows[1:] != rows[:-1]))] if len(rows) else rows
 
 
 def _same_ids(a: BytesArray, a_rows: IntArray, b: BytesArray, b_rows: IntArray) -> BoolArray:

@@ -9,8 +9,6 @@ only judged ones). The kernels' contract is in :mod:`retrieval_eval.measures.reg
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 from attrs import frozen
 
@@ -172,6 +170,8 @@ def _pooled_auc(shares: list[ScoreCounts]) -> float:
     # Twice the pairs won plus the pairs tied: each positive beats the negatives below its score and
     # ties with those at its score. At most 2 * P * N, so int64 holds it below 3 billion rows.
     twice_won = int(np.dot(positives, 2 * below + negatives))
+    from fractions import Fraction  # here: its import costs every command's start-up, and few ask for AUC
+
     return float(Fraction(twice_won, 2 * n_pos * n_neg))
 
 

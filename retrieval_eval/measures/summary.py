@@ -160,14 +160,23 @@ class Summary:
                 shares: list[Any] | None = None) -> None:
         """:meth:`add` the next block's ``values[i]`` (and ``weights[i]``) to each ``summaries[i]``,
         the running sums of the means and geometric means side by side (:func:`sequential_sums`):
-        the same sums, in about 0.7 of the time."""
-        for summary, block in zip(summaries, values):
-            summary._check_finite(block)
+        the same sums, in about 0.7 of the time.
+
+        A mean whose running sum stays finite needs no look at its values: a NaN or an infinity in
+        them would have made the sum NaN or infinite for good. Only the other blocks are checked
+        value by value, in the order of ``summaries``, so the error raised is the one :meth:`add`
+        would raise (that check took a tenth of the summaries' time at a million queries)."""
         running = [i for i, summary in enumerate(summaries) if summary._running]
         if len(running) < 2:
             running = []
         columns = [summaries[i]._terms(values[i]) for i in running]
-        for i, total in zip(running, sequential_sums(columns, [summaries[i].total for i in running])):
+        totals = dict(zip(running, sequential_sums(columns, [summaries[i].total for i in running])))
+        for i, (summary, block) in enumerate(zip(summaries, values)):
+            total = totals.get(i)
+            # (Not a geometric mean's: its floor turns -inf into log(1e-5), a finite term.)
+            if total is None or summary.definition.aggregate != "mean" or not math.isfinite(total):
+                summary._check_finite(block)
+        for i, total in totals.items():
             summaries[i].count += len(values[i])
             summaries[i].total = total
         added = set(running)
