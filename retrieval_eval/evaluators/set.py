@@ -14,6 +14,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from ..engine import log_batch
 from ..engine.build import Order, QuerySetReport, RunHandoff, build_batch, check_duplicates_option
 from ..engine.ids import Duplicates
 from ..io.dicts import columns_from_dicts
@@ -193,7 +194,19 @@ class SetEvaluator(SetResults):
 
         options = _read_options(max_depth, duplicates, "score")  # a log is ranked by its scores
         qrels, run = read_log_columns(log, delimiter=cast(Delimiter, delimiter), columns=columns)
-        return cls._built(qrels, RunHandoff(run), rel=rel, judged_only=judged_only, complete=True, **options)
+        if not log_batch.ENABLED:  # the general path: the log read as a run joined with its judgments
+            return cls._built(qrels, RunHandoff(run), rel=rel, judged_only=judged_only, complete=True, **options)
+        # Each row is its own judgment: no join. Only ``rows`` holds the columns from here on, so the
+        # build frees each one once used.
+        rows = {"groups": run.query_ids, "items": run.doc_ids, "scores": run.scores, "labels": qrels.relevance,
+                "lines": run.lines}
+        origin, unit, run_id = run.origin, run.unit, run.run_id
+        del qrels, run
+        batch, report = log_batch.build_log_batch(rows, origin, unit, max_depth=options["max_depth"],
+                                                  judged_only=judged_only, duplicates=options["duplicates"])
+        evaluator = cls.__new__(cls)
+        evaluator._init(batch, report, rel, run_id)
+        return evaluator
 
     @classmethod
     def from_arrow(
