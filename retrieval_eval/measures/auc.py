@@ -38,7 +38,7 @@ def _pairs(b: RankedBatch, rel: int) -> tuple[FloatArray, IntArray, IntArray]:
 
 #: Rows counted at a time (whole queries; a longer query alone), which bounds the temporary arrays:
 #: a log of 10 M rows would otherwise hold some ten of them at once, 8 bytes a row each.
-_CHUNK_ROWS = 1 << 20
+_CHUNK_ROWS = 1 << 18
 
 
 def _count_pairs(b: RankedBatch, rel: int) -> tuple[FloatArray, IntArray, IntArray]:
