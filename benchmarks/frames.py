@@ -50,7 +50,7 @@ def trec_files(workdir: str, shape: str) -> tuple[str, str]:
 def tables(qrels_path: str, run_path: str) -> tuple[Any, Any]:
     """The qrels and the run as pyarrow tables, ids as strings."""
     import pyarrow as pa
-    import pyarrow.csv as csv
+    from pyarrow import csv
 
     def read(path: str, names: list[str], types: dict[str, Any]) -> Any:
         options = csv.ReadOptions(column_names=names)

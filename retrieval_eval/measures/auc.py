@@ -9,6 +9,8 @@ only judged ones). The kernels' contract is in :mod:`retrieval_eval.measures.reg
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 from attrs import frozen
 
@@ -55,7 +57,7 @@ def _count_pairs(b: RankedBatch, rel: int) -> tuple[FloatArray, IntArray, IntArr
     # Chunks of whole queries: each ends at the first query bound at or after a multiple of the chunk size.
     ends = np.unique(np.searchsorted(b.offsets, np.arange(_CHUNK_ROWS, int(b.offsets[-1]), _CHUNK_ROWS)))
     bounds = [0, *ends.tolist(), b.n_queries]
-    for first, last in zip(bounds[:-1], bounds[1:]):
+    for first, last in pairwise(bounds):
         if last > first:
             won[first:last] = _won(b, positive, n_neg, first, last, by_score)
     return won, n_pos, n_neg
