@@ -14,7 +14,10 @@ already in memory) to a :class:`SetEvaluator` and the means of AP, nDCG@10 and P
 * ``parquet`` ``SetEvaluator.from_parquet(QRELS, RUN)`` (the files come from the page cache);
 * ``arrow``   ``SetEvaluator.from_arrow(qrels_table, run_table)``;
 * ``pandas``  ``SetEvaluator.from_dataframe(qrels_frame, run_frame)``;
-* ``polars``  ``SetEvaluator.from_dataframe(qrels_frame, run_frame)``.
+* ``polars``  ``SetEvaluator.from_dataframe(qrels_frame, run_frame)``;
+* ``pandas-object`` (only when asked for in ``--paths``) the pandas frames with their id columns as
+  Python ``str`` objects (``object`` dtype, pandas' default before 3.0): pyarrow then converts a
+  Python object per id, which costs more than the rest of the evaluation.
 
 Each repetition runs every path once, in turn (the order rotates between repetitions, so that a
 busy moment of a shared machine hits them alike). Medians are printed, with each path's ratio to
@@ -94,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
         import polars as pl
 
         inputs["polars"] = (pl.from_arrow(qrels_table), pl.from_arrow(run_table))
+    if "pandas-object" in wanted:
+        as_objects = {"query_id": object, "doc_id": object}
+        inputs["pandas-object"] = (qrels_table.to_pandas().astype(as_objects), run_table.to_pandas().astype(as_objects))
 
     def evaluate(path: str) -> tuple[float, ...]:
         if path == "parquet":
@@ -104,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             evaluator = SetEvaluator.from_dataframe(*inputs[path])
         return tuple(evaluator.mean(measure) for measure in MEASURES)
 
-    paths = [path for path in ("parquet", "arrow", "pandas", "polars") if path in wanted]
+    paths = [path for path in ("parquet", "arrow", "pandas", "polars", "pandas-object") if path in wanted]
     seconds: dict[str, list[float]] = {path: [] for path in paths}
     cpu_seconds: dict[str, list[float]] = {path: [] for path in paths}
     means: dict[str, tuple[float, ...]] = {}
@@ -118,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
             cpu_seconds[path].append(time.process_time() - cpu)
     print(f"{args.shape}: {run_table.num_rows:,} run rows, {qrels_table.num_rows:,} judgments; "
           f"from the input to the means of {', '.join(MEASURES)}; median of {args.repeat}")
-    print(f"{'path':<10}{'median s':>10}{'min s':>8}{'/ parquet':>11}{'CPU s':>8}{'/ parquet':>11}")
+    print(f"{'path':<14}{'median s':>10}{'min s':>8}{'/ parquet':>11}{'CPU s':>8}{'/ parquet':>11}")
     base = statistics.median(seconds["parquet"]) if "parquet" in seconds else float("nan")
     cpu_base = statistics.median(cpu_seconds["parquet"]) if "parquet" in seconds else float("nan")
     within = True
@@ -127,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         ratio = median / base
         within &= path == "parquet" or ratio <= BUDGET
         cpu = statistics.median(cpu_seconds[path])
-        print(f"{path:<10}{median:>10.3f}{min(seconds[path]):>8.3f}{ratio:>10.2f}x{cpu:>8.3f}{cpu / cpu_base:>10.2f}x")
+        print(f"{path:<14}{median:>10.3f}{min(seconds[path]):>8.3f}{ratio:>10.2f}x{cpu:>8.3f}{cpu / cpu_base:>10.2f}x")
     same = len(set(means.values())) == 1
     print(f"budget {BUDGET}x: {'within' if within else 'OVER'}; means {'identical' if same else 'DIFFER'}: "
           + ", ".join(f"{m} {v:.6f}" for m, v in zip(MEASURES, next(iter(means.values())))))
