@@ -92,11 +92,14 @@ def test_the_log_build_makes_the_general_paths_batch(text: str, max_depth: int |
 
 
 @settings(max_examples=100, deadline=None)
-@given(text=logs())
-def test_its_sort_is_the_general_order(text: str) -> None:
-    """Both branches of the ranked side: the log's own sort and the general path's canonical_order."""
-    own = SetEvaluator.from_log(io.StringIO(text))._batch
+@given(text=logs(), packed=st.booleans())
+def test_its_sort_is_the_general_order(text: str, packed: bool) -> None:
+    """Both branches of the ranked side: the log's own sort (query and place packed in one number, or
+    not: the branch of very many rows and queries, forced) and the general path's canonical_order."""
     with pytest.MonkeyPatch.context() as monkeypatch:
+        if not packed:
+            monkeypatch.setattr(log_batch, "_PACKED", 0)
+        own = SetEvaluator.from_log(io.StringIO(text))._batch
         monkeypatch.setattr(log_batch, "SORT_WITHIN_QUERIES", False)
         general_sort = SetEvaluator.from_log(io.StringIO(text))._batch
     for name in ("offsets", "labels", "doc_ids", "scores", "judged_offsets", "judged_relevance", "judged_doc_ids"):

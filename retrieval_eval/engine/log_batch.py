@@ -129,11 +129,14 @@ def _labels(relevance: IntArray) -> IntArray:
 #: Rows whose numbers are added to their packed keys at a time (bounds the temporary array).
 _CHUNK_ROWS = 1 << 20
 
+#: The bound of a query and place packed in one number (the tests lower it to take the other branch).
+_PACKED = 2**63
+
 
 def _ranking_order(code: IntArray, offsets: IntArray, scores: FloatArray, items: np.ndarray) -> IntArray:
-    """The rows (grouped by query: ``code`` along ``offsets``) in ranking order: query, score
-    descending, then item id descending (trec_eval's tie rule), as :func:`~.order.canonical_order`
-    orders them.
+    """The rows in ranking order: query, score descending, then item id descending (trec_eval's tie
+    rule), as :func:`~.order.canonical_order` orders them. ``code`` is each row's query, ``offsets``
+    the bounds of each query's rows once ordered.
 
     One sort of the scores (as integers that sort alike), then a sort of query and place packed in
     one integer, in place: some 16 bytes a row at the peak, where interning the scores (what the
@@ -145,7 +148,7 @@ def _ranking_order(code: IntArray, offsets: IntArray, scores: FloatArray, items:
     del key
     bits = max(n - 1, 0).bit_length()
     n_q = len(offsets) - 1
-    if n_q > 2**63 >> bits:  # query and place do not fit in one number
+    if n_q > _PACKED >> bits:  # query and place do not fit in one number
         place = np.argsort(code.take(by_score), kind="stable")
     else:  # each row's query and place in one number, made a chunk at a time (no temporary as long as the rows)
         place = np.empty(n, dtype=np.int64)
