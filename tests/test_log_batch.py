@@ -4,6 +4,7 @@ the log as a run and qrels and joins them; and AUC's pair counts, chunk by chunk
 from __future__ import annotations
 
 import io
+import sys
 from typing import Any
 
 import numpy as np
@@ -173,3 +174,21 @@ def test_auc_counts_chunk_by_chunk_as_on_the_whole(monkeypatch: pytest.MonkeyPat
         labels = [qrels[q][d] for d in scores]
         expected = roc_auc_score(labels, list(scores.values())) if 0 < sum(labels) < len(labels) else 0.0
         assert values[q] == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 1 << 20])
+def test_the_id_hash_in_chunks_is_the_hash_of_its_definition(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    """_id_hash adds each further word's product a chunk of ids at a time (chunks forced small here):
+    the value is still the sum of word j times _MIX**j modulo 2**64, computed here with Python's integers."""
+    from retrieval_eval.engine import ids as ids_module
+
+    monkeypatch.setattr(ids_module, "_CHUNK", chunk)
+    rng = np.random.default_rng(3)
+    values = [bytes(rng.integers(1, 256, int(rng.integers(1, 30))).astype(np.uint8)) for _ in range(20)]
+    column = np.array(values, dtype="S32")
+    expected = []
+    for value in values:
+        padded = value.ljust(32, b"\0")
+        words = [int.from_bytes(padded[i : i + 8], sys.byteorder) for i in range(0, 32, 8)]  # NumPy views them natively
+        expected.append(sum(word * pow(ids_module._MIX, j, 2**64) for j, word in enumerate(words)) % 2**64)
+    assert ids_module._id_hash(column).tolist() == expected
