@@ -61,7 +61,8 @@ def _id_hash(ids: BytesArray, words: npt.NDArray[np.uint64] | None = None) -> np
         words = _words(ids, np.uint64)
     hashed = words[:, 0].copy()
     power = 1
-    step = np.empty(min(len(hashed), _CHUNK), dtype=np.uint64)  # (a product as long as the ids would add 8 bytes an id to the peak)
+    # Products a chunk of ids at a time: one as long as the ids would add 8 bytes an id to the peak.
+    step = np.empty(min(len(hashed), _CHUNK) if words.shape[1] > 1 else 0, dtype=np.uint64)
     for j in range(1, words.shape[1]):  # loop over 8-byte words of the ids, not over ids
         power = power * _MIX % 2**64
         for start in range(0, len(hashed), _CHUNK):
