@@ -9,13 +9,17 @@ clicks. The same rows are also written as a TREC qrels and run. Each repetition 
 process and in turn:
 
 * ``log``   ``retrieval-eval evaluate --log LOG -m GAUC -m AUC -m nDCG@10``;
-* ``run``   ``retrieval-eval evaluate QRELS RUN -m nDCG@10``: what evaluating a run of that size costs;
+* ``run``   ``retrieval-eval evaluate QRELS RUN -m GAUC -m AUC -m nDCG@10``: the same rows as a qrels
+  file and a run file (issue 29's yardstick: the log in at most 1.1x its time);
 * ``pandas`` ``df.groupby('group').apply(roc_auc_score)`` over the sessions with both classes, the usual
   hand-written GAUC. It is timed on the first ``--pandas-sessions`` sessions (it is far too slow for a
   million) and scaled linearly to the whole log; the output says so. Its mean is compared with ours
   on the same sessions.
 
-Medians of wall time (start-up, reading and computing included) and peak RSS are printed.
+Medians of wall time (start-up, reading and computing included), CPU time (user and system: it
+varies less than wall time on a busy machine) and peak RSS are printed, and the budgets of issue 29
+are checked: the log in at most 1.1x the run's time, and in at most 3x the log file's size of memory.
+The two must print the same values.
 """
 
 from __future__ import annotations
@@ -57,16 +61,21 @@ def generate(workdir: str, sessions: int, items: int) -> tuple[str, str, str]:
     return paths
 
 
-def timed(command: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS in MB and stdout of one fresh process."""
+#: The log's time at most this many times the run's, its peak memory at most this many times its file.
+TIME_BUDGET, MEMORY_BUDGET = 1.1, 3.0
+MEASURES = ["-m", "GAUC", "-m", "AUC", "-m", "nDCG@10"]
+
+
+def timed(command: list[str]) -> tuple[float, float, float, str]:
+    """Wall seconds, CPU seconds, peak RSS in MB (10^6 bytes, as the file's size) and stdout of one fresh process."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    out = process.stdout.read() if process.stdout else ""
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
-    out = process.stdout.read() if process.stdout else ""
     if status != 0:
         raise SystemExit(f"failed: {' '.join(command)}")
-    return wall, usage.ru_maxrss / 1024, out
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024 / 1e6, out
 
 
 def pandas_gauc(log: str, sessions: int) -> tuple[float, float, int]:
@@ -107,36 +116,48 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=1_000_000)
     parser.add_argument("--items", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--pandas-sessions", type=int, default=20_000)
+    parser.add_argument("--pandas-sessions", type=int, default=20_000, help="0: skip the pandas baseline")
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "retrieval_eval-benchmarks"))
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     log, qrels, run = generate(args.workdir, args.sessions, args.items)
     cli = [sys.executable, "-m", "retrieval_eval", "evaluate"]
     commands = {
-        "log": [*cli, "--log", log, "-m", "GAUC", "-m", "AUC", "-m", "nDCG@10"],
-        "run": [*cli, qrels, run, "-m", "nDCG@10"],
+        "log": [*cli, "--log", log, *MEASURES],
+        "run": [*cli, qrels, run, *MEASURES],
     }
-    times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    times: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}
     outputs = {}
-    for _ in range(args.repeat):
-        for name, command in commands.items():
-            wall, rss, outputs[name] = timed(command)
-            times[name].append((wall, rss))
+    for repetition in range(args.repeat):  # in turn, the first one alternating, so that a busy moment hits both
+        for name in list(commands)[:: 1 if repetition % 2 == 0 else -1]:
+            wall, cpu, rss, outputs[name] = timed(commands[name])
+            times[name].append((wall, cpu, rss))
     with open(log, "rb") as handle:
         lines = sum(1 for _ in handle)
     print(f"log: {args.sessions:,} sessions x {args.items} items = {lines:,} rows, "
           f"{os.path.getsize(log) / 1e6:.0f} MB; median of {args.repeat}")
-    print(f"{'tool':<10}{'wall s':>10}{'peak RSS MB':>14}")
-    medians = {}
+    print(f"{'tool':<10}{'wall s':>10}{'CPU s':>10}{'peak RSS MB':>14}")
+    medians, cpus, peaks = {}, {}, {}
     for name, samples in times.items():
-        medians[name] = statistics.median(w for w, _ in samples)
-        print(f"{name:<10}{medians[name]:>10.2f}{statistics.median(r for _, r in samples):>14.0f}")
+        medians[name] = statistics.median(w for w, _, _ in samples)
+        cpus[name] = statistics.median(c for _, c, _ in samples)
+        peaks[name] = statistics.median(r for _, _, r in samples)
+        print(f"{name:<10}{medians[name]:>10.2f}{cpus[name]:>10.2f}{peaks[name]:>14.0f}")
+    size = os.path.getsize(log) / 1e6
+    time_ratio, memory_ratio = medians["log"] / medians["run"], peaks["log"] / size
+    same = outputs["log"] == outputs["run"]
+    print(f"log / run: time {time_ratio:.2f}x (CPU {cpus['log'] / cpus['run']:.2f}x; budget {TIME_BUDGET}x), "
+          f"peak RSS {memory_ratio:.2f}x the log's {size:.0f} MB (budget {MEMORY_BUDGET}x): "
+          f"{'within' if time_ratio <= TIME_BUDGET and memory_ratio <= MEMORY_BUDGET else 'OVER'}; "
+          f"values {'identical' if same else 'DIFFER'}")
+    if not args.pandas_sessions:
+        print(outputs["log"], end="")
+        return 0
     seconds, value, used = pandas_gauc(log, args.pandas_sessions)
     scaled = seconds * args.sessions / used
     print(f"{'pandas':<10}{scaled:>10.1f}{'':>14}  (timed on {used:,} sessions: {seconds:.2f} s, scaled x"
           f"{args.sessions / used:.0f}; compute only, reading not counted)")
-    print(f"log / run: {medians['log'] / medians['run']:.2f}x; pandas / log: {scaled / medians['log']:.0f}x")
+    print(f"pandas / log: {scaled / medians['log']:.0f}x")
     ours = ours_on_subset(log, used)
     print(f"GAUC on those {used:,} sessions: ours {ours:.12f}, pandas+sklearn {value:.12f}, "
           f"difference {abs(ours - value):.1e}")

@@ -61,9 +61,14 @@ def _id_hash(ids: BytesArray, words: npt.NDArray[np.uint64] | None = None) -> np
         words = _words(ids, np.uint64)
     hashed = words[:, 0].copy()
     power = 1
+    # Products a chunk of ids at a time: one as long as the ids would add 8 bytes an id to the peak.
+    step = np.empty(min(len(hashed), _CHUNK) if words.shape[1] > 1 else 0, dtype=np.uint64)
     for j in range(1, words.shape[1]):  # loop over 8-byte words of the ids, not over ids
         power = power * _MIX % 2**64
-        hashed += words[:, j] * np.uint64(power)  # wraps modulo 2**64
+        for start in range(0, len(hashed), _CHUNK):
+            product = step[: min(_CHUNK, len(hashed) - start)]
+            np.multiply(words[start : start + _CHUNK, j], np.uint64(power), out=product)  # wraps modulo 2**64
+            hashed[start : start + _CHUNK] += product
     return hashed
 
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
+from ..engine import log_batch
 from ..engine.build import Order, QuerySetReport, RunHandoff, build_batch, check_duplicates_option
 from ..engine.ids import Duplicates
 from ..io.dicts import columns_from_dicts
@@ -192,8 +193,10 @@ class SetEvaluator(SetResults):
         from ..io.logs import Delimiter
 
         options = _read_options(max_depth, duplicates, "score")  # a log is ranked by its scores
-        qrels, run = read_log_columns(log, delimiter=cast(Delimiter, delimiter), columns=columns)
-        return cls._built(qrels, RunHandoff(run), rel=rel, judged_only=judged_only, complete=True, **options)
+        read: list[Any] = list(read_log_columns(log, delimiter=cast(Delimiter, delimiter), columns=columns))  # qrels, run
+        if log_batch.ENABLED:  # each row is its own judgment: no join (see _log_evaluator)
+            return _log_evaluator(cls, read, rel, judged_only, options)
+        return cls._built(read[0], RunHandoff(read.pop()), rel=rel, judged_only=judged_only, complete=True, **options)
 
     @classmethod
     def from_arrow(
@@ -346,3 +349,21 @@ class SetEvaluator(SetResults):
         return cls.from_columns(
             columns_q, columns_r, rel=rel, max_depth=max_depth, judged_only=judged_only, complete=complete,
         )
+
+
+_S = TypeVar("_S", bound=SetEvaluator)
+
+
+def _log_evaluator(cls: type[_S], read: list[Any], rel: int, judged_only: bool, options: dict[str, Any]) -> _S:
+    """The evaluator of a log's columns ``read`` (its qrels and run, taken out of the list: from here on
+    only the build holds the columns, and frees each once used), built from its own rows."""
+    run, qrels = read.pop(), read.pop()
+    rows = {"groups": run.query_ids, "items": run.doc_ids, "scores": run.scores, "labels": qrels.relevance,
+            "lines": run.lines}
+    origin, unit, run_id = run.origin, run.unit, run.run_id
+    del qrels, run
+    batch, report = log_batch.build_log_batch(rows, origin, unit, max_depth=options["max_depth"],
+                                              judged_only=judged_only, duplicates=options["duplicates"])
+    evaluator = cls.__new__(cls)
+    evaluator._init(batch, report, rel, run_id)
+    return evaluator

@@ -9,23 +9,25 @@ only judged ones). The kernels' contract is in :mod:`retrieval_eval.measures.reg
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 from attrs import frozen
 
 from ..engine.batch import RankedBatch
-from ..engine.segments import safe_div, segment_count, segment_sum
-from ..model import FloatArray, IntArray
+from ..engine.segments import offsets_count, safe_div, segment_ids, segment_sum
+from ..model import BoolArray, FloatArray, IntArray
 from .params import REL, Param
 from .registry import measure
 
 
-def _score_order(b: RankedBatch) -> IntArray | None:
-    """Rows sorted by score descending within each query; None when they already are (the usual case:
-    runs ranked by score, which is trec_eval's order)."""
-    same_query = b.segment[1:] == b.segment[:-1]
-    if not np.any(same_query & (b.scores[1:] > b.scores[:-1])):
-        return None
-    return np.lexsort((-b.scores, b.segment))
+def _by_score(scores: FloatArray, offsets: IntArray) -> bool:
+    """Whether the rows of every query (segments along ``offsets``) are by score descending (the usual
+    case: runs ranked by score, which is trec_eval's order)."""
+    rising = scores[1:] > scores[:-1]
+    bounds = offsets[1:-1]
+    rising[bounds[(bounds > 0) & (bounds < len(scores))] - 1] = False  # a query's last row, the next's first
+    return not bool(rising.any())
 
 
 def _pairs(b: RankedBatch, rel: int) -> tuple[FloatArray, IntArray, IntArray]:
@@ -36,33 +38,55 @@ def _pairs(b: RankedBatch, rel: int) -> tuple[FloatArray, IntArray, IntArray]:
     return b._cached(("auc-pairs", rel), lambda: _count_pairs(b, rel))
 
 
+#: Rows counted at a time (whole queries; a longer query alone), which bounds the temporary arrays:
+#: a log of 10 M rows would otherwise hold some ten of them at once, 8 bytes a row each.
+_CHUNK_ROWS = 1 << 18
+
+
 def _count_pairs(b: RankedBatch, rel: int) -> tuple[FloatArray, IntArray, IntArray]:
     """Within a query sorted by score descending, a positive beats the negatives below its block of
     tied scores and ties with the negatives inside that block: the Mann-Whitney U statistic, from
-    cumulative counts instead of a loop over pairs."""
-    n = b.n_queries
-    order = _score_order(b)
-    segment = b.segment if order is None else b.segment[order]
-    scores = b.scores if order is None else b.scores[order]
-    positive = b.relevant(rel) if order is None else b.relevant(rel)[order]
-    negative = ~positive
-    n_pos = segment_count(positive, segment, n)
-    n_neg = segment_count(negative, segment, n)
+    cumulative counts instead of a loop over pairs, over some queries at a time."""
+    positive = b.relevant(rel)
+    n_pos = offsets_count(positive, b.offsets)
+    n_neg = np.diff(b.offsets) - n_pos
+    won = np.zeros(b.n_queries)
     if not positive.any():
-        return np.zeros(n), n_pos, n_neg
+        return won, n_pos, n_neg
+    by_score = _by_score(b.scores, b.offsets)
+    # Chunks of whole queries: each ends at the first query bound at or after a multiple of the chunk size.
+    ends = np.unique(np.searchsorted(b.offsets, np.arange(_CHUNK_ROWS, int(b.offsets[-1]), _CHUNK_ROWS)))
+    bounds = [0, *ends.tolist(), b.n_queries]
+    for first, last in pairwise(bounds):
+        if last > first:
+            won[first:last] = _won(b, positive, n_neg, first, last, by_score)
+    return won, n_pos, n_neg
+
+
+def _won(b: RankedBatch, positive_rows: BoolArray, n_neg: IntArray, first: int, last: int,
+         by_score: bool) -> FloatArray:
+    """The correctly ordered pairs of queries ``first`` to ``last`` (excluded), ties counted 1/2."""
+    start, stop = int(b.offsets[first]), int(b.offsets[last])
+    offsets = b.offsets[first : last + 1] - start
+    segment = segment_ids(offsets)
+    scores, positive = b.scores[start:stop], positive_rows[start:stop]
+    if not by_score:  # rows by score descending within each query (their queries stay in place)
+        order = np.lexsort((-scores, segment))
+        scores, positive = scores[order], positive[order]
+    negative = ~positive
     # Blocks of equal score within a query; negatives counted up to each block's end.
     is_start = np.concatenate(([True], (segment[1:] != segment[:-1]) | (scores[1:] != scores[:-1])))
     block = np.cumsum(is_start) - 1
     starts = np.flatnonzero(is_start)
-    negatives_through = np.cumsum(negative)  # inclusive, over the whole batch
+    negatives_through = np.cumsum(negative)  # inclusive, over the chunk
     block_end = np.append(starts[1:], len(scores)) - 1
-    before_query = np.concatenate(([0], negatives_through))[b.offsets[:-1]]
+    before_query = np.concatenate(([0], negatives_through))[offsets[:-1]]
     through_block = negatives_through[block_end] - before_query[segment[starts]]
     in_block = segment_sum(negative, block, len(starts))
     rows = np.flatnonzero(positive)
     q, blk = segment[rows], block[rows]
-    won = (n_neg[q] - through_block[blk]) + 0.5 * in_block[blk]
-    return segment_sum(won, q, n), n_pos, n_neg
+    won = (n_neg[first:last][q] - through_block[blk]) + 0.5 * in_block[blk]
+    return segment_sum(won, q, last - first)
 
 
 def _auc(b: RankedBatch, rel: int) -> FloatArray:
