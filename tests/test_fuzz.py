@@ -12,7 +12,7 @@ import warnings
 from datetime import timedelta
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from retrieval_eval import InputWarning, RetrievalEvalError, SetEvaluator, TrecFormatError
@@ -46,6 +46,7 @@ def _read(reader, data: bytes):
                          [(read_qrels_columns, read_qrels), (read_run_columns, read_run)], ids=["qrels", "run"])
 @FUZZ
 @given(data=ANY_BYTES)
+@example(data=b"q1 q1 q1 999999999999999999999999999999 0 q1\n")  # a found disagreement: a 30-digit rank
 def test_reader_parses_or_raises_its_error(columns_reader, streaming_reader, data: bytes) -> None:
     """The column reader and the streaming reader accept and reject the same inputs."""
     columns = _read(columns_reader, data)

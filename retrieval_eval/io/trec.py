@@ -130,7 +130,9 @@ def _single_digits(tokens: _Tokens, field: int) -> np.ndarray | None:
     return digit.astype(np.int64)
 
 
-#: The most digits of a rank that ``read_run`` gives its Document: an int64 holds any 18 digits.
+#: The most digits of a rank that ``read_run`` gives its Document: an int64 holds any 18 digits, and
+#: ``int()`` refuses 4,300. A longer one is no rank (None), as a rank that is not a number: the line
+#: is read, as the column reader and trec_eval read it, which look at the rank only when asked to.
 _RANK_DIGITS = 18
 
 
@@ -147,11 +149,7 @@ def _parse_run_block(block: _Block, with_ranks: bool = False, rank_texts: bool =
     if with_ranks:
         columns["ranks"] = _numbers(tokens, 3, np.int64, "rank must be an integer", RUN_FORMAT)
     if rank_texts:  # read_run: the rank column as text, a Document's rank when it is a positive integer
-        texts = tokens.strings(3)
-        for row, text in enumerate(texts):
-            if len(text) > _RANK_DIGITS and text.isascii() and text.isdigit():  # int() refuses 4,300 digits; no ranking is that deep
-                raise tokens.fail(row, f"rank must be an integer of at most {_RANK_DIGITS} digits", RUN_FORMAT)
-        columns["rank_texts"] = texts
+        columns["rank_texts"] = tokens.strings(3)
     return tokens, columns
 
 
@@ -344,14 +342,15 @@ def read_qrels(source: Source) -> Iterator[tuple[str, Judgment]]:
 def read_run(source: Source) -> Iterator[tuple[str, Document]]:
     """Stream ``(query_id, Document)`` pairs from a run file, in file order.
 
-    ``Document.rank`` is the file's rank column when it is a positive integer, else None; a rank of
-    more than 18 digits raises ``TrecFormatError`` with its ``path:line``.
+    ``Document.rank`` is the file's rank column when it is a positive integer of at most 18 digits,
+    else None (the line is read all the same, as ``read_run_columns`` reads it).
     """
     found = False
     for _, columns in _run_blocks(source, rank_texts=True):
         ranks = columns["rank_texts"]
         for qid, doc, rank, score in zip(columns["query_ids"], columns["doc_ids"], ranks, columns["scores"].tolist()):
-            rank_value = int(rank) if rank.isascii() and rank.isdigit() and int(rank) > 0 else None
+            rank_value = (int(rank) if len(rank) <= _RANK_DIGITS and rank.isascii() and rank.isdigit()
+                          and int(rank) > 0 else None)
             yield _text(qid), Document(_text(doc), rank_value, score)
             found = True
     if not found:
