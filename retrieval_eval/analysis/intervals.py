@@ -43,7 +43,7 @@ import numpy as np
 from attrs import frozen
 
 from ..model import FloatArray, RetrievalEvalError
-from .stats import _as_vector, _beta_regularized, _is_constant, _t_critical, check_parameters
+from .stats import _as_vector, _beta_regularized, _is_constant, _t_critical, check_parameters, resampled_means
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -59,9 +59,6 @@ METHODS = ("auto", "bca", "t", "exact")
 #: Bootstrap resamples by default: enough for the 2.5% and 97.5% quantiles to be stable to about
 #: a hundredth of the interval's width (Efron and Tibshirani 1993, ch. 19, suggest 1000 or more).
 DEFAULT_RESAMPLES = 2000
-
-#: Elements per resampling batch, as in :mod:`.stats`: a (batch, n) index matrix of some 2 MB.
-_BATCH = 2**18
 
 
 @frozen
@@ -242,11 +239,7 @@ def _bca(x: FloatArray, level: float, resamples: int, rng: np.random.Generator) 
     """The BCa interval of mean(x): see :func:`mean_interval`'s notes."""
     n = x.size
     mean = float(x.mean())
-    means = np.empty(resamples)
-    batch = max(1, _BATCH // n)
-    for start in range(0, resamples, batch):
-        size = min(batch, resamples - start)
-        means[start : start + size] = x[rng.integers(0, n, size=(size, n))].mean(axis=1)
+    means = resampled_means(x, resamples, rng)  # int64 indices: the resamples scipy.stats.bootstrap draws
     # The share of resampled means below the mean, ties counting half (as scipy counts them).
     below = (np.count_nonzero(means < mean) + np.count_nonzero(means <= mean)) / (2.0 * resamples)
     z0 = normal_quantile(below)

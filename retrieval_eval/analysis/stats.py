@@ -396,15 +396,23 @@ def _permutation_p(d: FloatArray, permutations: int, rng: np.random.Generator) -
     return at_least / draws if exact else (at_least + 1) / (permutations + 1)
 
 
+def resampled_means(x: FloatArray, count: int, rng: np.random.Generator, index_type: type = np.int64) -> FloatArray:
+    """The means of ``count`` bootstrap resamples of ``x``, drawn as ``rng.integers(0, n, size=(count, n),
+    dtype=index_type)`` would draw them, in batches of rows (the same numbers) so that memory stays
+    bounded. The index type changes the draws: int64 is scipy's, int32 the paired bootstrap test's."""
+    n = x.size
+    means = np.empty(count)
+    batch = max(1, _BATCH // n)
+    for start in range(0, count, batch):
+        size = min(batch, count - start)
+        means[start : start + size] = x[rng.integers(0, n, size=(size, n), dtype=index_type)].mean(axis=1)
+    return means
+
+
 def _bootstrap(d: FloatArray, samples: int, rng: np.random.Generator, alpha: float) -> tuple[float, float, float]:
     """Shift-method bootstrap p-value and percentile interval of mean(d), from the same resamples."""
-    n = d.size
     mean = float(d.mean())
-    means = np.empty(samples)
-    batch = max(1, _BATCH // n)
-    for start in range(0, samples, batch):
-        size = min(batch, samples - start)
-        means[start : start + size] = d[rng.integers(0, n, size=(size, n), dtype=np.int32)].mean(axis=1)
+    means = resampled_means(d, samples, rng, np.int32)
     # Resampling d - mean(d) gives the resampled means minus mean(d): the null distribution.
     threshold = abs(mean) - _RTOL * float(np.abs(d).max())
     at_least = int(np.count_nonzero(np.abs(means - mean) >= threshold))
