@@ -8,7 +8,7 @@ ALPHA`` (and ``compare(..., risk=ALPHA)``) reports them for each run against the
 With ``d_q = run_q - baseline_q`` over the ``c`` queries and the risk-weighted difference
 ``w_q = d_q`` where ``d_q >= 0``, ``(1 + alpha) d_q`` where ``d_q < 0``:
 
-- **URisk** (Wang, Macdonald and Ounis [1]_; the form of Dinçer et al. [2]_) is ``mean(w)``:
+- **URisk** (Wang, Bennett and Collins-Thompson [1]_; the form of Dinçer et al. [2]_) is ``mean(w)``:
   ``(Σ gains - (1 + alpha) Σ |losses|) / c``. Above 0: the run's gains outweigh its weighted losses.
 - **TRisk** [2]_ is URisk over its standard error, ``URisk / (sd(w) / sqrt(c))`` (``sd`` with
   ``c - 1`` degrees of freedom): a paired t statistic of ``w``. Its two-sided p-value is from
