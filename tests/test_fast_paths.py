@@ -285,3 +285,25 @@ def test_fields_per_line_only_when_every_line_has_as_many(counts: list[int], fie
     gives, and no other line end (2, 1, 1, 2 puts line ends at all the places 2, 2, 2 would)."""
     newline = np.array([i == count - 1 for count in counts for i in range(count)])
     assert _tokens._fields_per_line(newline) == fields
+
+
+id_text = st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(id_text, min_size=1, max_size=30), st.booleans())
+def test_ids_copied_word_by_word_are_the_fields_bytes(ids: list[str], last_field: bool) -> None:
+    """Fields copied as 64-bit words, with the shortest field known (masks and bounds skipped on the
+    words every field fills or reaches) or not (every word masked and bounded), are the fields' bytes.
+    With the id last on its line, the last field of the block ends _PAD bytes before the buffer does."""
+    text = "".join(f"q {name}\n" if last_field else f"q Q0 {name} 1 0.5 r\n" for name in ids)
+    tokens = _tokens._tokenize(_source._Block.of(text.encode()))
+    field = 1 if last_field else 2
+    start, length = tokens._extent(field)
+    longest, shortest = int(length.max()), int(length.min())
+    expected = np.array([name.encode() for name in ids], dtype=f"S{8 * -(-longest // 8)}")
+    for copied in (tokens._fixed_width(start, length, longest, shortest),  # what ids() and strings() do
+                   tokens._fixed_width(start, length, longest, 0),  # the general path
+                   tokens.ids(field), tokens.strings(field)):
+        assert copied.dtype == expected.dtype
+        assert copied.tolist() == expected.tolist()
