@@ -6,7 +6,7 @@ It computes every measure with the same vectorised kernels (:mod:`retrieval_eval
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -35,9 +35,11 @@ from ..model import (
     id_bytes,
     id_text,
 )
+from .one_query import OneQuery, direct_batch, missed_ids
 from .options import _DEPTH, _check_cutoff, _check_rel
 
-#: Whether short queries take :func:`~..engine.build.one_query_batch` (False only to test the general path).
+#: Whether queries take :func:`.one_query.direct_batch` or :func:`~..engine.build.one_query_batch` (False
+#: only to test the general path).
 _SMALL_PATH = True
 
 #: The measures of the ireval methods, parsed: by (method and arguments, rel); at most _PARSED_MAX.
@@ -94,6 +96,13 @@ class RetrievalEvaluator:
         self, query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], *, rel: int = 1
     ) -> None:
         rel = _check_rel("RetrievalEvaluator", rel)
+        if _SMALL_PATH and not isinstance(judgments, (str, bytes, Mapping)):  # (those: the columns name them)
+            judgments = list(judgments)  # (an iterator is read once, here)
+            one = direct_batch(query_id, retrieved, judgments)
+            if one is not None:
+                self._hold(one.batch, rel)
+                self._one = one
+                return
         qrels, run = columns_from_documents(query_id, retrieved, judgments)
         batch = one_query_batch(query_id, qrels, run) if _SMALL_PATH else None
         if batch is None:
@@ -115,6 +124,7 @@ class RetrievalEvaluator:
         self._batch = batch
         self.rel = rel
         self._scores: dict[Measure, float] = {}
+        self._one: OneQuery | None = None  # the ids as lists, when the batch was read straight from them
 
     def __repr__(self) -> str:
         if not hasattr(self, "_batch"):  # a constructor that raised (a debugger may still show it)
@@ -267,6 +277,8 @@ class RetrievalEvaluator:
 
     def relevant_missed_documents(self) -> list[Document]:
         """Relevant judged documents the ranking never returned, by doc_id, with ``rank=None``."""
+        if self._one is not None:
+            return [Document(doc) for doc in missed_ids(self._one, self.rel)]
         return [Document(id_text(doc)) for doc in sorted(self._missed())]
 
     def _missed(self) -> list[bytes]:
