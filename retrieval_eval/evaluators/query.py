@@ -22,11 +22,11 @@ from ..measures import (
     P,
     R,
     Rprec,
-    compute,
     compute_text,
     nDCG,
     parse,
 )
+from ..measures.registry import compute_one
 from ..measures.trec_table import P_CUTOFFS, RECALL_POINTS
 from ..model import (
     Document,
@@ -49,6 +49,21 @@ _PARSED_MAX = 4096
 MeasureLike = str | Measure
 #: One measure-like, or several; a group (``official``, ``P``, ``ndcg_cut``) stands for its measures.
 MeasureList = MeasureLike | Iterable[MeasureLike]
+
+
+def _batch_of(query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment],
+              ) -> tuple[RankedBatch, OneQuery | None]:
+    """The batch of one query's ranking and judgments, with its ids as lists when read straight from them."""
+    if _SMALL_PATH and not isinstance(judgments, (str, bytes, Mapping)):  # (those: the columns name them)
+        judgments = list(judgments)  # (an iterator is read once, here)
+        one = direct_batch(query_id, retrieved, judgments)
+        if one is not None:
+            return one.batch, one
+    qrels, run = columns_from_documents(query_id, retrieved, judgments)
+    batch = one_query_batch(query_id, qrels, run) if _SMALL_PATH else None
+    if batch is None:
+        batch, _ = build_batch(qrels, run, order="given", queries=[query_id])
+    return batch, None
 
 
 class RetrievalEvaluator:
@@ -96,18 +111,9 @@ class RetrievalEvaluator:
         self, query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], *, rel: int = 1
     ) -> None:
         rel = _check_rel("RetrievalEvaluator", rel)
-        if _SMALL_PATH and not isinstance(judgments, (str, bytes, Mapping)):  # (those: the columns name them)
-            judgments = list(judgments)  # (an iterator is read once, here)
-            one = direct_batch(query_id, retrieved, judgments)
-            if one is not None:
-                self._hold(one.batch, rel)
-                self._one = one
-                return
-        qrels, run = columns_from_documents(query_id, retrieved, judgments)
-        batch = one_query_batch(query_id, qrels, run) if _SMALL_PATH else None
-        if batch is None:
-            batch, _ = build_batch(qrels, run, order="given", queries=[query_id])
+        batch, one = _batch_of(query_id, retrieved, judgments)
         self._hold(batch, rel)  # (rel checked above)
+        self._one: OneQuery | None = one  # the ids as lists, when the batch was read straight from them
 
     @classmethod
     def _from_batch(cls, batch: RankedBatch, rel: int) -> RetrievalEvaluator:
@@ -124,7 +130,7 @@ class RetrievalEvaluator:
         self._batch = batch
         self.rel = rel
         self._scores: dict[Measure, float] = {}
-        self._one: OneQuery | None = None  # the ids as lists, when the batch was read straight from them
+        self._one = None
 
     def __repr__(self) -> str:
         if not hasattr(self, "_batch"):  # a constructor that raised (a debugger may still show it)
@@ -156,7 +162,7 @@ class RetrievalEvaluator:
 
     def _value(self, parsed: Measure) -> float:
         if parsed not in self._scores:
-            self._scores[parsed] = float(compute(self._batch, parsed)[0])
+            self._scores[parsed] = compute_one(self._batch, parsed)
         return self._scores[parsed]
 
     def _method_value(self, key: tuple[object, ...], make: Callable[[], MeasureLike]) -> float:
