@@ -63,7 +63,7 @@ def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[J
     if len(row_of) != n or len(set(judged_ids)) != len(judged_ids):
         return None
     try:  # ASCII ids narrow to bytes in C; another character raises (the build encodes those as UTF-8)
-        doc_ids, judged = np.array(ranked_ids, dtype="S"), np.array(judged_ids, dtype="S")
+        doc_ids, judged = _ascii_column(ranked_ids), _ascii_column(judged_ids)
         query = query_id.encode("ascii")
     except UnicodeEncodeError:
         return None
@@ -85,6 +85,16 @@ def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[J
         in_run=np.array([n > 0]),
     )
     return OneQuery(batch, row_of, judged_ids, relevance)
+
+
+def _ascii_column(ids: list[str]) -> np.ndarray:
+    """``np.array(ids, dtype="S")``, told its width (an ASCII id's length is its size in bytes), which
+    spares NumPy a pass to find it: half the time. A character past ASCII raises UnicodeEncodeError.
+
+    >>> _ascii_column(["d1", "d22"]), _ascii_column([])
+    (array([b'd1', b'd22'], dtype='|S3'), array([], dtype='|S1'))
+    """
+    return np.array(ids, dtype=f"S{max(map(len, ids), default=1)}")
 
 
 def missed_ids(one: OneQuery, rel: int) -> list[str]:
