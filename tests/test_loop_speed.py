@@ -18,7 +18,7 @@ import retrieval_eval.measures.registry as registry_module
 from retrieval_eval import Document, Judgment, RetrievalEvaluator
 from retrieval_eval.engine.build import build_batch
 from retrieval_eval.engine.segments import safe_div
-from retrieval_eval.evaluators.one_query import direct_batch
+from retrieval_eval.evaluators.one_query import DIRECT_MAX, direct_batch
 from retrieval_eval.io.dicts import columns_from_documents
 from retrieval_eval.measures import MeasureError, compute, parse
 from retrieval_eval.measures.registry import compute_one
@@ -185,3 +185,15 @@ def test_small_path_switch_forces_the_general_build() -> None:
     finally:
         query_module._SMALL_PATH = True
     assert ev._one is None and ev.ndcg(2) == RetrievalEvaluator("q", retrieved, judgments).ndcg(2)
+
+
+def test_long_rankings_take_the_columns() -> None:
+    """Past DIRECT_MAX the columns' build (and, past SMALL_QUERY, build_batch) reads the ranking."""
+    judgments = [Judgment("d3", 1), Judgment("x", 2)]
+    at_most = [Document(f"d{i}") for i in range(DIRECT_MAX)]
+    assert direct_batch("q", at_most, judgments) is not None
+    longer = [*at_most, Document("last")]
+    assert direct_batch("q", longer, judgments) is None
+    ev = RetrievalEvaluator("q", longer, judgments)
+    assert ev._one is None and ev.average_precision() == 0.125
+    assert [d.doc_id for d in ev.relevant_missed_documents()] == ["x"]

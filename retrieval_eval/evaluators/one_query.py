@@ -20,9 +20,14 @@ from ..engine.batch import NONPOOL, UNJUDGED, RankedBatch
 from ..io.dicts import _score_column
 from ..model import Document, Judgment, id_problem
 
-__all__ = ["OneQuery", "direct_batch", "missed_ids"]
+__all__ = ["DIRECT_MAX", "OneQuery", "direct_batch", "missed_ids"]
 
 _DOC_ID, _RELEVANCE = attrgetter("doc_id"), attrgetter("relevance")
+
+#: The longest ranking read straight from its Documents. Longer ones take the columns and the build,
+#: whose sort-based join of the ids beats a dict of every ranked id from about 5,000 documents
+#: (measured: 950 against 1,160 us a query at 3,000 documents, 3.3 against 3.1 ms at 10,000).
+DIRECT_MAX = 4096
 
 
 @frozen(eq=False)
@@ -40,7 +45,7 @@ def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[J
     """The batch ``build_batch`` makes of one query's ranking and judgments (the same arrays, the same
     dtypes), or None for the general build: an id repeats or is not ASCII, ``query_id`` is no id,
     an item is not exactly a Document or Judgment (a subclass is checked one by one there), or
-    ``retrieved`` is not a list or tuple.
+    ``retrieved`` is not a list or tuple, or longer than :data:`DIRECT_MAX`.
 
     >>> one = direct_batch("q", [Document("a"), Document("b")], [Judgment("b", 2), Judgment("c", -1)])
     >>> one.batch.labels.tolist(), one.batch.judged_doc_ids.tolist()
@@ -48,7 +53,7 @@ def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[J
     >>> direct_batch("q", [Document("a"), Document("a")], []) is None  # repeated: the build names it
     True
     """
-    if type(retrieved) not in (list, tuple) or id_problem(query_id) is not None:
+    if type(retrieved) not in (list, tuple) or len(retrieved) > DIRECT_MAX or id_problem(query_id) is not None:
         return None
     if not set(map(type, retrieved)) <= {Document} or not set(map(type, judgments)) <= {Judgment}:
         return None
