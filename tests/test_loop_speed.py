@@ -197,3 +197,23 @@ def test_long_rankings_take_the_columns() -> None:
     ev = RetrievalEvaluator("q", longer, judgments)
     assert ev._one is None and ev.average_precision() == 0.125
     assert [d.doc_id for d in ev.relevant_missed_documents()] == ["x"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(single_query_cases(), st.sampled_from([None, {0: 0.5, 2: 5.0}, {1: 0.25, 3: 0.25}]))
+def test_one_query_counts_and_ideal_list_are_the_many_query_ones(
+        case: tuple[str, dict[str, int], dict[str, float]], gains: dict[int, float] | None) -> None:
+    """rel@k by a binary search of one query's hit ranks, and its ideal list by one sort, against the
+    same query twice in one batch (the general branches)."""
+    from retrieval_eval.measures.gains import Gains, ideal_list
+
+    one = RetrievalEvaluator(*_case(case))._batch
+    two = one.select([0, 0])
+    for rel in (0, 1, 2):
+        for k in range(1, 28):
+            assert one.relevant_at(k, rel).tolist() == two.relevant_at(k, rel).tolist()[:1], (rel, k)
+            assert one.relevant_at(k, rel).dtype == np.int64
+    table = None if gains is None else Gains(gains)
+    alone, twice = ideal_list(one, table), ideal_list(two, table)
+    assert alone.gain.tolist() == twice.gain.tolist()[: len(alone.gain)]
+    assert alone.gain.tolist() == sorted(alone.gain.tolist(), reverse=True)
