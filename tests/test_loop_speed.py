@@ -217,3 +217,19 @@ def test_one_query_counts_and_ideal_list_are_the_many_query_ones(
     alone, twice = ideal_list(one, table), ideal_list(two, table)
     assert alone.gain.tolist() == twice.gain.tolist()[: len(alone.gain)]
     assert alone.gain.tolist() == sorted(alone.gain.tolist(), reverse=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from("ab9 _~\u00e9\u4e2d"), min_size=1, max_size=9), max_size=12))
+def test_ascii_column_is_numpys_bytes_column(ids: list[str]) -> None:
+    """Told its width, the column is NumPy's own (the same dtype and bytes); past ASCII, both raise."""
+    from retrieval_eval.io.dicts import _ascii_column
+
+    if all(i.isascii() for i in ids):
+        expected = np.asarray(ids, dtype="S")
+        assert _ascii_column(ids).dtype == expected.dtype and _ascii_column(ids).tolist() == expected.tolist()
+    else:
+        with pytest.raises(UnicodeEncodeError):
+            np.asarray(ids, dtype="S")
+        with pytest.raises(UnicodeEncodeError):
+            _ascii_column(ids)

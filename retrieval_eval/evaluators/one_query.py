@@ -17,7 +17,7 @@ import numpy as np
 from attrs import frozen
 
 from ..engine.batch import NONPOOL, UNJUDGED, RankedBatch
-from ..io.dicts import _score_column
+from ..io.dicts import _ascii_column, _score_column
 from ..model import Document, Judgment, id_problem
 
 __all__ = ["DIRECT_MAX", "OneQuery", "direct_batch", "missed_ids"]
@@ -90,16 +90,6 @@ def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[J
         in_run=np.array([n > 0]),
     )
     return OneQuery(batch, row_of, judged_ids, relevance)
-
-
-def _ascii_column(ids: list[str]) -> np.ndarray:
-    """``np.array(ids, dtype="S")``, told its width (an ASCII id's length is its size in bytes), which
-    spares NumPy a pass to find it: half the time. A character past ASCII raises UnicodeEncodeError.
-
-    >>> _ascii_column(["d1", "d22"]), _ascii_column([])
-    (array([b'd1', b'd22'], dtype='|S3'), array([], dtype='|S1'))
-    """
-    return np.array(ids, dtype=f"S{max(map(len, ids), default=1)}")
 
 
 def missed_ids(one: OneQuery, rel: int) -> list[str]:
