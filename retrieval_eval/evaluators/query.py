@@ -6,7 +6,7 @@ It computes every measure with the same vectorised kernels (:mod:`retrieval_eval
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -22,11 +22,11 @@ from ..measures import (
     P,
     R,
     Rprec,
-    compute,
     compute_text,
     nDCG,
     parse,
 )
+from ..measures.registry import compute_one
 from ..measures.trec_table import P_CUTOFFS, RECALL_POINTS
 from ..model import (
     Document,
@@ -35,9 +35,11 @@ from ..model import (
     id_bytes,
     id_text,
 )
+from .one_query import OneQuery, direct_batch, missed_ids
 from .options import _DEPTH, _check_cutoff, _check_rel
 
-#: Whether short queries take :func:`~..engine.build.one_query_batch` (False only to test the general path).
+#: Whether queries take :func:`.one_query.direct_batch` or :func:`~..engine.build.one_query_batch` (False
+#: only to test the general path).
 _SMALL_PATH = True
 
 #: The measures of the ireval methods, parsed: by (method and arguments, rel); at most _PARSED_MAX.
@@ -47,6 +49,21 @@ _PARSED_MAX = 4096
 MeasureLike = str | Measure
 #: One measure-like, or several; a group (``official``, ``P``, ``ndcg_cut``) stands for its measures.
 MeasureList = MeasureLike | Iterable[MeasureLike]
+
+
+def _batch_of(query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment],
+              ) -> tuple[RankedBatch, OneQuery | None]:
+    """The batch of one query's ranking and judgments, with its ids as lists when read straight from them."""
+    if _SMALL_PATH and not isinstance(judgments, (str, bytes, Mapping)):  # (those: the columns name them)
+        judgments = list(judgments)  # (an iterator is read once, here)
+        one = direct_batch(query_id, retrieved, judgments)
+        if one is not None:
+            return one.batch, one
+    qrels, run = columns_from_documents(query_id, retrieved, judgments)
+    batch = one_query_batch(query_id, qrels, run) if _SMALL_PATH else None
+    if batch is None:
+        batch, _ = build_batch(qrels, run, order="given", queries=[query_id])
+    return batch, None
 
 
 class RetrievalEvaluator:
@@ -94,11 +111,9 @@ class RetrievalEvaluator:
         self, query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], *, rel: int = 1
     ) -> None:
         rel = _check_rel("RetrievalEvaluator", rel)
-        qrels, run = columns_from_documents(query_id, retrieved, judgments)
-        batch = one_query_batch(query_id, qrels, run) if _SMALL_PATH else None
-        if batch is None:
-            batch, _ = build_batch(qrels, run, order="given", queries=[query_id])
+        batch, one = _batch_of(query_id, retrieved, judgments)
         self._hold(batch, rel)  # (rel checked above)
+        self._one: OneQuery | None = one  # the ids as lists, when the batch was read straight from them
 
     @classmethod
     def _from_batch(cls, batch: RankedBatch, rel: int) -> RetrievalEvaluator:
@@ -115,6 +130,7 @@ class RetrievalEvaluator:
         self._batch = batch
         self.rel = rel
         self._scores: dict[Measure, float] = {}
+        self._one = None
 
     def __repr__(self) -> str:
         if not hasattr(self, "_batch"):  # a constructor that raised (a debugger may still show it)
@@ -146,7 +162,7 @@ class RetrievalEvaluator:
 
     def _value(self, parsed: Measure) -> float:
         if parsed not in self._scores:
-            self._scores[parsed] = float(compute(self._batch, parsed)[0])
+            self._scores[parsed] = compute_one(self._batch, parsed)
         return self._scores[parsed]
 
     def _method_value(self, key: tuple[object, ...], make: Callable[[], MeasureLike]) -> float:
@@ -267,6 +283,8 @@ class RetrievalEvaluator:
 
     def relevant_missed_documents(self) -> list[Document]:
         """Relevant judged documents the ranking never returned, by doc_id, with ``rank=None``."""
+        if self._one is not None:
+            return [Document(doc) for doc in missed_ids(self._one, self.rel)]
         return [Document(id_text(doc)) for doc in sorted(self._missed())]
 
     def _missed(self) -> list[bytes]:

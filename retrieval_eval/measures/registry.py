@@ -22,6 +22,7 @@ retrieved, rel@k = relevant documents in ranks 1..k, r_m = rank of the m-th rele
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -285,6 +286,30 @@ def compute(batch: RankedBatch, measure: Measure) -> FloatArray:
         row = int(np.argmin(finite))
         raise non_finite_error(measure, batch.query_ids[row], float(values[row]))
     return values
+
+
+def compute_one(batch: RankedBatch, measure: Measure) -> float:
+    """``float(compute(batch, measure)[0])`` for a batch of one query (a RetrievalEvaluator's), the same
+    kernel on the same arguments: the checks of :func:`compute` run on a measure's first use, after
+    which its kernel and arguments are looked up once, since that per-call machinery costs as much
+    as the kernel on a short query.
+    """
+    plan = _PLANS.get(measure)
+    if plan is None:
+        value = float(compute(batch, measure)[0])  # (raises for a measure the batch cannot give)
+        if not measure.definition.subtopics and len(_PLANS) < _RESOLVED_MAX:  # (those: a check per batch)
+            params = dict(_kernel_arguments(batch, measure)[1])
+            _PLANS[measure] = (measure.definition.kernel, params, bool(measure.resolved().get("judged_only")))
+        return value
+    kernel, params, judged_only = plan
+    value = float(kernel(batch.judged_only() if judged_only else batch, **params)[0])
+    if not math.isfinite(value):
+        raise non_finite_error(measure, batch.query_ids[0], value)
+    return value
+
+
+#: Each numeric measure's kernel, keyword arguments and ``judged_only``, for :func:`compute_one`.
+_PLANS: dict[Measure, tuple[Callable[..., Any], dict[str, Any], bool]] = {}
 
 
 def non_finite_error(measure: object, query_id: str, value: float) -> MeasureError:

@@ -1,0 +1,235 @@
+"""The harness loop's fast path (issue 29, target 3): one RetrievalEvaluator per query, its batch read
+straight from the Documents (``one_query.direct_batch``), its measures through ``compute_one`` and the
+one-query division of ``safe_div``; each checked against the general path it stands in for."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import single_query_cases
+
+import retrieval_eval.evaluators.query as query_module
+import retrieval_eval.measures.registry as registry_module
+from retrieval_eval import Document, Judgment, RetrievalEvaluator
+from retrieval_eval.engine.build import build_batch
+from retrieval_eval.engine.segments import safe_div
+from retrieval_eval.evaluators.one_query import DIRECT_MAX, direct_batch
+from retrieval_eval.io.dicts import columns_from_documents
+from retrieval_eval.measures import MeasureError, compute, parse
+from retrieval_eval.measures.registry import compute_one
+from retrieval_eval.model import InputFormatError, InputTypeError
+
+_FIELDS = ("query_vocab", "offsets", "labels", "doc_ids", "scores", "judged_offsets", "judged_relevance",
+           "judged_doc_ids", "in_run")
+
+
+def _case(case: tuple[str, dict[str, int], dict[str, float]], no_scores: bool = False,
+          ) -> tuple[str, list[Document], list[Judgment]]:
+    qid, judged, scores = case
+    order = sorted(scores, key=lambda d: (scores[d], d.encode()), reverse=True)
+    retrieved = [Document(d, score=None if no_scores else scores[d]) for d in order]
+    return qid, retrieved, [Judgment(d, v) for d, v in judged.items()]
+
+
+@settings(max_examples=200, deadline=None)
+@given(single_query_cases(), st.booleans())
+def test_direct_batch_is_the_general_build(case: tuple[str, dict[str, int], dict[str, float]],
+                                           no_scores: bool) -> None:
+    """Every array of the batch read from the Documents is the general build's: values and dtypes."""
+    qid, retrieved, judgments = _case(case, no_scores)
+    one = direct_batch(qid, retrieved, judgments)
+    assert one is not None
+    general, _ = build_batch(*columns_from_documents(qid, retrieved, judgments), order="given", queries=[qid])
+    for name in _FIELDS:
+        got, expected = getattr(one.batch, name), getattr(general, name)
+        assert got.dtype == expected.dtype, name
+        assert np.array_equal(got, expected, equal_nan=name == "scores"), name
+
+
+def _missed_both_ways(ev: RetrievalEvaluator) -> tuple[list[Document], list[Document]]:
+    direct = ev.relevant_missed_documents()
+    ev._one = None  # the batch's arrays, as for an evaluator of a SetEvaluator's query
+    return direct, ev.relevant_missed_documents()
+
+
+@settings(max_examples=200, deadline=None)
+@given(single_query_cases(), st.sampled_from([0, 1, 2, 3]))
+def test_missed_documents_from_the_lists_are_the_batch_ones(
+        case: tuple[str, dict[str, int], dict[str, float]], rel: int) -> None:
+    qid, retrieved, judgments = _case(case)
+    ev = RetrievalEvaluator(qid, retrieved, judgments, rel=rel)
+    assert ev._one is not None
+    direct, general = _missed_both_ways(ev)
+    assert direct == general  # the same Documents (rank None, score None), in the same order
+    judged, scores = case[1], case[2]
+    assert [d.doc_id for d in direct] == sorted(d for d, v in judged.items() if v >= max(rel, 0) and d not in scores)
+
+
+@pytest.mark.parametrize(("query_id", "retrieved", "judgments"), [
+    ("q", [Document("a"), Document("a")], [Judgment("a", 1)]),  # a repeated document
+    ("q", [Document("a")], [Judgment("b", 1), Judgment("b", 0)]),  # a repeated judgment
+    ("q", [Document("d\u00e9")], [Judgment("a", 1)]),  # not ASCII: the build encodes it
+    ("q", [Document("a")], [Judgment("\u4e2d", 1)]),
+    ("q\u00e9", [Document("a")], [Judgment("a", 1)]),
+    ("", [Document("a")], []),  # no id
+    ("q", iter([Document("a")]), []),  # not a list or tuple
+    ("q", [Document("a"), "b"], []),  # not a Document
+    ("q", [Document("a")], [Judgment("a", 1), ("b", 1)]),
+])
+def test_direct_batch_declines_what_the_general_build_handles(
+        query_id: str, retrieved: list[Document], judgments: list[Judgment]) -> None:
+    assert direct_batch(query_id, retrieved, judgments) is None
+
+
+@pytest.mark.parametrize(("retrieved", "judgments", "error", "message"), [
+    ([Document("a"), Document("a")], [Judgment("a", 1)], InputFormatError, "duplicate document"),
+    ([Document("a")], [Judgment("b", 1), Judgment("b", 0)], InputFormatError, "duplicate judgment"),
+    ([Document("a"), "b"], [], InputTypeError, r"'retrieved'\[1\]"),
+    ([Document("a")], {"a": 1}, InputTypeError, "'judgments' must be an iterable of Judgment"),
+    ({"a": 1.0}, [], InputTypeError, "'retrieved' must be a list"),
+])
+def test_declined_input_is_named_by_the_general_build(retrieved: object, judgments: object, error: type,
+                                                      message: str) -> None:
+    with pytest.raises(error, match=message):
+        RetrievalEvaluator("q", retrieved, judgments)  # type: ignore[arg-type]
+
+
+def test_judgments_of_an_iterator_are_read_once() -> None:
+    def judgments() -> Iterator[Judgment]:
+        yield Judgment("b", 1)
+        yield Judgment("c", 2)
+
+    ev = RetrievalEvaluator("q", [Document("a"), Document("b")], judgments())
+    assert ev._one is not None
+    assert ev.average_precision() == 0.25 and [d.doc_id for d in ev.relevant_missed_documents()] == ["c"]
+
+
+def test_a_subclass_of_document_takes_the_general_build() -> None:
+    class Mine(Document):
+        pass
+
+    ev = RetrievalEvaluator("q", [Mine("a"), Document("b")], [Judgment("b", 1)])
+    assert ev._one is None and ev.precision(2) == 0.5
+
+
+_ONE_MEASURES = ("AP", "AP@5", "nDCG", "nDCG@10", "nDCG(dcg='exp-log2')@5", "P@10", "RR", "bpref", "Rprec",
+                 "R@10", "num_rel_ret", "infAP", "ERR@10", "RBP", "ndcg_rel", "success_1", "iprec_at_recall_0.10")
+
+
+@settings(max_examples=100, deadline=None)
+@given(single_query_cases(), st.sampled_from([0, 1, 2]))
+def test_compute_one_is_compute(case: tuple[str, dict[str, int], dict[str, float]], rel: int) -> None:
+    """A measure's value by its kept kernel and arguments is compute's, on its first use and after."""
+    qid, retrieved, judgments = _case(case)
+    batch = RetrievalEvaluator(qid, retrieved, judgments)._batch
+    for name in _ONE_MEASURES:
+        measure = parse(name, rel=rel)
+        registry_module._PLANS.pop(measure, None)
+        first = compute_one(batch, measure)  # through compute; then planned
+        assert measure in registry_module._PLANS
+        planned = compute_one(batch, measure)
+        expected = float(compute(batch, measure)[0])
+        assert first == planned == expected, name  # == on floats: bit-identical
+
+
+def test_compute_one_names_a_value_that_is_not_finite() -> None:
+    ev = RetrievalEvaluator("q", [Document("a")], [Judgment("a", 1100)])
+    measure = parse("DCG(dcg='exp-log2')")
+    registry_module._PLANS.pop(measure, None)
+    for _ in range(2):  # through compute, then planned: the same error
+        with pytest.raises(MeasureError, match="of query 'q' is inf"):
+            compute_one(ev._batch, measure)
+    assert measure not in registry_module._PLANS  # (it never gave a value)
+    registry_module._PLANS[measure] = (measure.definition.kernel, {"k": None, "dcg": "exp-log2", "gains": None},
+                                       True)
+    with pytest.raises(MeasureError, match="of query 'q' is inf"):
+        compute_one(ev._batch, measure)
+    registry_module._PLANS.pop(measure)
+
+
+def test_compute_one_leaves_text_and_subtopic_measures_to_compute() -> None:
+    ev = RetrievalEvaluator("q", [Document("a")], [Judgment("a", 1)])
+    with pytest.raises(MeasureError, match="text measure"):
+        compute_one(ev._batch, parse("relstring"))
+    with pytest.raises(MeasureError, match="diversity qrels"):
+        compute_one(ev._batch, parse("alpha_nDCG@10"))
+
+
+_FLOATS = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-(2**62), 2**62),
+                    st.sampled_from([0.0, -0.0, 0]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_FLOATS, _FLOATS)
+def test_safe_div_of_one_value_is_the_array_division(num: float, den: float) -> None:
+    """One quotient as two Python floats is the ufunc's over arrays (two copies: the general branch)."""
+    one = safe_div(np.array([num]), np.array([den]))
+    with np.errstate(over="ignore", invalid="ignore"):  # (the ufunc warns of an overflow; a float does not)
+        general = safe_div(np.array([num, num]), np.array([den, den]))
+    assert one.dtype == general.dtype == np.float64 and one.shape == (1,)
+    got, expected = float(one[0]), float(general[0])
+    assert got == expected or (math.isnan(got) and math.isnan(expected))
+
+
+def test_small_path_switch_forces_the_general_build() -> None:
+    retrieved, judgments = [Document("a"), Document("b")], [Judgment("b", 2)]
+    assert RetrievalEvaluator("q", retrieved, judgments)._one is not None
+    query_module._SMALL_PATH = False
+    try:
+        ev = RetrievalEvaluator("q", retrieved, judgments)
+    finally:
+        query_module._SMALL_PATH = True
+    assert ev._one is None and ev.ndcg(2) == RetrievalEvaluator("q", retrieved, judgments).ndcg(2)
+
+
+def test_long_rankings_take_the_columns() -> None:
+    """Past DIRECT_MAX the columns' build (and, past SMALL_QUERY, build_batch) reads the ranking."""
+    judgments = [Judgment("d3", 1), Judgment("x", 2)]
+    at_most = [Document(f"d{i}") for i in range(DIRECT_MAX)]
+    assert direct_batch("q", at_most, judgments) is not None
+    longer = [*at_most, Document("last")]
+    assert direct_batch("q", longer, judgments) is None
+    ev = RetrievalEvaluator("q", longer, judgments)
+    assert ev._one is None and ev.average_precision() == 0.125
+    assert [d.doc_id for d in ev.relevant_missed_documents()] == ["x"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(single_query_cases(), st.sampled_from([None, {0: 0.5, 2: 5.0}, {1: 0.25, 3: 0.25}]))
+def test_one_query_counts_and_ideal_list_are_the_many_query_ones(
+        case: tuple[str, dict[str, int], dict[str, float]], gains: dict[int, float] | None) -> None:
+    """rel@k by a binary search of one query's hit ranks, and its ideal list by one sort, against the
+    same query twice in one batch (the general branches)."""
+    from retrieval_eval.measures.gains import Gains, ideal_list
+
+    one = RetrievalEvaluator(*_case(case))._batch
+    two = one.select([0, 0])
+    for rel in (0, 1, 2):
+        for k in range(1, 28):
+            assert one.relevant_at(k, rel).tolist() == two.relevant_at(k, rel).tolist()[:1], (rel, k)
+            assert one.relevant_at(k, rel).dtype == np.int64
+    table = None if gains is None else Gains(gains)
+    alone, twice = ideal_list(one, table), ideal_list(two, table)
+    assert alone.gain.tolist() == twice.gain.tolist()[: len(alone.gain)]
+    assert alone.gain.tolist() == sorted(alone.gain.tolist(), reverse=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from("ab9 _~\u00e9\u4e2d"), min_size=1, max_size=9), max_size=12))
+def test_ascii_column_is_numpys_bytes_column(ids: list[str]) -> None:
+    """Told its width, the column is NumPy's own (the same dtype and bytes); past ASCII, both raise."""
+    from retrieval_eval.io.dicts import _ascii_column
+
+    if all(i.isascii() for i in ids):
+        expected = np.asarray(ids, dtype="S")
+        assert _ascii_column(ids).dtype == expected.dtype and _ascii_column(ids).tolist() == expected.tolist()
+    else:
+        with pytest.raises(UnicodeEncodeError):
+            np.asarray(ids, dtype="S")
+        with pytest.raises(UnicodeEncodeError):
+            _ascii_column(ids)
