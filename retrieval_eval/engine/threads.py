@@ -74,10 +74,10 @@ def workers(rows: int | None = None) -> int:
     per idle CPU (:func:`idle_cpus`), at most :data:`MAX_WORKERS`. With ``rows``, the rows of a pass
     cut in chunks: none under :data:`THREADED_ROWS` of them, where starting threads costs more than
     they save."""
-    cpus = idle_cpus()
-    if cpus < 2 or (rows is not None and rows < THREADED_ROWS):
+    if rows is not None and rows < THREADED_ROWS:  # decided without reading the machine's load
         return 0
-    return min(cpus, MAX_WORKERS)
+    cpus = idle_cpus()
+    return 0 if cpus < 2 else min(cpus, MAX_WORKERS)
 
 
 #: Rows from which :func:`workers` gives threads for a pass (NumPy's loops must be long to run side by side).
