@@ -11,6 +11,7 @@ from __future__ import annotations
 # the family modules register as they are imported, so import sorting must not reorder this line.
 # isort: off
 from . import counts, precision, average_precision, graded, sets, judged, auc, diversity, cwl, preference  # noqa: F401
+from . import judgment_groups  # noqa: F401  (-R qrels_jg)
 # isort: on
 from .gains import Gains
 from .params import CUTOFF, REL, InvalidParameterError, MeasureError, Param, TrecName, UnknownMeasureError

@@ -67,12 +67,12 @@ def _summaries(results: SetEvaluator, requested: Sequence[Requested], per_query:
     return results._summaries([item.measure for item in requested], keep=per_query)
 
 
-def _value(measure: Measure, value: float | str, digits: int) -> str:
+def _value(measure: Measure, value: float | str, digits: int, zscores: bool = False) -> str:
     if isinstance(value, str):  # a text measure
         return f"'{value}'"
     if not math.isfinite(value):  # no measure gives one (zero denominators give 0.0); never print nan or inf
         return "null"
-    if measure.definition.integer:
+    if measure.definition.integer and not zscores:  # trec_eval -Z prints every value with %6.4f
         return str(int(value))
     return _float_format(digits).format(value)
 
@@ -125,21 +125,26 @@ def _trec_pieces(
     per_query_items = [r for r in requested if not r.measure.definition.summary_only] if per_query else []
     summary_items = [r for r in requested if not r.measure.definition.text] if summary else []
     width = _name_width(requested, per_query=per_query, summary=summary)
+    zscores = results.zscores is not None  # trec_eval -Z: numeric names get a Z before their padded name
+
+    def named(item: Requested) -> str:
+        return f"Z{item.label:<{width}}" if zscores and not item.measure.definition.text else item.label
     # The summary first, so that nothing is left to compute (or to fail) once lines are given out.
     all_block = []
     if summary:
         if run_id:
             all_block.append(_line("runid", "all", results.run_id, width))
         for item, value in zip(summary_items, _summaries(results, summary_items, per_query)):
-            all_block.append(_line(item.label, "all", _value(item.measure, value, digits), width))
+            all_block.append(_line(named(item), "all", _value(item.measure, value, digits, zscores), width))
     if per_query:
         columns = [_per_query_column(results, r.measure) for r in per_query_items]
-        heads = [f"{item.label:<{width}}\t" for item in per_query_items]
+        heads = [f"{named(item):<{width}}\t" for item in per_query_items]
         query_ids = results.query_ids
         queries_per_piece = max(_LINES_PER_PIECE // max(len(per_query_items), 1), 1)
         for start in range(0, len(query_ids), queries_per_piece):
             stop = start + queries_per_piece
-            texts = [_texts(item.measure, column[start:stop], digits) for item, column in zip(per_query_items, columns)]
+            texts = [_texts(item.measure, column[start:stop], digits, zscores)
+                     for item, column in zip(per_query_items, columns)]
             yield [f"{head}{qid}\t{text[i]}" for i, qid in enumerate(query_ids[start:stop])
                    for head, text in zip(heads, texts)]
     yield all_block
@@ -172,13 +177,13 @@ def _per_query_column(results: SetEvaluator, measure: Measure) -> FloatArray | l
     return results.array(measure)
 
 
-def _texts(measure: Measure, values: FloatArray | list[str], digits: int) -> list[str]:
+def _texts(measure: Measure, values: FloatArray | list[str], digits: int, zscores: bool = False) -> list[str]:
     """:func:`_value` of each of ``values``, the common cases (every value finite) in one pass."""
     if isinstance(values, list):
         return [_value(measure, value, digits) for value in values]
     if not bool(np.isfinite(values).all()):
-        return [_value(measure, value, digits) for value in values.tolist()]
-    if measure.definition.integer:
+        return [_value(measure, value, digits, zscores) for value in values.tolist()]
+    if measure.definition.integer and not zscores:
         return list(map(str, map(int, values.tolist())))
     return list(map(_float_format(digits).format, values.tolist()))
 
