@@ -34,7 +34,8 @@ def add_trec_eval_flags(parser: argparse.ArgumentParser) -> None:
                              "Rprec_mult_avgjg (-m qrels_jg)")
     parser.add_argument("-Z", "--zscores", "--Zscore", dest="zscores", metavar="FILE",
                         help="print z-scores, (value - mean) / stddev, with the mean and stddev of each query and "
-                             "measure read from FILE's 'query_id measure mean stddev' lines (trec format only)")
+                             "measure read from FILE's 'query_id measure mean stddev' lines (trec lines name them "
+                             "Zmap, ZP_5, ...; the other formats keep the names)")
     parser.add_argument("-N", "--Number_docs_in_coll", dest="collection_size", type=_positive_int, default=None,
                         metavar="N", help="documents in the collection: the N of utility's last term (default 0)")
     parser.add_argument("-T", "--Results_format", dest="results_format", choices=("trec_results",),
@@ -54,10 +55,8 @@ def trec_flags_problem(args: argparse.Namespace) -> str | None:
                 "shows one query's ranking and judgments")
     if args.debug_level is not None and "." in args.debug_level:
         return "-D LEVEL.QUERY (evaluate one query) is not available; 'retrieval-eval inspect' shows one query"
-    if args.zscores is not None and args.format != "trec":
-        return "-Z prints trec_eval's Z lines; it takes --format trec"
-    if args.zscores is not None and (args.ci or args.wide is not None):
-        return "-Z gives z-scores; --ci and --wide apply to the values themselves: give one or the other"
+    if args.zscores is not None and args.log is not None:
+        return "-Z reads z-scores of trec_eval's measures per query; it takes QRELS and RUN, not --log"
     if args.rel_format == "qrels_jg":
         if args.log is not None:
             return "-R qrels_jg names the format of QRELS; --log has no qrels"

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 from ._options import _TABLE_FORMATS, _add_evaluation_options, _Parser, _positive_int, _RawDescriptionFormatter
 from ._output import EXIT_OK, _emit, _short, _Usage
-from ._trec_flags import add_trec_eval_flags, check_rel_format, trec_flags_problem, with_collection_size
 from ._runs import (
     _as_typed,
     _build_run,
@@ -26,6 +25,7 @@ from ._runs import (
     _stdin,
     _stdin_problem,
 )
+from ._trec_flags import add_trec_eval_flags, check_rel_format, trec_flags_problem, with_collection_size
 
 if TYPE_CHECKING:
     from ..evaluators.set import SetEvaluator
@@ -321,6 +321,9 @@ def _provenance(args: argparse.Namespace, qrels: object, sources: Sequence[objec
     options = {"-m": [args.wide] if args.wide is not None else (args.measures or ["official"]),
                "-c": not args.skip_missing, "-l": args.level, "-M": args.max_depth, "-J": args.judged_only,
                "--order": args.order, "--duplicates": args.duplicates}
+    for flag, name, default in (("-R", "rel_format", "qrels"), ("-Z", "zscores", None), ("-N", "collection_size", None)):
+        if getattr(args, name, default) != default:  # recorded only when given, as --ci below
+            options[flag] = getattr(args, name)
     if getattr(args, "ci", False):  # recorded only when given: the output without --ci is unchanged
         options |= {"--ci-method": args.ci_method, "--ci-level": args.ci_level,
                     "--ci-resamples": args.ci_resamples, "--ci-seed": args.ci_seed}

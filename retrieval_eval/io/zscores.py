@@ -7,6 +7,7 @@ runs. ``evaluate -Z FILE`` then prints (value - mean) / stddev instead of each v
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from collections.abc import Mapping
@@ -102,7 +103,7 @@ def zscores_from_mapping(table: Mapping[str, Mapping[str, tuple[float, float]]])
 
 def _sorted(rows: list[tuple[str, bytes, float, float, int]], origin: str, unit: str) -> ZScores:
     rows.sort(key=lambda row: (row[0], row[1], row[4]))
-    for before, after in zip(rows, rows[1:]):
+    for before, after in itertools.pairwise(rows):
         if before[:2] == after[:2]:
             where = f"{origin}:{after[4]}" if unit else origin
             first = f" (first at line {before[4]})" if unit else ""

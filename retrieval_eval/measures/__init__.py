@@ -92,6 +92,9 @@ INSQ = REGISTRY["INSQ"]
 BPM = REGISTRY["BPM"]
 Compat = REGISTRY["Compat"]
 Accuracy = REGISTRY["Accuracy"]
+AP_avgjg = REGISTRY["AP_avgjg"]
+P_avgjg = REGISTRY["P_avgjg"]
+RprecMult_avgjg = REGISTRY["RprecMult_avgjg"]
 
 __all__ = [
     "ALIASES",
@@ -124,6 +127,7 @@ __all__ = [
     "TREC_NAMES",
     "TREC_TABLE",
     "YAAP",
+    "AP_avgjg",
     "Accuracy",
     "BinG",
     "Bpref",
@@ -144,6 +148,7 @@ __all__ = [
     "NumRelRet",
     "NumRet",
     "P",
+    "P_avgjg",
     "Param",
     "PooledAUC",
     "R",
@@ -153,6 +158,7 @@ __all__ = [
     "RnDCG",
     "Rprec",
     "RprecMult",
+    "RprecMult_avgjg",
     "SetAP",
     "SetF",
     "SetP",
