@@ -188,13 +188,14 @@ def _texts(measure: Measure, values: FloatArray | list[str], digits: int, zscore
     return list(map(_float_format(digits).format, values.tolist()))
 
 
-def _json_values(measure: Measure, values: Sequence[float] | Sequence[str]) -> list[object]:
-    """Counts as JSON integers, everything else as given (floats at full precision, strings).
+def _json_values(measure: Measure, values: Sequence[float] | Sequence[str], zscores: bool = False) -> list[object]:
+    """Counts as JSON integers (unless they are z-scores), everything else as given (floats at full
+    precision, strings).
 
     A value that is not a finite number is null: JSON has no NaN or Infinity (no measure gives
     one, but the output stays valid JSON whatever happens).
     """
-    if measure.definition.integer:
+    if measure.definition.integer and not zscores:
         return [None if isinstance(v, float) and not math.isfinite(v) else int(v) for v in values]
     return [None if isinstance(v, float) and not math.isfinite(v) else v for v in values]
 
@@ -241,14 +242,17 @@ def json_document(
     # The summaries first: with -q their per-query arrays, computed together, are the ones shown.
     summarised = [r for r in requested if not r.measure.definition.text] if summary else []
     summaries = _summaries(results, summarised, per_query)
+    zscored = results.zscores is not None
+    if zscored:  # -Z: every value is a z-score
+        document["zscores"] = True
     if per_query:
         items = [r for r in requested if not r.measure.definition.summary_only]
-        columns = {r.shown: _json_values(r.measure, _per_query(results, r.measure)) for r in items}
+        columns = {r.shown: _json_values(r.measure, _per_query(results, r.measure), zscored) for r in items}
         document["per_query"] = {
             qid: {label: column[i] for label, column in columns.items()} for i, qid in enumerate(results.query_ids)
         }
     if summary:
-        document["aggregate"] = {r.shown: _json_values(r.measure, [value])[0]
+        document["aggregate"] = {r.shown: _json_values(r.measure, [value], zscored)[0]
                                  for r, value in zip(summarised, summaries)}
     return document
 
