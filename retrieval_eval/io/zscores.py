@@ -52,12 +52,11 @@ def read_zscores(path: str | os.PathLike[str]) -> ZScores:
     white space. A line with another number of fields, a mean or stddev that is not a finite number,
     or a (query, measure) pair given twice raises :class:`TrecFormatError` naming ``path:line``.
 
-    >>> import tempfile, os
+    >>> import pathlib, tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
-    ...     name = os.path.join(folder, "z")
-    ...     _ = open(name, "w").write("q1 map 0.25 0.1\\nq1 P_5 0.4 0.2\\n")
-    ...     z = read_zscores(name)
-    >>> z.of("map")
+    ...     path = pathlib.Path(folder) / "zscores"
+    ...     _ = path.write_text("q1 map 0.25 0.1\\nq1 P_5 0.4 0.2\\n")
+    ...     read_zscores(path).of("map")
     (array([b'q1'], dtype='|S2'), array([0.25]), array([0.1]))
     """
     name = os.fspath(path)
