@@ -429,7 +429,8 @@ def test_cases_cover_the_delicate_shapes() -> None:
 # 300 seeded cases in 4 pairs of files: 1 to 3 queries a case, each with 1 to 4 judgment groups whose
 # ids sort differently as bytes and as numbers ("0" < "1" < "10" < "2" < "B" < "a"), the same document
 # judged in several groups with different values (-1..3), tied scores, queries the run lacks (-c scores
-# them on trec_eval's one-document "bogus" ranking) and run queries without judgments.
+# them on trec_eval's one-document "bogus" ranking) and run queries without judgments; -J ranks each
+# group's judged documents apart.
 
 JG_BATCHES = 4
 JG_CASES_PER_BATCH = 75
@@ -439,6 +440,7 @@ JG_VARIANTS = {
     "plain": ("-m", "qrels_jg"),
     "l2": ("-m", "qrels_jg", "-l2"),
     "M3": ("-m", "qrels_jg", "-M", "3"),
+    "J": ("-m", "qrels_jg", "-J"),
     "cutoffs": ("-m", "P_avgjg.1,2,3,7,40", "-m", "Rprec_mult_avgjg.0.5,1.0,1.5,3.0", "-m", "map_avgjg", "-l0"),
 }
 GroupQrels = dict[str, dict[str, dict[str, int]]]

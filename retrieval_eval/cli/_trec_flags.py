@@ -57,11 +57,8 @@ def trec_flags_problem(args: argparse.Namespace) -> str | None:
         return "-D LEVEL.QUERY (evaluate one query) is not available; 'retrieval-eval inspect' shows one query"
     if args.zscores is not None and args.log is not None:
         return "-Z reads z-scores of trec_eval's measures per query; it takes QRELS and RUN, not --log"
-    if args.rel_format == "qrels_jg":
-        if args.log is not None:
-            return "-R qrels_jg names the format of QRELS; --log has no qrels"
-        if args.judged_only:
-            return "-J with -R qrels_jg (each judgment group's judged documents re-ranked apart) is not available"
+    if args.rel_format == "qrels_jg" and args.log is not None:
+        return "-R qrels_jg names the format of QRELS; --log has no qrels"
     return None
 
 
@@ -76,6 +73,16 @@ def check_rel_format(rel_format: str, requested: Sequence[Requested]) -> None:
                          f"{other[0]} needs -R qrels")
     elif grouped:
         raise _Usage(f"{grouped[0]} is averaged over judgment groups; add -R qrels_jg")
+
+
+def with_judged_in_group(requested: list[Requested], judged_only: bool) -> list[Requested]:
+    """-J with -R qrels_jg: each judgment group ranks only the documents it judged, as trec_eval does."""
+    if not judged_only:
+        return requested
+    from attrs import evolve
+
+    return [evolve(item, measure=item.measure(judged_in_group=True)) if item.measure.name in _GROUP_MEASURES else item
+            for item in requested]
 
 
 def with_collection_size(requested: list[Requested], size: int | None) -> list[Requested]:

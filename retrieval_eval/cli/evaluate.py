@@ -25,7 +25,13 @@ from ._runs import (
     _stdin,
     _stdin_problem,
 )
-from ._trec_flags import add_trec_eval_flags, check_rel_format, trec_flags_problem, with_collection_size
+from ._trec_flags import (
+    add_trec_eval_flags,
+    check_rel_format,
+    trec_flags_problem,
+    with_collection_size,
+    with_judged_in_group,
+)
 
 if TYPE_CHECKING:
     from ..evaluators.set import SetEvaluator
@@ -174,6 +180,9 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
     check_rel_format(rel_format, requested)
     requested = with_collection_size(requested, getattr(args, "collection_size", None))
     given_order = with_collection_size(given_order, getattr(args, "collection_size", None))
+    if rel_format == "qrels_jg":  # -J: each judgment group ranks the documents it judged
+        requested = with_judged_in_group(requested, args.judged_only)
+        given_order = with_judged_in_group(given_order, args.judged_only)
     zscores = None
     if getattr(args, "zscores", None) is not None:  # read before any run: a bad z-score file stops the command first
         from ..io.zscores import read_zscores

@@ -18,9 +18,11 @@ measures):
   group, including those without a relevant document).
 * A query the run lacks scores 0, as in every measure here.
 
-trec_eval's ``-J`` re-ranks each group's judged documents apart; that is not built here (the
-command line refuses ``-J`` with ``-R qrels_jg``). Notation as in
-:mod:`retrieval_eval.measures.registry`.
+* With ``judged_in_group=True`` (trec_eval ``-J``, which the command line sets with ``-R qrels_jg``),
+  each group ranks only the documents it judged (value >= 0), in the run's order: a document's rank
+  for a group is its place among them.
+
+Notation as in :mod:`retrieval_eval.measures.registry`.
 """
 
 from __future__ import annotations
@@ -68,12 +70,16 @@ class GroupHits:
         return np.bincount(self.hit_group[within], minlength=len(self.group_query)).astype(np.int64)
 
 
-def group_hits(b: RankedBatch, rel: int) -> GroupHits:
-    """The batch's :class:`GroupHits` at threshold ``rel``, computed once per batch and threshold."""
-    return b._cached(("judgment-groups", rel), lambda: _group_hits(b, rel))
+#: trec_eval -J for judgment groups: each group ranks only the documents it judged.
+JUDGED_IN_GROUP = Param(bool, False, "rank, for each judgment group, only the documents it judged (trec_eval -J)")
 
 
-def _group_hits(b: RankedBatch, rel: int) -> GroupHits:
+def group_hits(b: RankedBatch, rel: int, judged_in_group: bool = False) -> GroupHits:
+    """The batch's :class:`GroupHits` at threshold ``rel``, computed once per batch, threshold and ranking."""
+    return b._cached(("judgment-groups", rel, judged_in_group), lambda: _group_hits(b, rel, judged_in_group))
+
+
+def _group_hits(b: RankedBatch, rel: int, judged_in_group: bool) -> GroupHits:
     groups = b.subtopics
     assert groups is not None  # checked before any kernel runs (measure(..., subtopics=True))
     query = segment_ids(groups.offsets)
@@ -84,16 +90,19 @@ def _group_hits(b: RankedBatch, rel: int) -> GroupHits:
     group_query = group_key // width
     relevant = groups.relevance >= max(rel, 0)
     n_relevant = np.bincount(group[relevant], minlength=len(group_key)).astype(np.int64)
+    # The judgments to place in the rankings: the relevant ones, or with -J every judged one (its rank
+    # among them is the group's rank of the document).
+    joined = groups.relevance >= 0 if judged_in_group else relevant
 
-    # The rank of each relevant judgment's document, where ranked: a merge on (query, document id).
-    # A document relevant in some group is judged >= 0 in the batch (it holds each document's largest
-    # value), so only the batch's judged rows can match.
+    # The rank of each such judgment's document, where ranked: a merge on (query, document id).
+    # A document judged >= 0 in some group is judged >= 0 in the batch (it holds each document's
+    # largest value), so only the batch's judged rows can match.
     hits = b.hits(0)
-    judged_docs = groups.doc_ids[relevant]
+    judged_docs = groups.doc_ids[joined]
     vocab, codes = np.unique(np.concatenate((b.doc_ids[hits.row], judged_docs)), return_inverse=True)
     codes = codes.ravel()
     hit_key = hits.query * len(vocab) + codes[: len(hits.row)]
-    judged_key = query[relevant] * len(vocab) + codes[len(hits.row):]
+    judged_key = query[joined] * len(vocab) + codes[len(hits.row):]
     by_key = np.argsort(hit_key)
     if len(hit_key):
         pos = np.minimum(np.searchsorted(hit_key[by_key], judged_key), len(hit_key) - 1)
@@ -101,9 +110,13 @@ def _group_hits(b: RankedBatch, rel: int) -> GroupHits:
         rank = hits.rank[by_key[pos[found]]]
     else:
         found, rank = np.zeros(0, np.int64), np.zeros(0, np.int64)
-    hit_group = group[relevant][found]
+    hit_group = group[joined][found]
     order = np.lexsort((rank, hit_group))
     hit_group, rank = hit_group[order], rank[order]
+    if judged_in_group:  # the rank among the group's judged documents, then its relevant ones only
+        rank = np.arange(1, len(hit_group) + 1) - np.searchsorted(hit_group, hit_group)
+        keep = (groups.relevance[joined][found][order] >= max(rel, 0))
+        hit_group, rank = hit_group[keep], rank[keep]
     position = np.arange(1, len(hit_group) + 1) - np.searchsorted(hit_group, hit_group)
     return GroupHits(
         n_groups=np.bincount(group_query, minlength=b.n_queries).astype(np.int64), group_query=group_query,
@@ -111,8 +124,9 @@ def _group_hits(b: RankedBatch, rel: int) -> GroupHits:
     )
 
 
-@measure("AP_avgjg", params={"rel": REL}, aliases=("MAP_avgjg",), trec=(TrecName("map_avgjg"),), subtopics=True)
-def ap_avgjg(b: RankedBatch, *, rel: int) -> FloatArray:
+@measure("AP_avgjg", params={"rel": REL, "judged_in_group": JUDGED_IN_GROUP}, aliases=("MAP_avgjg",),
+         trec=(TrecName("map_avgjg"),), subtopics=True)
+def ap_avgjg(b: RankedBatch, *, rel: int, judged_in_group: bool) -> FloatArray:
     """Average precision averaged over the query's judgment groups (assessors).
 
     For each group g: AP_g = sum over its relevant retrieved documents of (its relevant documents up
@@ -121,17 +135,17 @@ def ap_avgjg(b: RankedBatch, *, rel: int) -> FloatArray:
 
     Reference: trec_eval 10 ``map_avgjg`` (``-R qrels_jg``).
     """
-    g = group_hits(b, rel)
+    g = group_hits(b, rel, judged_in_group)
     precision = g.hit_position / g.hit_rank.astype(np.float64)
     per_group = np.bincount(g.hit_group, weights=precision, minlength=len(g.group_query))
     return g.per_query(safe_div(per_group, g.n_relevant))
 
 
 @measure(
-    "P_avgjg", params={"k": CUTOFF, "rel": REL}, cutoff="k", cutoff_required=True,
+    "P_avgjg", params={"k": CUTOFF, "rel": REL, "judged_in_group": JUDGED_IN_GROUP}, cutoff="k", cutoff_required=True,
     trec=(TrecName("P_avgjg", cutoff=True, defaults=P_CUTOFFS),), subtopics=True,
 )
-def precision_avgjg(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
+def precision_avgjg(b: RankedBatch, *, k: int, rel: int, judged_in_group: bool) -> FloatArray:
     """Precision at k averaged over the query's judgment groups: the mean over groups of rel_g@k / k.
 
     The denominator is always k (ranks past the end of the ranking count as non-relevant). With one
@@ -139,18 +153,18 @@ def precision_avgjg(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
 
     Reference: trec_eval 10 ``P_avgjg`` (``-R qrels_jg``).
     """
-    g = group_hits(b, rel)
+    g = group_hits(b, rel, judged_in_group)
     return g.per_query(g.relevant_at(k) / float(k))
 
 
 @measure(
     "RprecMult_avgjg",
     params={"mult": Param(float, None, "multiple of R_g that gives each group's cutoff", minimum=0.0, maximum=1e6),
-            "rel": REL},
+            "rel": REL, "judged_in_group": JUDGED_IN_GROUP},
     cutoff="mult", cutoff_required=True,
     trec=(TrecName("Rprec_mult_avgjg", cutoff=True, defaults=RPREC_MULTS, float_cutoffs=True),), subtopics=True,
 )
-def r_precision_multiple_avgjg(b: RankedBatch, *, mult: float, rel: int) -> FloatArray:
+def r_precision_multiple_avgjg(b: RankedBatch, *, mult: float, rel: int, judged_in_group: bool) -> FloatArray:
     """Precision at a multiple of R, averaged over the query's judgment groups.
 
     For each group g, rel_g@c / c with c = trunc(mult * R_g + 0.9) (0 when c = 0); the query's value is
@@ -158,7 +172,7 @@ def r_precision_multiple_avgjg(b: RankedBatch, *, mult: float, rel: int) -> Floa
 
     Reference: trec_eval 10 ``Rprec_mult_avgjg`` (``-R qrels_jg``).
     """
-    g = group_hits(b, rel)
+    g = group_hits(b, rel, judged_in_group)
     # The cut-off is at most 2**62 (past every ranking), so that the cast to int64 never overflows.
     c = np.minimum(np.floor(mult * g.n_relevant.astype(np.float64) + 0.9), float(INT_LIMIT)).astype(np.int64)
     return g.per_query(safe_div(g.relevant_at(c), c))

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retrieval_eval import SetEvaluator
+from retrieval_eval.measures import parse
 from retrieval_eval.model import InputFormatError, TrecFormatError
 
 NAMES = ("AP_avgjg", "P_avgjg", "RprecMult_avgjg")
@@ -58,6 +59,17 @@ def test_levels_and_depth() -> None:
         {"q1": (1 / 3 + 0) / 2, "q2": 0.5, "q3": 0.0}, rel=1e-15)
 
 
+def test_judged_in_group() -> None:
+    """trec_eval -J: each group ranks only the documents it judged.
+
+    q1: group a ranks d1, d3 (AP (1/1 + 2/2) / 3), group b ranks d1, d2 (AP (1/2) / 1); q3's d9 moves to rank 1.
+    """
+    results = _evaluator(judged_only=True)
+    assert results.per_query("AP_avgjg(judged_in_group=True)") == pytest.approx(
+        {"q1": (2 / 3 + 1 / 2) / 2, "q2": 0.5, "q3": 1.0}, rel=1e-15)
+    assert results.per_query("P_avgjg(judged_in_group=True)@1") == {"q1": 0.5, "q2": 0.5, "q3": 1.0}
+
+
 def test_one_group_is_the_plain_measure() -> None:
     """With one judgment group per query, each measure is its plain trec_eval measure."""
     qrels = "1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 x 1\n3 0 y 1\n"
@@ -84,7 +96,7 @@ def test_a_line_without_its_group_names_the_line() -> None:
 
 
 def _port(qrels: dict[str, dict[str, dict[str, int]]], run: dict[str, dict[str, float]], level: int,
-          cutoffs: tuple[int, ...], mults: tuple[float, ...]) -> dict[str, dict[str, float]]:
+          cutoffs: tuple[int, ...], mults: tuple[float, ...], judged_only: bool) -> dict[str, dict[str, float]]:
     """{measure: {query: value}} as trec_eval -c computes it, one loop per query, group and rank."""
     out: dict[str, dict[str, float]] = {}
     for qid, groups in qrels.items():
@@ -95,6 +107,8 @@ def _port(qrels: dict[str, dict[str, dict[str, int]]], run: dict[str, dict[str, 
         for jg in sorted(groups, key=str.encode):
             judged = groups[jg]
             rels = [judged.get(doc, -1) for doc, _ in docs]
+            if judged_only:  # -J: the group's judged documents only, in the run's order
+                rels = [value for value in rels if value >= 0]
             num_rel = sum(1 for v in judged.values() if v >= 0 and v >= level)
             rel_so_far, total = 0, 0.0
             for i, value in enumerate(rels):
@@ -135,15 +149,16 @@ def _datasets(draw: st.DrawFn) -> tuple[dict[str, dict[str, dict[str, int]]], di
 
 
 @settings(max_examples=60, deadline=None)
-@given(_datasets(), st.integers(0, 2))
+@given(_datasets(), st.integers(0, 2), st.booleans())
 def test_matches_a_port_of_trec_eval(data: tuple[dict[str, dict[str, dict[str, int]]], dict[str, dict[str, float]]],
-                                     level: int) -> None:
+                                     level: int, judged_only: bool) -> None:
     """Every value bit for bit: ties, documents in several groups, negative values, missing queries."""
     qrels, run = data
     qrels_text = "".join(f"{q} {g} {d} {v}\n" for q, groups in qrels.items() for g, judged in groups.items()
                          for d, v in judged.items())
     run_text = "".join(f"{q} Q0 {d} 1 {s!r} r\n" for q, docs in run.items() for d, s in docs.items()) or "zz Q0 d 1 1 r\n"
-    ours = _evaluator(qrels_text, run_text, rel=level)
+    ours = _evaluator(qrels_text, run_text, rel=level, judged_only=judged_only)
     cutoffs, mults = (1, 2, 3, 10), (0.2, 1.0, 1.4, 2.0)
-    for name, expected in _port(qrels, run, level, cutoffs, mults).items():
-        assert ours.per_query(name) == expected, name
+    for name, expected in _port(qrels, run, level, cutoffs, mults, judged_only).items():
+        measure = parse(name)(judged_in_group=judged_only)
+        assert ours.per_query(measure) == expected, name
