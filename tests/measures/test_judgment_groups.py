@@ -52,6 +52,13 @@ def test_hand_computed(name: str) -> None:
     assert _evaluator().per_query(name) == pytest.approx(HAND[name], rel=1e-15, abs=0)
 
 
+def test_the_per_query_object_gives_the_same_values() -> None:
+    """``evaluator[query_id]`` computes with the same kernels, on its query's groups."""
+    results = _evaluator()
+    for name in HAND:
+        assert {q: results[q].score(name) for q in results} == results.per_query(name)
+
+
 def test_levels_and_depth() -> None:
     """-l 2 leaves q3's d9 (2) relevant and nothing of q1; -M 1 cuts each ranking to its first document."""
     assert _evaluator(rel=2).per_query("map_avgjg") == {"q1": 0.0, "q2": 0.0, "q3": 0.5}
