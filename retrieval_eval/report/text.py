@@ -331,12 +331,12 @@ def table_header(columns: Sequence[Requested], *, per_query: bool, kind: bool = 
                                                                         for r in columns]
 
 
-def _cell(measure: Measure, value: float | str) -> float | int | str | None:
+def _cell(measure: Measure, value: float | str, zscores: bool = False) -> float | int | str | None:
     if isinstance(value, str):
         return value
     if not math.isfinite(value):
         return None
-    return int(value) if measure.definition.integer else value
+    return int(value) if measure.definition.integer and not zscores else value  # a z-score of a count is no count
 
 
 #: The ``kind`` column's values: a query's row, and the summary row (``all``) of CSV and TSV tables.
@@ -358,15 +358,17 @@ def table_rows(
     # The summaries first: with -q their per-query arrays, computed together, are the ones shown.
     summarised = [r for r in columns if not r.measure.definition.text] if summary else []
     summaries = dict(zip(summarised, _summaries(results, summarised, per_query)))
+    z = results.zscores is not None
     if per_query:
         values = [None if r.measure.definition.summary_only else _per_query(results, r.measure) for r in columns]
         marks = [QUERY_ROW] if kind else []
         for i, qid in enumerate(results.query_ids):
-            lines.append([name, qid, *marks, *(None if column is None else _cell(r.measure, column[i])
+            lines.append([name, qid, *marks, *(None if column is None else _cell(r.measure, column[i], z)
                                                for r, column in zip(columns, values))])
     if summary:
         keys: list[float | int | str | None] = [name, "all", *([SUMMARY_ROW] if kind else [])] if per_query else [name]
-        lines.append([*keys, *(None if r.measure.definition.text else _cell(r.measure, summaries[r]) for r in columns)])
+        lines.append([*keys, *(None if r.measure.definition.text else _cell(r.measure, summaries[r], z)
+                               for r in columns)])
     return lines
 
 
@@ -381,9 +383,9 @@ class WideColumn:
 
 def wide_column(results: SetEvaluator, item: Requested, *, summary: bool) -> WideColumn:
     """``item``'s value for every query of ``results`` (and its summary, when ``summary``)."""
-    values = _per_query(results, item.measure)
-    total = _cell(item.measure, _summaries(results, [item], True)[0]) if summary else None
-    return WideColumn(list(results.query_ids), [_cell(item.measure, v) for v in values], total)
+    values, z = _per_query(results, item.measure), results.zscores is not None
+    total = _cell(item.measure, _summaries(results, [item], True)[0], z) if summary else None
+    return WideColumn(list(results.query_ids), [_cell(item.measure, v, z) for v in values], total)
 
 
 def wide_table(names: Sequence[str], columns: Sequence[WideColumn], *, summary: bool,
