@@ -281,6 +281,8 @@ class QrelsColumns:
     unit: str = "line"
     #: The second column as subtopic (intent) ids, read only for the diversity measures; None otherwise.
     subtopics: np.ndarray | None = None
+    #: What those ids are, as errors name them: "subtopic", or "judgment group" (``-R qrels_jg``).
+    second_column: str = "subtopic"
 
 
 

@@ -49,6 +49,7 @@ from retrieval_eval.model import InputFormatError, InputTypeError, InputWarning,
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "input-faults.md"
 QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 1\n"
+JG = ("-R", "qrels_jg", "-m", "qrels_jg")  # the options of the judgment-group cases
 RUN = "q1 Q0 a 1 2.0 r\nq1 Q0 b 2 1.0 r\nq2 Q0 c 1 1.0 r\n"
 
 
@@ -62,7 +63,8 @@ class Case:
     where: str = ""  # "qrels" or "run": the file a rejection must name (with its line)
     same_output: bool = False  # accepted or warned: output identical to the clean files'
     gzip_run: bool = False
-    options: tuple[str, ...] = ()  # more evaluate options (-l 2)
+    options: tuple[str, ...] = ()  # more evaluate options (-l 2); one with -m replaces -m official
+    zscores: str = ""  # a -Z file's content (where="zscores" for its faults)
 
 
 def _no_newline(text: str) -> str:
@@ -151,6 +153,23 @@ CASES = [
          r"^retrieval-eval: warning: 2 queries have no relevant judgment \(relevance >= 3\), so map, Rprec, "
          r"bpref, .* are 0 for them: q1, q2$", options=("-l", "3")),
     Case("first-id-par1", "accepted", "PAR1q 0 a 1\nq2 0 c 1\n", "PAR1q Q0 a 1 2.0 r\nq2 Q0 c 1 1.0 PAR1\n"),
+    # -R qrels_jg (the second field is the judgment group) and -Z files
+    Case("jg-missing-group", "rejected", "q1 0 a 1\nq1 b 0\n", pattern=r"2: 3 fields; expected 4 fields", where="qrels",
+         options=JG),
+    Case("jg-relevance-abc", "rejected", "q1 0 a 1\nq1 1 b yes\n", pattern="2: relevance must be an integer",
+         where="qrels", options=JG),
+    Case("jg-duplicate", "rejected", "q1 0 a 1\nq1 1 a 0\nq1 0 a 0\n", where="qrels", options=JG,
+         pattern=r"3: duplicate judgment for query 'q1', judgment group '0', document 'a' \(first at line 1\)"),
+    Case("jg-document-in-two-groups", "accepted", "q1 0 a 1\nq1 1 a 0\nq2 0 c 1\n", options=JG),
+    Case("zscores-missing-column", "rejected", zscores="q1 map 0.5 0.1\nq1 P_5 0.5\n", where="zscores",
+         pattern=r"2: expected 4 fields 'query_id measure mean stddev'; found 3", options=("-Z",)),
+    Case("zscores-mean-abc", "rejected", zscores="q1 map abc 0.1\n", where="zscores",
+         pattern=r"1: expected the mean, a finite number; found 'abc'", options=("-Z",)),
+    Case("zscores-duplicate", "rejected", zscores="q1 map 0.5 0.1\nq2 map 0 1\nq1 map 0.4 0.1\n", where="zscores",
+         pattern=r"3: query 'q1' and measure 'map' given twice \(first at line 1\)", options=("-Z",)),
+    Case("zscores-missing-entry", "accepted", zscores="q1 map 0.5 0.1\n", options=("-Z",)),
+    Case("zscores-empty", "rejected", zscores="", where="zscores", pattern=r": expected 'query_id measure mean stddev' "
+         "lines; found none", options=("-Z",)),
 ]
 
 
@@ -166,7 +185,7 @@ def _write(path: Path, content: str | bytes, compress: bool = False) -> str:
 def _evaluate(capture, qrels: str, run: str, options: tuple[str, ...] = ()) -> tuple[int, str, str]:
     """Run evaluate; ``capture`` is capsysbinary (stdout may hold the bytes of ids that are not UTF-8)
     or capsys."""
-    code = main(["evaluate", "-q", "-m", "official", *options, qrels, run])
+    code = main(["evaluate", "-q", *(() if "-m" in options else ("-m", "official")), *options, qrels, run])
     out, err = capture.readouterr()
     if isinstance(out, bytes):
         out, err = out.decode("utf-8", "surrogateescape"), err.decode("utf-8")
@@ -177,11 +196,13 @@ def _evaluate(capture, qrels: str, run: str, options: tuple[str, ...] = ()) -> t
 def test_input_fault(case: Case, tmp_path: Path, capsysbinary) -> None:
     qrels = _write(tmp_path / "qrels", case.qrels)
     run = _write(tmp_path / ("run.gz" if case.gzip_run else "run"), case.run, compress=case.gzip_run)
-    code, out, err = _evaluate(capsysbinary, qrels, run, case.options)
+    zscores = _write(tmp_path / "zscores", case.zscores)
+    code, out, err = _evaluate(capsysbinary, qrels, run, (*case.options, zscores) if "-Z" in case.options
+                               else case.options)
     assert "Traceback" not in err
     warnings = [line for line in err.splitlines() if line.startswith("retrieval-eval: warning: ")]
     if case.outcome == "rejected":
-        path = qrels if case.where == "qrels" else run
+        path = {"qrels": qrels, "zscores": zscores}.get(case.where, run)
         assert code == 2 and out == ""
         assert re.fullmatch(f"retrieval-eval: error: {re.escape(path)}:?{case.pattern}.*\n", err, re.DOTALL), err
         return

@@ -29,6 +29,11 @@ under ``-c``). Anything else fails. (This test found that our summary means were
 order than trec_eval's, which changed the printed 4th decimal of a few lines; they now follow
 trec_eval's order: ``test_summary_mean_is_summed_in_query_order``.)
 
+Judgment groups and z-scores (issue 33): ``test_judgment_groups_match_trec_eval`` runs ``-R qrels_jg``
+on 300 generated cases of their own (see their section below), and ``test_zscores_match_trec_eval``
+runs ``-Z`` on four of the batches above with z-score files made from trec_eval's values; both
+compare every value bit for bit and the printed output byte for byte.
+
 Running it
 ----------
 ``python -m pytest tests/test_vs_trec_eval_c.py`` (a C compiler and ``make`` are needed; without
@@ -416,3 +421,185 @@ def test_cases_cover_the_delicate_shapes() -> None:
     assert tied >= 300, "rankings with tied scores"
     emptied_by_j = [q for q in qrels if q in run and all(qrels[q].get(d, -1) < 0 for d in run[q])]
     assert len(emptied_by_j) >= 30, "rankings that -J empties"
+
+
+# --------------------------------------------------------------------------------------------------
+# -R qrels_jg: judgment groups (issue 33)
+#
+# 300 seeded cases in 4 pairs of files: 1 to 3 queries a case, each with 1 to 4 judgment groups whose
+# ids sort differently as bytes and as numbers ("0" < "1" < "10" < "2" < "B" < "a"), the same document
+# judged in several groups with different values (-1..3), tied scores, queries the run lacks (-c scores
+# them on trec_eval's one-document "bogus" ranking) and run queries without judgments; -J ranks each
+# group's judged documents apart.
+
+JG_BATCHES = 4
+JG_CASES_PER_BATCH = 75
+JG_GROUPS = ("0", "1", "10", "2", "B", "a")
+JG_BASE = ("-q", "-c", "-R", "qrels_jg")
+JG_VARIANTS = {
+    "plain": ("-m", "qrels_jg"),
+    "l2": ("-m", "qrels_jg", "-l2"),
+    "M3": ("-m", "qrels_jg", "-M", "3"),
+    "J": ("-m", "qrels_jg", "-J"),
+    "cutoffs": ("-m", "P_avgjg.1,2,3,7,40", "-m", "Rprec_mult_avgjg.0.5,1.0,1.5,3.0", "-m", "map_avgjg", "-l0"),
+}
+GroupQrels = dict[str, dict[str, dict[str, int]]]
+
+
+def _jg_case(index: int) -> tuple[GroupQrels, Run]:
+    rng = np.random.default_rng(10_000 + index)
+    docs = [f"d{i}" for i in range(int(rng.integers(3, 12)))] + ["D1", "a"]
+    qrels: GroupQrels = {}
+    run: Run = {}
+    for q in range(1 + index % 3):
+        qid = f"jg{index}-{q}"
+        groups = rng.choice(JG_GROUPS, size=int(rng.integers(1, 5)), replace=False)
+        qrels[qid] = {str(g): {str(d): int(rng.choice([-1, 0, 1, 2, 3], p=[0.1, 0.4, 0.3, 0.1, 0.1]))
+                               for d in rng.choice(docs, size=int(rng.integers(1, len(docs) + 1)), replace=False)}
+                      for g in groups}
+        if rng.random() < 0.15:  # missing from the run
+            continue
+        ranked = rng.choice([*docs, "u1", "u2", "u3"], size=int(rng.integers(1, len(docs) + 3)), replace=False)
+        run[qid] = {str(d): float(rng.choice([0.5, 1.0, 1.5, 2.0])) for d in ranked}
+    run[f"jg{index}-runonly"] = {"d1": 1.0}
+    return qrels, run
+
+
+@dataclass(frozen=True, eq=False)
+class JgBatch:
+    qrels_path: Path
+    run_path: Path
+    qrels: GroupQrels
+    run: Run
+
+
+@pytest.fixture(scope="module")
+def jg_batches(tmp_path_factory: pytest.TempPathFactory) -> list[JgBatch]:
+    directory = tmp_path_factory.mktemp("jg")
+    made = []
+    for batch in range(JG_BATCHES):
+        qrels: GroupQrels = {}
+        run: Run = {}
+        for index in range(batch * JG_CASES_PER_BATCH, (batch + 1) * JG_CASES_PER_BATCH):
+            case_qrels, case_run = _jg_case(index)
+            qrels.update(case_qrels)
+            run.update(case_run)
+        qrels_path, run_path = directory / f"qrels_jg.{batch}", directory / f"run_jg.{batch}"
+        qrels_path.write_text("".join(f"{q} {g} {d} {v}\n" for q, groups in qrels.items()
+                                      for g, judged in groups.items() for d, v in judged.items()))
+        run_path.write_text("".join(f"{q} Q0 {d} {rank} {score!r} jg\n" for q, docs in run.items()
+                                    for rank, (d, score) in enumerate(docs.items(), 1)))
+        made.append(JgBatch(qrels_path, run_path, qrels, run))
+    return made
+
+
+def _both(binary: Path, args: list[str]) -> tuple[dict[tuple[str, str], str], str, dict]:
+    """trec_eval's lines (full precision), our trec text and our JSON report, for the same arguments."""
+    done = subprocess.run([str(binary), *args], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, f"trec_eval {' '.join(args)} exited {done.returncode}:\n{done.stderr}"
+    return _parse(done.stdout), _ours(args), json.loads(_ours(["--format", "json", *args]))
+
+
+@pytest.mark.parametrize(("variant", "batch_index"), [pytest.param(v, b, id=f"{v}-jg{b}") for v in JG_VARIANTS
+                                                      for b in range(JG_BATCHES)])
+def test_judgment_groups_match_trec_eval(trec_eval: Path, jg_batches: list[JgBatch], variant: str,
+                                         batch_index: int) -> None:
+    """-R qrels_jg: the same lines as trec_eval, every value bit for bit, and the printed output byte for byte."""
+    batch = jg_batches[batch_index]
+    args = [*JG_BASE, *JG_VARIANTS[variant], str(batch.qrels_path), str(batch.run_path)]
+    theirs, ours_text, ours = _both(trec_eval, args)
+    assert list(_parse(ours_text)) == list(theirs)
+    differ = []
+    for (name, qid), text in theirs.items():
+        if name == "runid":
+            continue
+        got = (ours["per_query"][qid] if qid != "all" else ours["aggregate"])[name]
+        if got != float(text):
+            differ.append((name, qid, got, text))
+    assert not differ, differ[:10]
+    printed = "".join(f"{name:<22}\t{qid}\t{text if name in ('runid', 'num_q') else format(float(text), '6.4f')}\n"
+                      for (name, qid), text in theirs.items())
+    assert ours_text == printed
+
+
+def test_judgment_group_cases_cover_the_delicate_shapes() -> None:
+    qrels: GroupQrels = {}
+    run: Run = {}
+    for index in range(JG_BATCHES * JG_CASES_PER_BATCH):
+        q, r = _jg_case(index)
+        qrels.update(q)
+        run.update(r)
+    assert JG_BATCHES * JG_CASES_PER_BATCH >= 300
+    assert sum(len(groups) > 1 for groups in qrels.values()) >= 300, "queries with several groups"
+    several = sum(len({d for judged in groups.values() for d in judged}) < sum(map(len, groups.values()))
+                  for groups in qrels.values())
+    assert several >= 300, "documents judged in several groups"
+    assert sum(q not in run for q in qrels) >= 50, "qrels queries missing from the run"
+    assert sum(len(set(docs.values())) < len(docs) for docs in run.values()) >= 300, "tied scores"
+    assert sum(all(v < 1 for v in judged.values()) for groups in qrels.values() for judged in groups.values()) >= 50
+
+
+# --------------------------------------------------------------------------------------------------
+# -Z: z-scores (issue 33)
+#
+# For 4 of the batches above, a z-score file made from trec_eval's own values of -q -c -m all_trec:
+# most (query, measure) pairs get a random mean and stddev, some a stddev of 0 with the mean equal to
+# the value (z = 0) or not (-1000000), some none (-1000000), and one query none at all. gm_map and
+# gm_bpref (whose per-query value is log(max(x, 1e-5))) get entries too. Every query of the file ends
+# with a measure named '~', and the file with a query named '~': trec_eval's binary searches read one
+# entry past the end of a list when the name sought sorts after all of it (get_zscores.c), and these
+# entries keep them inside the file. Values trec_eval gives as NaN (a documented difference) get no
+# entry, so both sides print -1000000 for them.
+
+Z_BATCHES = (0, 3, 7, 12)
+
+
+def _zscore_file(path: Path, theirs: dict[tuple[str, str], str], seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    queries = sorted({qid for _, qid in theirs if qid != "all"}, key=str.encode)
+    lines = []
+    for number, qid in enumerate(queries):
+        if number == 1:
+            continue  # a query with no entry at all
+        names = [name for name, q in theirs if q == qid and name not in TEXT_MEASURES] + ["gm_map", "gm_bpref"]
+        for name in names:
+            value = float(theirs.get((name, qid), "0.5"))
+            draw = rng.random()
+            if math.isnan(value) or draw < 0.15:
+                continue
+            if draw < 0.25:
+                lines.append(f"{qid} {name} {value!r} 0\n")  # z = 0
+            elif draw < 0.3:
+                lines.append(f"{qid} {name} {value + 1.0!r} 0.0\n")  # -1000000
+            else:
+                lines.append(f"{qid} {name} {rng.normal(value, 0.3)!r} {rng.uniform(0.01, 2.0)!r}\n")
+        lines.append(f"{qid} ~ 0 1\n")
+    lines.append("~ ~ 0 1\n")
+    path.write_text("".join(rng.permutation(lines)))
+
+
+@pytest.mark.parametrize("batch_index", Z_BATCHES)
+def test_zscores_match_trec_eval(trec_eval: Path, batches: list[Batch], tmp_path: Path, batch_index: int) -> None:
+    """-Z: the same Z lines as trec_eval, every value bit for bit, the printed output byte for byte."""
+    batch = batches[batch_index]
+    zfile = tmp_path / "zscores"
+    _zscore_file(zfile, _parse(_outputs(trec_eval, batch, "plain").theirs), batch_index)
+    args = [*BASE_ARGS, "-Z", str(zfile), str(batch.qrels_path), str(batch.run_path)]
+    theirs, ours_text, ours = _both(trec_eval, args)
+    assert list(_parse(ours_text)) == list(theirs)
+    in_order = sorted(batch.qrels, key=lambda q: q.encode())
+    # Documented: under -c, trec_eval's summary num_rel recounts the qrels (not z-scored); ours sums the queries.
+    theirs[("Znum_rel", "all")] = repr(sum(float(theirs[("Znum_rel", q)]) for q in in_order))
+    differ = []
+    for (name, qid), text in theirs.items():
+        if name in TEXT_MEASURES:
+            continue
+        got = (ours["per_query"][qid] if qid != "all" else ours["aggregate"])[name[1:]]
+        if got != float(text):  # bit for bit
+            differ.append((name, qid, got, text))
+    assert not differ, differ[:10]
+    assert sum(text == "-1000000" for text in theirs.values()) >= 50
+    assert sum(text == "0" for (name, qid), text in theirs.items() if qid != "all") >= 50
+    printed = "".join(f"{name:<22}\t{qid}\t{text}\n" if name in TEXT_MEASURES else
+                      f"Z{name[1:]:<22}\t{qid}\t{float(text):6.4f}\n" for (name, qid), text in theirs.items())
+    assert ours_text == printed

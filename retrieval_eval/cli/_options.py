@@ -99,24 +99,24 @@ def _at_least_one(text: str) -> int:
 def _add_judging_options(parser: argparse.ArgumentParser, *, skip_missing: str) -> None:
     """trec_eval's -c -J -l -M, shared by evaluate and compare."""
     query_set = parser.add_mutually_exclusive_group()
-    query_set.add_argument("-c", dest="complete", action="store_true",
+    query_set.add_argument("-c", "--complete_rel_info_wanted", dest="complete", action="store_true",
                            help="score judged queries a run lacks as 0 (the default; accepted for trec_eval)")
     query_set.add_argument("--skip-missing", action="store_true", help=skip_missing)
-    parser.add_argument("-J", dest="judged_only", action="store_true",
+    parser.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
                         help="evaluate only judged documents: drop unjudged ones and re-rank")
-    parser.add_argument("-l", dest="level", type=_positive_int, default=1, metavar="LEVEL",
+    parser.add_argument("-l", "--level_for_rel", dest="level", type=_positive_int, default=1, metavar="LEVEL",
                         help="relevance level: a judgment >= LEVEL is relevant (default 1)")
-    parser.add_argument("-M", dest="max_depth", type=_positive_int, default=None, metavar="DEPTH",
+    parser.add_argument("-M", "--Max_retrieved_per_topic", dest="max_depth", type=_positive_int, default=None, metavar="DEPTH",
                         help="evaluate only the top DEPTH documents of each ranking")
 
 
 def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-q", dest="per_query", action="store_true",
+    parser.add_argument("-q", "--query_eval_wanted", dest="per_query", action="store_true",
                         help="also print every measure for every query, before the summary")
-    parser.add_argument("-n", dest="no_summary", action="store_true",
+    parser.add_argument("-n", "--nosummary", dest="no_summary", action="store_true",
                         help="do not print the summary ('all') lines")
     _add_judging_options(parser, skip_missing="average only over queries that have both judgments and results")
-    parser.add_argument("-m", dest="measures", action="append", default=None, metavar="MEASURE",
+    parser.add_argument("-m", "--measure", dest="measures", action="append", default=None, metavar="MEASURE",
                         help="measure to report, repeatable: trec_eval names and groups (map, P.5,10, "
                              "ndcg_cut.10, official) or ir_measures names (AP, P@10, nDCG@10, R@100)")
     parser.add_argument("--digits", type=_digits, default=4, metavar="N",

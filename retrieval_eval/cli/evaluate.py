@@ -25,6 +25,13 @@ from ._runs import (
     _stdin,
     _stdin_problem,
 )
+from ._trec_flags import (
+    add_trec_eval_flags,
+    check_rel_format,
+    trec_flags_problem,
+    with_collection_size,
+    with_judged_in_group,
+)
 
 if TYPE_CHECKING:
     from ..evaluators.set import SetEvaluator
@@ -82,6 +89,7 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     evaluate.add_argument("--wide", metavar="MEASURE",
                           help="print one table of MEASURE: a row per query, a column per run, then the 'all' row "
                                "(csv, tsv, markdown or latex; replaces -m)")
+    add_trec_eval_flags(evaluate)
     evaluate.add_argument("--ci", action="store_true",
                           help="add a confidence interval to every mean (exact for 0/1 values, else BCa bootstrap)")
     evaluate.add_argument("--ci-method", choices=("auto", "bca", "t", "exact"), default="auto",
@@ -112,7 +120,7 @@ def _evaluate_usage_problem(args: argparse.Namespace) -> str | None:
         return "--wide prints a table; give --format csv, tsv, markdown or latex"
     if args.wide is not None and args.measures is not None:
         return "--wide MEASURE replaces -m; give one or the other"
-    return _ci_problem(args) or _stdin_problem(args.qrels, args.runs)
+    return _ci_problem(args) or trec_flags_problem(args) or _stdin_problem(args.qrels, args.runs)
 
 
 def _ci_problem(args: argparse.Namespace) -> str | None:
@@ -168,13 +176,25 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
         requested, show_run_id = _requested(args.measures, args.level)
         given_order = as_given(_as_typed(args.measures, requested, args.level))
         requested = order_requested(requested)
+    rel_format = getattr(args, "rel_format", "qrels")  # (demo has none of trec_eval's other flags)
+    check_rel_format(rel_format, requested)
+    requested = with_collection_size(requested, getattr(args, "collection_size", None))
+    given_order = with_collection_size(given_order, getattr(args, "collection_size", None))
+    if rel_format == "qrels_jg":  # -J: each judgment group ranks the documents it judged
+        requested = with_judged_in_group(requested, args.judged_only)
+        given_order = with_judged_in_group(given_order, args.judged_only)
+    zscores = None
+    if getattr(args, "zscores", None) is not None:  # read before any run: a bad z-score file stops the command first
+        from ..io.zscores import read_zscores
+
+        zscores = read_zscores(args.zscores)
     if log is not None:
         loaded: Iterator[SetEvaluator] = iter([SetEvaluator.from_log(
             log, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only, duplicates=args.duplicates,
             columns=tuple(args.log_columns.split(",")) if args.log_columns else None)])
     else:
-        judged = _read_judgments(qrels, runs[0],
-                                 subtopics=any(item.measure.definition.subtopics for item in requested))
+        judged = _read_judgments(qrels, runs[0], subtopics=any(item.measure.definition.subtopics for item in requested),
+                                 rel_format=rel_format)
         # One run at a time: each is read, evaluated, printed and dropped before the next is read. The
         # qrels columns go with the last run's build: its measures reuse their memory (300 MB at 10 M queries).
         preparing = _Preparing(args, judged)
@@ -199,6 +219,7 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
         if not args.quiet:
             _report_query_set(args, results, requested, run=note_name if several else None)
         run_ids.append(results.run_id)
+        results.zscores = zscores
         if args.wide is not None:
             made.append(wide_column(results, given_order[0], summary=summary))
         elif args.format == "json":
@@ -309,6 +330,9 @@ def _provenance(args: argparse.Namespace, qrels: object, sources: Sequence[objec
     options = {"-m": [args.wide] if args.wide is not None else (args.measures or ["official"]),
                "-c": not args.skip_missing, "-l": args.level, "-M": args.max_depth, "-J": args.judged_only,
                "--order": args.order, "--duplicates": args.duplicates}
+    for flag, name, default in (("-R", "rel_format", "qrels"), ("-Z", "zscores", None), ("-N", "collection_size", None)):
+        if getattr(args, name, default) != default:  # recorded only when given, as --ci below
+            options[flag] = getattr(args, name)
     if getattr(args, "ci", False):  # recorded only when given: the output without --ci is unchanged
         options |= {"--ci-method": args.ci_method, "--ci-level": args.ci_level,
                     "--ci-resamples": args.ci_resamples, "--ci-seed": args.ci_seed}

@@ -295,9 +295,9 @@ def _diversity_judgments(
         second, first = order[repeat[0]], order[repeat[0] - 1]
         raise InputFormatError(
             f"{_location(qrels.origin, qrels.unit, int(lines[second]))}: duplicate judgment for query "
-            f"{_display(query_vocab[query_code[second]])!r}, subtopic {_display(subtopic_ids[second])!r}, "
+            f"{_display(query_vocab[query_code[second]])!r}, {qrels.second_column} {_display(subtopic_ids[second])!r}, "
             f"document {_display(docs[second])!r} (first at {qrels.unit} {int(lines[first])}); expected each "
-            "document at most once per query and subtopic"
+            f"document at most once per query and {qrels.second_column}"
         )
     if repeat.size:
         keep = np.ones(len(order), dtype=bool)

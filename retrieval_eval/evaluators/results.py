@@ -23,9 +23,12 @@ from ..model import FloatArray, InputFormatError, InputTypeError, MissingExtraEr
 from .blocks import check_arithmetic_mean, in_blocks, summaries
 from .options import _check_rel
 from .query import MeasureLike, MeasureList, RetrievalEvaluator
+from .zscored import zscored, zscored_summary
 
 if TYPE_CHECKING:  # annotations only: typing.Self is Python 3.11
     from typing_extensions import Self
+
+    from ..io.zscores import ZScores
 
 #: How :meth:`SetEvaluator.evaluate` and :meth:`SetEvaluator.to_dataframe` name their measures.
 _KEYS = ("canonical", "trec")
@@ -74,6 +77,8 @@ class SetResults(Mapping[str, RetrievalEvaluator]):
         self.rel = rel
         self.run_id = run_id
         self._values: dict[Measure, FloatArray] = {}
+        #: With z-scores (trec_eval -Z), every value and summary is the z-score (see :mod:`.zscored`).
+        self.zscores: ZScores | None = None
 
     @cached_property
     def _index(self) -> dict[str, int]:  # made on first use: a batch may hold millions of queries
@@ -114,6 +119,7 @@ class SetResults(Mapping[str, RetrievalEvaluator]):
         kept = set(wanted)
         report = QuerySetReport([q for q in self._report.missing_from_run if q in kept], self._report.not_judged)
         subset._init(self._batch.select([self._index[q] for q in wanted]), report, self.rel, self.run_id)
+        subset.zscores = self.zscores
         return subset
 
     # --------------------------------------------------------------------------- the query set
@@ -160,6 +166,9 @@ class SetResults(Mapping[str, RetrievalEvaluator]):
         if parsed not in self._values:
             for _ in in_blocks(self._batch, [parsed], self._values, keep=True):  # computed (block by block at millions of queries), kept
                 pass
+        if self.zscores is not None:
+            return zscored(self.zscores, _trec_key(parsed, self.rel), self._batch.query_vocab, parsed,
+                           self._values[parsed])
         return self._values[parsed]
 
     def per_query(self, measure: MeasureLike) -> dict[str, float]:
@@ -284,6 +293,8 @@ class SetResults(Mapping[str, RetrievalEvaluator]):
 
         It equals :meth:`mean` for every measure that :meth:`mean` accepts."""
         parsed = parse(measure, rel=self.rel)
+        if self.zscores is not None:
+            return zscored_summary(parsed, self.array(parsed))
         return parsed.definition.aggregate_values(self.array(parsed), summary_weights(self._batch, parsed),
                                                   pool_share(self._batch, parsed))
 
@@ -294,6 +305,8 @@ class SetResults(Mapping[str, RetrievalEvaluator]):
         summaries, and kept they would add 8 bytes per query and measure (2.4 GB for the 30 official
         measures at 10 M queries). With ``keep`` they stay, as :meth:`array` keeps them.
         """
+        if self.zscores is not None:
+            return [self.aggregate(measure) for measure in measures]
         return summaries(self._batch, [parse(measure, rel=self.rel) for measure in measures], self._values, keep=keep)
 
     def left_out(self, measure: MeasureLike) -> list[str]:

@@ -87,7 +87,6 @@ class SetEvaluator(SetResults):
         if len(set(qids)) != len(qids):
             repeated = sorted({q for q in qids if qids.count(q) > 1})
             raise InputFormatError(f"query ids must be unique; repeated: {', '.join(repeated)}")
-
         qrels, run = _joined_columns(evaluators)
         batch, _ = build_batch(qrels, run, order="given", queries=np.asarray(qids, dtype=str))
         self._init(batch, QuerySetReport([], []), rel, run_id="")
@@ -120,7 +119,7 @@ class SetEvaluator(SetResults):
     def from_trec(
         cls, qrels: str | os.PathLike[str] | Any, run: str | os.PathLike[str] | Any, *, rel: int = 1,
         max_depth: int | None = None, judged_only: bool = False, duplicates: Duplicates = "error",
-        complete: bool = True, order: str = "score", subtopics: bool = False,
+        complete: bool = True, order: str = "score", subtopics: bool = False, rel_format: str = "qrels", zscores: Any = None,
     ) -> SetEvaluator:
         """Read a TREC qrels file and a TREC run file (paths, ``.gz`` paths or open files).
 
@@ -146,6 +145,9 @@ class SetEvaluator(SetResults):
             Read the qrels' second column as the subtopic (intent) id of each judgment, as the
             diversity measures (``alpha_nDCG``, ``ERR_IA``, ...) need. A document may then be judged
             once per subtopic; every other measure sees its largest value.
+        rel_format, zscores : trec_eval's ``-R`` and ``-Z``: ``rel_format="qrels_jg"`` reads the second column as
+            each judgment's group (assessor), for ``map_avgjg`` and co.; ``zscores``, a path or ``{query_id:
+            {trec_name: (mean, stddev)}}``, turns every value and summary into a z-score (see :mod:`.zscored`).
 
         Raises
         ------
@@ -158,10 +160,10 @@ class SetEvaluator(SetResults):
 
         options = _read_options(max_depth, duplicates, order)
         # Nobody else holds the run just read: handed over, its columns are freed as the build uses them.
-        return cls._built(
-            read_qrels_columns(qrels, with_subtopics=subtopics), RunHandoff(read_run_columns(run, with_ranks=order == "rank")), rel=rel,
-            judged_only=judged_only, complete=complete, **options,
-        )
+        built = cls._built(read_qrels_columns(qrels, with_subtopics=subtopics, rel_format=rel_format),
+                           RunHandoff(read_run_columns(run, with_ranks=order == "rank")), rel=rel,
+                           judged_only=judged_only, complete=complete, **options)
+        return _with_zscores(built, zscores)
 
     @classmethod
     def from_log(
@@ -366,4 +368,13 @@ def _log_evaluator(cls: type[_S], read: list[Any], rel: int, judged_only: bool, 
                                               judged_only=judged_only, duplicates=options["duplicates"])
     evaluator = cls.__new__(cls)
     evaluator._init(batch, report, rel, run_id)
+    return evaluator
+
+
+def _with_zscores(evaluator: _S, zscores: Any) -> _S:
+    """``evaluator`` giving z-scores from ``zscores=`` (a path is read, a mapping converted), if any."""
+    from ..io.zscores import read_zscores, zscores_from_mapping
+
+    if zscores is not None:
+        evaluator.zscores = zscores_from_mapping(zscores) if isinstance(zscores, Mapping) else read_zscores(zscores)
     return evaluator

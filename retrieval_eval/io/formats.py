@@ -25,7 +25,9 @@ import os
 import stat
 from typing import TYPE_CHECKING, cast
 
-from ..model import QrelsColumns, RunColumns, TrecFormatError
+from attrs import evolve
+
+from ..model import InputFormatError, QrelsColumns, RunColumns, TrecFormatError
 from ._parse import first_line
 from ._source import Source, file_looks_like_parquet
 from .trec import BEIR_QRELS_HEADER, QrelsLayout, read_text_qrels_columns, read_text_run_columns
@@ -98,7 +100,12 @@ def _regular_file(path: str) -> bool:
         return False
 
 
-def read_qrels_columns(source: Source, *, with_subtopics: bool = False) -> QrelsColumns:
+#: The relevance formats of trec_eval's -R that are read here: plain qrels, and qrels whose second
+#: column names the judgment group (assessor) of each judgment.
+REL_FORMATS = ("qrels", "qrels_jg")
+
+
+def read_qrels_columns(source: Source, *, with_subtopics: bool = False, rel_format: str = "qrels") -> QrelsColumns:
     """Read a qrels file into columns: a Parquet table, a JSON object, or text (see the module's rules).
 
     A text file is read by :func:`.trec.read_text_qrels_columns` in the layout :func:`qrels_layout`
@@ -106,11 +113,19 @@ def read_qrels_columns(source: Source, *, with_subtopics: bool = False) -> Qrels
     Parquet table by :func:`.frames.read_parquet_qrels` (columns ``query_id, doc_id, relevance``, and
     ``subtopic``); a ``.json`` file by :func:`.results_json.read_json_qrels`.
 
+    ``rel_format="qrels_jg"`` (trec_eval ``-R qrels_jg``) reads TREC text qrels ``query_id group doc_id
+    relevance`` whose second column is the judgment group (assessor) of each judgment: it is kept as
+    the ``subtopics`` column, and a document may be judged once per group.
+
     Raises
     ------
     TrecFormatError
         On a malformed line (with ``path:line``) or row, or when the file holds no judgment.
     """
+    if rel_format not in REL_FORMATS:
+        raise InputFormatError(f"rel_format must be one of {', '.join(map(repr, REL_FORMATS))}; got {rel_format!r:.80}")
+    if rel_format == "qrels_jg":
+        return _judgment_groups(source)
     if is_parquet(source):  # columns query_id, doc_id, relevance (and subtopic): see retrieval_eval.io.frames
         from .frames import read_parquet_qrels
 
@@ -123,6 +138,14 @@ def read_qrels_columns(source: Source, *, with_subtopics: bool = False) -> Qrels
 
         return read_json_qrels(cast("str | os.PathLike[str]", source))
     return read_text_qrels_columns(source, with_subtopics=with_subtopics, layout=qrels_layout(source))
+
+
+def _judgment_groups(source: Source) -> QrelsColumns:
+    """trec_eval's qrels_jg: TREC text qrels, 4 fields a line, the second one the judgment group."""
+    if is_parquet(source) or is_json(source):
+        raise TrecFormatError(f"{os.fsdecode(cast('str', source))}: qrels_jg is TREC text, "
+                              "'query_id group doc_id relevance' lines")
+    return evolve(read_text_qrels_columns(source, with_subtopics=True, layout="trec"), second_column="judgment group")
 
 
 def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:

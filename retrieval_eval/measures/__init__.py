@@ -11,6 +11,7 @@ from __future__ import annotations
 # the family modules register as they are imported, so import sorting must not reorder this line.
 # isort: off
 from . import counts, precision, average_precision, graded, sets, judged, auc, diversity, cwl, preference  # noqa: F401
+from . import judgment_groups  # noqa: F401  (-R qrels_jg)
 # isort: on
 from .gains import Gains
 from .params import CUTOFF, REL, InvalidParameterError, MeasureError, Param, TrecName, UnknownMeasureError
@@ -91,6 +92,9 @@ INSQ = REGISTRY["INSQ"]
 BPM = REGISTRY["BPM"]
 Compat = REGISTRY["Compat"]
 Accuracy = REGISTRY["Accuracy"]
+AP_avgjg = REGISTRY["AP_avgjg"]
+P_avgjg = REGISTRY["P_avgjg"]
+RprecMult_avgjg = REGISTRY["RprecMult_avgjg"]
 
 __all__ = [
     "ALIASES",
@@ -123,6 +127,7 @@ __all__ = [
     "TREC_NAMES",
     "TREC_TABLE",
     "YAAP",
+    "AP_avgjg",
     "Accuracy",
     "BinG",
     "Bpref",
@@ -143,6 +148,7 @@ __all__ = [
     "NumRelRet",
     "NumRet",
     "P",
+    "P_avgjg",
     "Param",
     "PooledAUC",
     "R",
@@ -152,6 +158,7 @@ __all__ = [
     "RnDCG",
     "Rprec",
     "RprecMult",
+    "RprecMult_avgjg",
     "SetAP",
     "SetF",
     "SetP",

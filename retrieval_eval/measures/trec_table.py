@@ -40,12 +40,13 @@ class TrecRow:
 
 
 _O, _A, _S = "official", "all_trec", "set"
+_J = "qrels_jg"  #: the measures of -R qrels_jg (trec_eval's nickname for them)
 
 #: trec_eval's measure table, in its print order. ``runid`` is not a measure: it is the line that
 #: names the run, printed first when a group (or ``-m runid``) is asked for.
 TREC_TABLE: tuple[TrecRow, ...] = (
-    TrecRow("runid", (_O, _A, _S)),
-    TrecRow("num_q", (_O, _A, _S)),
+    TrecRow("runid", (_O, _A, _S, _J)),
+    TrecRow("num_q", (_O, _A, _S, _J)),
     TrecRow("num_ret", (_O, _A, _S)),
     TrecRow("num_rel", (_O, _A, _S)),
     TrecRow("num_rel_ret", (_O, _A, _S)),
@@ -80,6 +81,9 @@ TREC_TABLE: tuple[TrecRow, ...] = (
     TrecRow("set_map", (_A, _S)),
     TrecRow("set_F", (_A, _S)),
     TrecRow("num_nonrel_judged_ret", (_A,)),
+    TrecRow("map_avgjg", (_J,)),  # -R qrels_jg: averaged over judgment groups
+    TrecRow("P_avgjg", (_J,)),
+    TrecRow("Rprec_mult_avgjg", (_J,)),
     TrecRow("yaap"),
     TrecRow("rbp", (_A,)),
     TrecRow("rbp_resid", (_A,)),

@@ -67,12 +67,12 @@ def _summaries(results: SetEvaluator, requested: Sequence[Requested], per_query:
     return results._summaries([item.measure for item in requested], keep=per_query)
 
 
-def _value(measure: Measure, value: float | str, digits: int) -> str:
+def _value(measure: Measure, value: float | str, digits: int, zscores: bool = False) -> str:
     if isinstance(value, str):  # a text measure
         return f"'{value}'"
     if not math.isfinite(value):  # no measure gives one (zero denominators give 0.0); never print nan or inf
         return "null"
-    if measure.definition.integer:
+    if measure.definition.integer and not zscores:  # trec_eval -Z prints every value with %6.4f
         return str(int(value))
     return _float_format(digits).format(value)
 
@@ -125,21 +125,26 @@ def _trec_pieces(
     per_query_items = [r for r in requested if not r.measure.definition.summary_only] if per_query else []
     summary_items = [r for r in requested if not r.measure.definition.text] if summary else []
     width = _name_width(requested, per_query=per_query, summary=summary)
+    zscores = results.zscores is not None  # trec_eval -Z: numeric names get a Z before their padded name
+
+    def named(item: Requested) -> str:
+        return f"Z{item.label:<{width}}" if zscores and not item.measure.definition.text else item.label
     # The summary first, so that nothing is left to compute (or to fail) once lines are given out.
     all_block = []
     if summary:
         if run_id:
             all_block.append(_line("runid", "all", results.run_id, width))
         for item, value in zip(summary_items, _summaries(results, summary_items, per_query)):
-            all_block.append(_line(item.label, "all", _value(item.measure, value, digits), width))
+            all_block.append(_line(named(item), "all", _value(item.measure, value, digits, zscores), width))
     if per_query:
         columns = [_per_query_column(results, r.measure) for r in per_query_items]
-        heads = [f"{item.label:<{width}}\t" for item in per_query_items]
+        heads = [f"{named(item):<{width}}\t" for item in per_query_items]
         query_ids = results.query_ids
         queries_per_piece = max(_LINES_PER_PIECE // max(len(per_query_items), 1), 1)
         for start in range(0, len(query_ids), queries_per_piece):
             stop = start + queries_per_piece
-            texts = [_texts(item.measure, column[start:stop], digits) for item, column in zip(per_query_items, columns)]
+            texts = [_texts(item.measure, column[start:stop], digits, zscores)
+                     for item, column in zip(per_query_items, columns)]
             yield [f"{head}{qid}\t{text[i]}" for i, qid in enumerate(query_ids[start:stop])
                    for head, text in zip(heads, texts)]
     yield all_block
@@ -172,24 +177,25 @@ def _per_query_column(results: SetEvaluator, measure: Measure) -> FloatArray | l
     return results.array(measure)
 
 
-def _texts(measure: Measure, values: FloatArray | list[str], digits: int) -> list[str]:
+def _texts(measure: Measure, values: FloatArray | list[str], digits: int, zscores: bool = False) -> list[str]:
     """:func:`_value` of each of ``values``, the common cases (every value finite) in one pass."""
     if isinstance(values, list):
         return [_value(measure, value, digits) for value in values]
     if not bool(np.isfinite(values).all()):
-        return [_value(measure, value, digits) for value in values.tolist()]
-    if measure.definition.integer:
+        return [_value(measure, value, digits, zscores) for value in values.tolist()]
+    if measure.definition.integer and not zscores:
         return list(map(str, map(int, values.tolist())))
     return list(map(_float_format(digits).format, values.tolist()))
 
 
-def _json_values(measure: Measure, values: Sequence[float] | Sequence[str]) -> list[object]:
-    """Counts as JSON integers, everything else as given (floats at full precision, strings).
+def _json_values(measure: Measure, values: Sequence[float] | Sequence[str], zscores: bool = False) -> list[object]:
+    """Counts as JSON integers (unless they are z-scores), everything else as given (floats at full
+    precision, strings).
 
     A value that is not a finite number is null: JSON has no NaN or Infinity (no measure gives
     one, but the output stays valid JSON whatever happens).
     """
-    if measure.definition.integer:
+    if measure.definition.integer and not zscores:
         return [None if isinstance(v, float) and not math.isfinite(v) else int(v) for v in values]
     return [None if isinstance(v, float) and not math.isfinite(v) else v for v in values]
 
@@ -236,14 +242,17 @@ def json_document(
     # The summaries first: with -q their per-query arrays, computed together, are the ones shown.
     summarised = [r for r in requested if not r.measure.definition.text] if summary else []
     summaries = _summaries(results, summarised, per_query)
+    zscored = results.zscores is not None
+    if zscored:  # -Z: every value is a z-score
+        document["zscores"] = True
     if per_query:
         items = [r for r in requested if not r.measure.definition.summary_only]
-        columns = {r.shown: _json_values(r.measure, _per_query(results, r.measure)) for r in items}
+        columns = {r.shown: _json_values(r.measure, _per_query(results, r.measure), zscored) for r in items}
         document["per_query"] = {
             qid: {label: column[i] for label, column in columns.items()} for i, qid in enumerate(results.query_ids)
         }
     if summary:
-        document["aggregate"] = {r.shown: _json_values(r.measure, [value])[0]
+        document["aggregate"] = {r.shown: _json_values(r.measure, [value], zscored)[0]
                                  for r, value in zip(summarised, summaries)}
     return document
 
@@ -322,12 +331,12 @@ def table_header(columns: Sequence[Requested], *, per_query: bool, kind: bool = 
                                                                         for r in columns]
 
 
-def _cell(measure: Measure, value: float | str) -> float | int | str | None:
+def _cell(measure: Measure, value: float | str, zscores: bool = False) -> float | int | str | None:
     if isinstance(value, str):
         return value
     if not math.isfinite(value):
         return None
-    return int(value) if measure.definition.integer else value
+    return int(value) if measure.definition.integer and not zscores else value  # a z-score of a count is no count
 
 
 #: The ``kind`` column's values: a query's row, and the summary row (``all``) of CSV and TSV tables.
@@ -349,15 +358,17 @@ def table_rows(
     # The summaries first: with -q their per-query arrays, computed together, are the ones shown.
     summarised = [r for r in columns if not r.measure.definition.text] if summary else []
     summaries = dict(zip(summarised, _summaries(results, summarised, per_query)))
+    z = results.zscores is not None
     if per_query:
         values = [None if r.measure.definition.summary_only else _per_query(results, r.measure) for r in columns]
         marks = [QUERY_ROW] if kind else []
         for i, qid in enumerate(results.query_ids):
-            lines.append([name, qid, *marks, *(None if column is None else _cell(r.measure, column[i])
+            lines.append([name, qid, *marks, *(None if column is None else _cell(r.measure, column[i], z)
                                                for r, column in zip(columns, values))])
     if summary:
         keys: list[float | int | str | None] = [name, "all", *([SUMMARY_ROW] if kind else [])] if per_query else [name]
-        lines.append([*keys, *(None if r.measure.definition.text else _cell(r.measure, summaries[r]) for r in columns)])
+        lines.append([*keys, *(None if r.measure.definition.text else _cell(r.measure, summaries[r], z)
+                               for r in columns)])
     return lines
 
 
@@ -372,9 +383,9 @@ class WideColumn:
 
 def wide_column(results: SetEvaluator, item: Requested, *, summary: bool) -> WideColumn:
     """``item``'s value for every query of ``results`` (and its summary, when ``summary``)."""
-    values = _per_query(results, item.measure)
-    total = _cell(item.measure, _summaries(results, [item], True)[0]) if summary else None
-    return WideColumn(list(results.query_ids), [_cell(item.measure, v) for v in values], total)
+    values, z = _per_query(results, item.measure), results.zscores is not None
+    total = _cell(item.measure, _summaries(results, [item], True)[0], z) if summary else None
+    return WideColumn(list(results.query_ids), [_cell(item.measure, v, z) for v in values], total)
 
 
 def wide_table(names: Sequence[str], columns: Sequence[WideColumn], *, summary: bool,
