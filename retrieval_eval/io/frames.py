@@ -264,7 +264,7 @@ def number_column(column: Any, role: str, name: str, source: TableSource, integr
     kind = column.type
     if pa.types.is_dictionary(kind):
         column, kind = column.dictionary_decode(), kind.value_type
-    expected = "integers" if integral else "numbers"
+    expected = "integers" if integral and not grades else "numbers"
     if not (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)):
         raise source.bad_type(f"{source.origin}: column {name!r} ({role}) must hold {expected}; got {kind} "
                               f"(first value {_first_value(column)})")

@@ -73,7 +73,7 @@ QRELS3_FORMAT = "'query_id doc_id relevance'"
 BEIR_QRELS_HEADER = ("query-id", "corpus-id", "score")
 BEIR_QRELS_FORMAT = "'query-id corpus-id score' (BEIR TSV)"
 
-_RELEVANCE_PROBLEM = "relevance must be a finite number"  # an integer, or a float grade (2.5)
+_RELEVANCE_PROBLEM = "relevance must be a finite number within int64's range"  # an integer, or a float grade (2.5)
 
 
 def _parse_qrels_block(block: _Block, with_subtopics: bool = False, layout: QrelsLayout = "trec") -> _Parsed:
