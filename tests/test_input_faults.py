@@ -988,8 +988,8 @@ def test_spark_bad_row() -> None:
          "run DataFrame, query 'q', document '" + "L" * 95 + "...': score must not be NaN"),
         (rs._split_log, {"query_id": ["s1", "s1"], "doc_id": ["i1", "i2"], "score": [0.5, 0.2],
                          "relevance": [1.0, float("nan")]},
-         "log DataFrame, group 's1', item 'i2': relevance must be a finite number within int64's range (column "
-         "'relevance'); got nan"),
+         ("log DataFrame, group 's1', item 'i2': relevance must be a finite number within int64's range (column "
+          "'relevance'); got nan")),
     ]
     for split, columns, message in cases:
         evaluate_partition = rs._evaluate_partitions(split, ["AP"], 1, {"complete": True})

@@ -262,7 +262,7 @@ class RankedBatch:
         """R per query: qrels entries with value >= ``rel`` (negative values never count)."""
 
         def compute() -> IntArray:
-            if rel <= 0 and int(self.judged_relevance.min(initial=0)) >= 0:
+            if rel <= 0 and self.judged_relevance.min(initial=0) >= 0:
                 return np.diff(self.judged_offsets)  # no negative judgment: every one counts
             return self.judged_count(self.judged_relevance >= max(rel, 0))
 

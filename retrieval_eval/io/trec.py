@@ -41,9 +41,9 @@ from ..model import (
     TrecFormatError,
     bad_grade,
     check_field,
+    grade_column,
     id_bytes,
     id_text,
-    grade_column,
     to_relevance,
     to_score,
 )
