@@ -333,7 +333,7 @@ class SetEvaluator(SetResults):
 
         Ids, relevance values and scores follow the rules of :class:`Document` and :class:`Judgment`:
         a score is a Python or NumPy int or float (not a bool, not a str such as ``'1.0'``, not NaN),
-        a relevance a Python or NumPy int (or an integral float) that fits in int64.
+        a relevance a Python or NumPy int or float (a float grade, 2.5, is kept) within int64, not NaN.
 
         Raises
         ------

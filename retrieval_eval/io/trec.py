@@ -3,7 +3,8 @@
 Formats (whitespace-separated, any run of spaces, tabs or ``\\r``):
 
 * qrels: ``query_id iteration doc_id relevance`` -- exactly 4 fields; relevance an integer
-  (negative = pooled but not judged), or an integral float (``2.0``) read as that integer; or, as
+  (negative = pooled but not judged), an integral float (``2.0``) read as that integer, or a float
+  grade (``2.5``: :func:`~retrieval_eval.model.grade_column`); or, as
   :mod:`.formats` chooses, ``query_id doc_id relevance`` (3 fields), with BEIR's header line
   ``query-id corpus-id score`` first or without it;
 * run: ``query_id Q0 doc_id rank score run_id [anything]`` -- at least 6 fields; score a number;
@@ -245,8 +246,9 @@ def read_text_qrels_columns(source: Source, *, with_subtopics: bool = False,
 
     ``layout`` is ``"trec"`` (4 fields), ``"three"`` (``query_id doc_id relevance``) or ``"beir"``
     (BEIR's TSV: the same 3 fields after the header line ``query-id corpus-id score``); which one a
-    file has is decided by :func:`.formats.qrels_layout`. Relevance is an integer, or an integral
-    float (``1.0``) read as that integer, as :func:`~retrieval_eval.model.to_relevance` rules for dicts.
+    file has is decided by :func:`.formats.qrels_layout`. Relevance is an integer, an integral float
+    (``1.0``) read as that integer, or a float grade (``2.5``), as :func:`~retrieval_eval.model.to_relevance`
+    rules for dicts.
 
     Raises
     ------
