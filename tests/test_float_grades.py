@@ -402,3 +402,32 @@ def test_pytrec_eval_refuses_float_grades() -> None:
     pytrec_eval = pytest.importorskip("pytrec_eval")
     with pytest.raises(TypeError, match="integer"):
         pytrec_eval.RelevanceEvaluator({"q": {"a": 2.5}}, {"ndcg"})
+
+
+def test_a_spark_partition_reads_float_grades() -> None:
+    """A partition of ``spark.evaluate``'s tagged union (the task's function, no Spark session needed)."""
+    pa = pytest.importorskip("pyarrow")
+    pytest.importorskip("pyspark")
+    from retrieval_eval.integrations import spark as rs
+
+    rows = [(q, d, g, None, False) for q, docs in FLOAT_QRELS.items() for d, g in docs.items()]
+    rows += [(q, d, None, s, True) for q, docs in FLOAT_RUN.items() for d, s in docs.items()]
+    table = pa.table({name: [row[i] for row in rows]
+                      for i, name in enumerate(["query_id", "doc_id", "relevance", "score", "_run"])})
+    evaluate_partition = rs._evaluate_partitions(rs._split_union, ["nDCG", "P@5"], 1, {"complete": True})
+    out = pa.Table.from_batches(list(evaluate_partition(iter(table.to_batches())))).to_pylist()
+    values = {(row["query_id"], row["measure"]): row["value"] for row in out}
+    expected = _evaluator(FLOAT_QRELS, FLOAT_RUN)
+    assert values[("q1", "nDCG")] == expected.per_query("nDCG")["q1"]
+    assert values[("q2", "P@5")] == expected.per_query("P@5")["q2"] == 0.4
+
+
+def test_a_log_reads_float_labels_as_grades(tmp_path: Path) -> None:
+    """A labelled log's labels follow the qrels' rule: 0.5 is a float grade, below the default level."""
+    (tmp_path / "log.tsv").write_text("s1\ta\t0.9\t1.5\ns1\tb\t0.8\t0.5\ns1\tc\t0.1\ttrue\ns2\tx\t0.3\t0\n")
+    log = SetEvaluator.from_log(tmp_path / "log.tsv")
+    assert log._batch.judged_relevance.dtype == np.float64
+    assert log.per_query("NumRel") == {"s1": 2.0, "s2": 0.0}
+    assert log.per_query("AUC")["s1"] == 0.5  # positives a (0.9) and c (0.1) against b (0.8)
+    dcg = 1.5 + 0.5 / math.log2(3) + 1.0 / 2
+    assert log.per_query("nDCG")["s1"] == pytest.approx(dcg / (1.5 + 1.0 / math.log2(3) + 0.5 / 2), abs=1e-15)
