@@ -431,3 +431,41 @@ def test_a_log_reads_float_labels_as_grades(tmp_path: Path) -> None:
     assert log.per_query("AUC")["s1"] == 0.5  # positives a (0.9) and c (0.1) against b (0.8)
     dcg = 1.5 + 0.5 / math.log2(3) + 1.0 / 2
     assert log.per_query("nDCG")["s1"] == pytest.approx(dcg / (1.5 + 1.0 / math.log2(3) + 0.5 / 2), abs=1e-15)
+
+
+def test_the_ir_measures_provider_and_write_qrels_keep_float_grades(tmp_path: Path) -> None:
+    """ir_measures' pytrec_eval provider refuses float grades; ours, registered first, computes them.
+    ``write_qrels`` writes a float grade as Python writes the float, and the file reads back the same."""
+    ir_measures = pytest.importorskip("ir_measures")
+    import retrieval_eval
+    import retrieval_eval.integrations.ir_measures as provider
+
+    provider.register()
+    try:
+        values = ir_measures.calc_aggregate([ir_measures.nDCG, ir_measures.P @ 5], FLOAT_QRELS, FLOAT_RUN)
+    finally:
+        provider.unregister()
+    expected = _evaluator(FLOAT_QRELS, FLOAT_RUN)
+    assert values[ir_measures.nDCG] == pytest.approx(expected.mean("nDCG"), abs=1e-15)
+    assert values[ir_measures.P @ 5] == pytest.approx(expected.mean("P@5"), abs=1e-15)
+    retrieval_eval.write_qrels(tmp_path / "q", FLOAT_QRELS)
+    assert (tmp_path / "q").read_text().splitlines()[:2] == ["q1 0 a 2.5", "q1 0 b 0.5"]
+    assert read_qrels_columns(tmp_path / "q").relevance.tolist() == [2.5, 0.5, 1.0, 0.0, -0.5, 1.7, 3.2, 0.0]
+
+
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=20))
+@settings(max_examples=40, deadline=None)
+def test_a_qrels_file_holds_the_grades_its_writer_wrote(grades: list[float]) -> None:
+    """Any finite float survives write_qrels and the text reader exactly (Python writes the shortest
+    repr that reads back as the same double), and the column is int64 iff every grade is integral."""
+    import tempfile
+
+    import retrieval_eval
+
+    qrels = {"q": {f"d{i}": grade for i, grade in enumerate(grades)}}
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "q"
+        retrieval_eval.write_qrels(path, qrels)
+        relevance = read_qrels_columns(path).relevance
+    assert relevance.tolist() == grades
+    assert (relevance.dtype == np.int64) == all(grade.is_integer() for grade in grades)
