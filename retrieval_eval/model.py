@@ -22,6 +22,9 @@ IntArray: TypeAlias = "npt.NDArray[np.int64]"
 
 BoolArray: TypeAlias = "npt.NDArray[np.bool_]"
 
+#: A relevance column: int64 grades, or float64 grades when some grade is not integral (2.5).
+GradeArray: TypeAlias = "npt.NDArray[np.number[Any]]"
+
 
 class RetrievalEvalError(ValueError):
     """Base class of every error this package raises for bad input."""
@@ -127,7 +130,8 @@ def _check_id(instance: object, attribute: Attribute[str], value: str) -> None:
     check_id(value, f"'{attribute.name}'")  # any object may arrive here: check_id says what is wrong
 
 
-#: Relevance values are stored as int64 (trec_eval reads them with atol into a long).
+#: Integer grades are stored as int64 (trec_eval reads them with atol into a long); float grades
+#: are held to the same range.
 _INT64 = (-(2**63), 2**63 - 1)
 
 
@@ -179,20 +183,65 @@ def _to_score(value: object) -> float | None:
     return to_score(value)
 
 
-def to_relevance(value: object, what: str = "'relevance'") -> int:
-    """A relevance as an int: a Python or NumPy int (or an integral float) that fits in int64."""
-    if isinstance(value, (float, np.floating)) and float(value).is_integer():
-        value = int(value)
+def to_relevance(value: object, what: str = "'relevance'") -> int | float:
+    """A relevance grade: an int as it is, a float that is not integral as it is (``2.5``, an LLM
+    judge's mean), an integral float as the int it holds (``2.0`` is 2, so integer qrels stay integer).
+
+    A Python or NumPy number, not a bool or str (InputTypeError); NaN, an infinity or a value beyond
+    int64 raise InputFormatError.
+
+    >>> to_relevance(2.0), to_relevance(2.5), to_relevance(np.int8(-1))
+    (2, 2.5, -1)
+    """
+    if isinstance(value, (float, np.floating)):
+        grade = float(value)
+        if not math.isfinite(grade):
+            raise InputFormatError(f"{what} must be a finite number; got {value!r}")
+        if not grade.is_integer():
+            if not _INT64[0] <= grade <= _INT64[1]:
+                raise InputFormatError(f"{what} must lie within [-2**63, 2**63 - 1]; got {value!r}")
+            return grade
+        value = int(grade)
     if isinstance(value, np.integer):
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InputTypeError(f"{what} must be an int; got {type(value).__name__} {value!r}")
+        raise InputTypeError(f"{what} must be an int or a float; got {type(value).__name__} {value!r}")
     if not _INT64[0] <= value <= _INT64[1]:
         raise InputFormatError(f"{what} must fit in a 64-bit integer [-2**63, 2**63 - 1]; got {value}")
     return value
 
 
-def _to_relevance(value: object) -> int:
+def bad_grade(values: npt.NDArray[np.floating[Any]]) -> int | None:
+    """The index of the first value of ``values`` that is no grade (NaN, an infinity, or beyond
+    int64's range, as :func:`to_relevance` has it), or None when every one is a grade."""
+    bad = ~np.isfinite(values)
+    bad |= np.abs(values) >= 2.0**63  # (2**63 itself is a float no int64 holds)
+    return int(np.argmax(bad)) if bool(bad.any()) else None
+
+
+def grade_column(values: npt.NDArray[np.floating[Any]]) -> GradeArray:
+    """Grades read as floats (checked by :func:`bad_grade`) as a relevance column: int64 when every one
+    is integral, so that integer qrels give the integer column and the same outputs; float64 as they
+    are when one is not (then every grade of the column is a float).
+
+    >>> grade_column(np.array([2.0, 0.0])).dtype, grade_column(np.array([2.5, 0.0])).tolist()
+    (dtype('int64'), [2.5, 0.0])
+    """
+    if bool(np.all(np.floor(values) == values)):
+        return values.astype(np.int64)
+    return values.astype(np.float64, copy=False)
+
+
+def relevance_column(grades: list[int | float]) -> GradeArray:
+    """Grades checked by :func:`to_relevance` as a column: int64 when every one is an int (an integral
+    float is one by then), float64 when one is a float grade (NumPy tells, in C)."""
+    column = np.asarray(grades)
+    if column.dtype.kind == "f" and len(column):
+        return column.astype(np.float64, copy=False)
+    return column.astype(np.int64, copy=False)
+
+
+def _to_relevance(value: object) -> int | float:
     return to_relevance(value)
 
 
@@ -247,18 +296,19 @@ class Judgment:
     and a negative value means "pooled but not judged" (trec_eval's convention): it never counts
     as relevant nor as judged non-relevant.
 
-    ``doc_id`` follows :class:`Document`'s rule. ``relevance`` is a Python or NumPy int (or an
-    integral float), stored as an int; it must fit in int64 (:class:`InputFormatError`), and a bool
-    or str raises :class:`InputTypeError`.
+    ``doc_id`` follows :class:`Document`'s rule. ``relevance`` is a grade, a Python or NumPy int or
+    float (:func:`to_relevance`): an integral float is stored as the int it holds, any other float
+    (2.5, from an LLM judge) as it is; NaN, an infinity or a value beyond int64 raises
+    :class:`InputFormatError`, and a bool or str :class:`InputTypeError`.
 
     Examples
     --------
-    >>> Judgment("FBIS4-67701", 2)
-    Judgment(doc_id='FBIS4-67701', relevance=2)
+    >>> Judgment("FBIS4-67701", 2), Judgment("FBIS4-67701", 2.0), Judgment("FBIS4-67701", 2.5)
+    (Judgment(doc_id='FBIS4-67701', relevance=2), Judgment(doc_id='FBIS4-67701', relevance=2), Judgment(doc_id='FBIS4-67701', relevance=2.5))
     """
 
     doc_id: str = field(validator=_check_id)
-    relevance: int = field(converter=_to_relevance)
+    relevance: int | float = field(converter=_to_relevance)
 
     __repr__ = _repr
 
@@ -275,7 +325,7 @@ class QrelsColumns:
 
     query_ids: np.ndarray
     doc_ids: np.ndarray
-    relevance: IntArray
+    relevance: GradeArray  #: int64, or float64 when a grade is not integral (see :func:`grade_column`)
     lines: IntArray
     origin: str = "<qrels>"
     unit: str = "line"

@@ -237,11 +237,15 @@ class TestValidation:
             Document("a", 0)
         with pytest.raises(InputFormatError, match="NaN"):
             Document("a", 1, float("nan"))
-        with pytest.raises(TypeError, match="'relevance' must be an int"):
-            Judgment("a", 1.5)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="'relevance' must be an int or a float"):
+            Judgment("a", "1.5")  # type: ignore[arg-type]
+        with pytest.raises(InputFormatError, match="'relevance' must be a finite number; got nan"):
+            Judgment("a", float("nan"))
+        assert Judgment("a", 1.5).relevance == 1.5  # a float grade (an LLM judge's mean)
         with pytest.raises(TypeError, match="'score' must be a number"):
             Document("a", 1, "high")  # type: ignore[arg-type]
-        assert Judgment("a", 2.0) == Judgment("a", 2)  # type: ignore[arg-type]
+        assert Judgment("a", 2.0) == Judgment("a", 2)
+        assert type(Judgment("a", 2.0).relevance) is int
         assert Document("a", 1, 3) == Document("a", 1, 3.0)
 
     def test_model_objects_are_frozen_and_hashable(self) -> None:
@@ -354,8 +358,10 @@ class TestSetEvaluator:
         assert runs.per_query("P(rel=1)@3")["q1"] == pytest.approx(2 / 3)
 
     def test_bad_dict_values(self) -> None:
-        with pytest.raises(InputTypeError, match="qrels relevance of query 'q', document 'a' must be an int"):
-            SetEvaluator.from_dict({"q": {"a": 1.5}}, {"q": {"a": 1.0}})  # type: ignore[dict-item]
+        with pytest.raises(InputTypeError, match="qrels relevance of query 'q', document 'a' must be an int or a float"):
+            SetEvaluator.from_dict({"q": {"a": "1.5"}}, {"q": {"a": 1.0}})  # type: ignore[dict-item]
+        with pytest.raises(InputFormatError, match="qrels relevance of query 'q', document 'a' must be a finite number"):
+            SetEvaluator.from_dict({"q": {"a": float("inf")}}, {"q": {"a": 1.0}})
         with pytest.raises(InputFormatError, match="NaN"):
             SetEvaluator.from_dict({"q": {"a": 1}}, {"q": {"a": float("nan")}})
         with pytest.raises(InputTypeError, match="run score of query 'q', document 'a' must be a number; got str 'x'"):

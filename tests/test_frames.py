@@ -216,10 +216,12 @@ def test_bad_run_values_name_their_row(changes: dict[str, list[Any]], error: typ
 
 @pytest.mark.parametrize(("relevance", "error", "message"), [
     ([1, None], InputFormatError, r"qrels table, row 2: empty relevance"),
-    ([1.0, 0.5], InputFormatError, r"qrels table, row 2: relevance must be an integer \(column 'relevance'\); got 0.5"),
-    ([1.0, float("inf")], InputFormatError, r"row 2: relevance must be an integer"),
+    ([1.0, float("nan")], InputFormatError,
+     r"qrels table, row 2: relevance must be a finite number within int64's range \(column 'relevance'\); got nan"),
+    ([1.0, float("inf")], InputFormatError, r"row 2: relevance must be a finite number"),
+    ([0.5, 2.0**63], InputFormatError, r"row 2: relevance must be a finite number within int64's range"),
     (pa.array([1, 2**63], pa.uint64()), InputFormatError, r"row 2: relevance must fit in a 64-bit integer"),
-    (["1", "0"], InputTypeError, r"column 'relevance' \(relevance\) must hold integers; got string"),
+    (["1", "0"], InputTypeError, r"column 'relevance' \(relevance\) must hold numbers; got string"),
 ])
 def test_bad_relevance_names_its_row(relevance: Any, error: type, message: str) -> None:
     qrels = pa.table({"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": relevance})

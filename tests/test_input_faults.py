@@ -98,9 +98,10 @@ CASES = [
     Case("score-inf", "accepted", run=RUN.replace("1.0 r\nq2", "inf r\nq2")),
     Case("score-1e400", "warned", run=RUN.replace("2.0", "1e400"), pattern="run:1: score too large for a double"),
     Case("score-abc", "rejected", run=RUN.replace("2.0", "abc"), pattern="1: score must be a number", where="run"),
-    Case("relevance-1.7", "rejected", QRELS.replace("a 1", "a 1.7"), pattern="1: relevance must be an integer",
+    Case("relevance-1.7", "accepted", QRELS.replace("a 1", "a 1.7")),
+    Case("relevance-nan", "rejected", QRELS.replace("a 1", "a nan"), pattern="1: relevance must be a finite number",
          where="qrels"),
-    Case("relevance-abc", "rejected", QRELS.replace("a 1", "a yes"), pattern="1: relevance must be an integer",
+    Case("relevance-abc", "rejected", QRELS.replace("a 1", "a yes"), pattern="1: relevance must be a finite number",
          where="qrels"),
     Case("number-with-underscore", "rejected", run=RUN.replace("2.0", "1_0"), pattern="1: score must be a number",
          where="run"),
@@ -1007,8 +1008,9 @@ def test_spark_bad_row() -> None:
         (rs._split_union, {**tagged, "doc_id": ["a", "b", "a", "L" * 500], "score": [None, None, 1.0, float("nan")]},
          "run DataFrame, query 'q', document '" + "L" * 95 + "...': score must not be NaN"),
         (rs._split_log, {"query_id": ["s1", "s1"], "doc_id": ["i1", "i2"], "score": [0.5, 0.2],
-                         "relevance": [1.0, 0.5]},
-         "log DataFrame, group 's1', item 'i2': relevance must be an integer (column 'relevance'); got 0.5"),
+                         "relevance": [1.0, float("nan")]},
+         ("log DataFrame, group 's1', item 'i2': relevance must be a finite number within int64's range (column "
+          "'relevance'); got nan")),
     ]
     for split, columns, message in cases:
         evaluate_partition = rs._evaluate_partitions(split, ["AP"], 1, {"complete": True})

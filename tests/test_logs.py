@@ -70,9 +70,9 @@ def test_a_large_session_with_ties_matches_sklearn() -> None:
                                          "got 's1,b,,0'")),
     ("bad.csv", "s1,a,0.9,\n", "bad.csv:1: empty field"),
     ("bad.tsv", "s1\ta\t0.9\t1\ns1\t\tb\t1\n", "bad.tsv:2: empty field"),
-    ("bad.tsv", "s1\ta\t0.9\t1\ns1\tb\t0.5\tyes\n", ("bad.tsv:2: label must be an integer; expected "
+    ("bad.tsv", "s1\ta\t0.9\t1\ns1\tb\t0.5\tyes\n", ("bad.tsv:2: label must be a finite number or true/false; expected "
                                                    "'group item score label'; got 's1\\tb\\t0.5\\tyes'")),
-    ("bad.tsv", "s1\ta\t0.9\t1\ns1\tb\t0.5\t1.5\n", "bad.tsv:2: label must be an integer"),
+    ("bad.tsv", "s1\ta\t0.9\t1\ns1\tb\t0.5\tnan\n", "bad.tsv:2: label must be a finite number"),
     ("bad.tsv", "s1\ta\tnan\t1\n", "bad.tsv:1: score must not be NaN"),
     ("bad.tsv", "s1\ta\tx\t1\n", "bad.tsv:1: score must be a number"),
     ("bad.txt", "s1 a 0.9 1 extra\n", "bad.txt:1: 5 fields; expected 4 fields 'group item score label'"),
@@ -131,9 +131,9 @@ def test_parquet_logs(tmp_path: Path) -> None:
     pq.write_table(table.set_column(1, "item", pa.array(["a", None, "c", "x", "y", "z"])), tmp_path / "null.parquet")
     with pytest.raises(TrecFormatError, match=r"null.parquet, row 2: empty item \(column 'item'\)"):
         SetEvaluator.from_log(tmp_path / "null.parquet")
-    pq.write_table(table.set_column(3, "click", pa.array([1.0, 0.5, 1, 0, 1, 1])), tmp_path / "half.parquet")
-    with pytest.raises(TrecFormatError, match=r"half.parquet, row 2: label must be an integer"):
-        SetEvaluator.from_log(tmp_path / "half.parquet")
+    pq.write_table(table.set_column(3, "click", pa.array([1.0, float("nan"), 1, 0, 1, 1])), tmp_path / "nan.parquet")
+    with pytest.raises(TrecFormatError, match=r"nan.parquet, row 2: label must be a finite number"):
+        SetEvaluator.from_log(tmp_path / "nan.parquet")
 
 
 def test_a_parquet_log_is_known_by_its_magic_bytes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

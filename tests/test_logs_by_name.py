@@ -31,10 +31,10 @@ def test_log_columns_by_name_and_labels_as_floats_or_booleans(tmp_path: Path, ca
     assert "--log-columns names the columns of a --log LOG" in capsys.readouterr().err
 
 
-def test_log_labels_that_are_no_integer_are_refused(tmp_path: Path) -> None:
+def test_log_labels_that_are_no_number_are_refused(tmp_path: Path) -> None:
     log = tmp_path / "log.tsv"
-    log.write_text("s1 a 0.5 1\ns1 b 0.4 0.5\n")
-    with pytest.raises(TrecFormatError, match=r"log\.tsv:2: label must be an integer"):
+    log.write_text("s1 a 0.5 1\ns1 b 0.4 inf\n")
+    with pytest.raises(TrecFormatError, match=r"log\.tsv:2: label must be a finite number"):
         SetEvaluator.from_log(log)
     log.write_text("s1 a 0.5 1\ns1 b 0.4 0\n")
     with pytest.raises(InputFormatError, match="has no header line naming its columns"):

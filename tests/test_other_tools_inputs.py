@@ -99,15 +99,15 @@ def test_the_header_is_dropped_and_its_ids_kept(files: dict[str, Path]) -> None:
 
 
 @pytest.mark.parametrize(("text", "where", "problem"), [
-    ("q1 0 d1 1.5\n", ":1:", "relevance must be an integer"),
-    ("q1 0 d1 1\nq1 0 d2 nan\n", ":2:", "relevance must be an integer"),
-    ("q1 0 d1 1\nq1 0 d2 inf\n", ":2:", "relevance must be an integer"),
-    ("q1 0 d1 1\nq1 0 d2 9.3e18\n", ":2:", "relevance must be an integer"),
-    ("q1 d1 1\nq1 d2 0.5\n", ":2:", "relevance must be an integer"),
+    ("q1 0 d1 1.5x\n", ":1:", "relevance must be a finite number"),
+    ("q1 0 d1 1\nq1 0 d2 nan\n", ":2:", "relevance must be a finite number"),
+    ("q1 0 d1 1\nq1 0 d2 inf\n", ":2:", "relevance must be a finite number"),
+    ("q1 0 d1 1\nq1 0 d2 9.3e18\n", ":2:", "relevance must be a finite number within int64's range"),
+    ("q1 d1 1\nq1 d2 -inf\n", ":2:", "relevance must be a finite number"),
     ("q1 d1 1\nq1 0 d2 1\n", ":2:", "4 fields; expected 3 fields 'query_id doc_id relevance'"),
-    ("query-id\tcorpus-id\tscore\nq1\td1\t2.5\n", ":2:", "relevance must be an integer"),
+    ("query-id\tcorpus-id\tscore\nq1\td1\t2.5e\n", ":2:", "relevance must be a finite number"),
     ("query-id\tcorpus-id\tscore\nq1\t0\td1\t1\n", ":2:", "4 fields; expected 3 fields 'query-id corpus-id score' \\(BEIR TSV\\)"),
-    ("q1\td1\t1\nquery-id\tcorpus-id\tscore\n", ":2:", "relevance must be an integer"),
+    ("q1\td1\t1\nquery-id\tcorpus-id\tscore\n", ":2:", "relevance must be a finite number"),
 ])
 def test_bad_qrels_lines_name_path_and_line(tmp_path: Path, text: str, where: str, problem: str) -> None:
     path = tmp_path / "bad.tsv"
@@ -129,14 +129,14 @@ def test_integral_floats_are_their_integers_in_files_and_dicts(tmp_path: Path) -
     assert from_dict.aggregate("AP") == 1.0 and from_dict.aggregate("NumRel") == 2.0
 
 
-def test_booleans_and_fractions_are_refused_as_judgment_refuses_them() -> None:
+def test_booleans_are_refused_and_fractions_are_float_grades_as_judgment_has_them() -> None:
     run = {"q1": {"a": 1.0}}
-    with pytest.raises(InputTypeError, match="must be an int; got bool True"):
-        Judgment("a", True)  # type: ignore[arg-type]
-    with pytest.raises(InputTypeError, match="must be an int; got bool True"):
-        SetEvaluator.from_dict({"q1": {"a": True}}, run)  # type: ignore[dict-item]
-    with pytest.raises(InputTypeError, match="must be an int; got float 1.5"):
-        SetEvaluator.from_dict({"q1": {"a": 1.5}}, run)  # type: ignore[dict-item]
+    with pytest.raises(InputTypeError, match="must be an int or a float; got bool True"):
+        Judgment("a", True)
+    with pytest.raises(InputTypeError, match="must be an int or a float; got bool True"):
+        SetEvaluator.from_dict({"q1": {"a": True}}, run)
+    assert Judgment("a", 1.5).relevance == 1.5
+    assert SetEvaluator.from_dict({"q1": {"a": 1.5}}, run).per_query("nDCG") == {"q1": 1.0}
 
 
 def test_subtopics_need_trec_qrels(files: dict[str, Path]) -> None:
@@ -179,11 +179,13 @@ def test_bad_results_json_names_path_and_line(tmp_path: Path, text: str, message
 
 def test_json_qrels_follow_the_relevance_rule(tmp_path: Path) -> None:
     path = tmp_path / "qrels.json"
-    path.write_text('{"q1": {"d1": 1,\n "d2": 1.5}}')
-    with pytest.raises(TrecFormatError, match=r"qrels\.json:2: qrels relevance of query 'q1', document 'd2' must be an int"):
+    path.write_text('{"q1": {"d1": 1,\n "d2": NaN}}')
+    with pytest.raises(TrecFormatError, match=r"qrels\.json:2: qrels relevance of query 'q1', document 'd2' must be a finite"):
         read_qrels_columns(path)
+    path.write_text('{"q1": {"d1": 1,\n "d2": 1.5}}')
+    assert read_qrels_columns(path).relevance.tolist() == [1.0, 1.5]
     path.write_text('{"q1": {"d1": 2.0, "d2": false}}')
-    with pytest.raises(TrecFormatError, match=r"qrels\.json:1: .* must be an int; got bool False"):
+    with pytest.raises(TrecFormatError, match=r"qrels\.json:1: .* must be an int or a float; got bool False"):
         read_qrels_columns(path)
 
 
@@ -283,7 +285,7 @@ def test_bad_records_name_their_position() -> None:
     run = [GenericScoredDoc("q1", "a", 1.0)]
     with pytest.raises(InputTypeError, match=r"qrels record 2 has no attribute 'relevance'"):
         SetEvaluator.from_records([TrecQrel("q1", "a", 1, "0"), GenericScoredDoc("q1", "b", 1.0)], run)
-    with pytest.raises(InputTypeError, match=r"qrels record 2 \('relevance'\) must be an int; got bool True"):
+    with pytest.raises(InputTypeError, match=r"qrels record 2 \('relevance'\) must be an int or a float; got bool True"):
         SetEvaluator.from_records([TrecQrel("q1", "a", 1, "0"), TrecQrel("q1", "b", True, "0")], run)
     with pytest.raises(InputTypeError, match=r"run record 1 \('score'\) must be a number"):
         SetEvaluator.from_records([TrecQrel("q1", "a", 1, "0")], [GenericScoredDoc("q1", "a", "1.0")])
@@ -317,7 +319,7 @@ def test_layouts_hold_across_blocks(tmp_path: Path) -> None:
         assert columns.doc_ids.tolist() == expected.doc_ids.tolist()
     with open(tmp_path / "beir.tsv", "a") as out:
         out.write("query-id\tcorpus-id\tscore\n")
-    with pytest.raises(TrecFormatError, match=r"beir\.tsv:120002: relevance must be an integer"):
+    with pytest.raises(TrecFormatError, match=r"beir\.tsv:120002: relevance must be a finite number"):
         read_qrels_columns(tmp_path / "beir.tsv")
 
 

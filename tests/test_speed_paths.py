@@ -297,7 +297,7 @@ def test_relevance_read_digit_by_digit_or_parsed_gives_the_integers(values: list
 
 
 def test_a_non_digit_relevance_is_still_an_error() -> None:
-    with pytest.raises(Exception, match=r"<stream>:2: relevance must be an integer"):
+    with pytest.raises(Exception, match=r"<stream>:2: relevance must be a finite number"):
         read_qrels_columns(io.BytesIO(b"q 0 a 1\nq 0 b x\n"))
 
 

@@ -75,8 +75,8 @@ class TestAccepted:
 REJECTED = [
     pytest.param("qrels", "q1 0 a 1\nq1 0 b\n", r":2: 3 fields; expected 4 fields 'query_id iteration doc_id relevance'; got 'q1 0 b'", id="qrels-missing-column"),
     pytest.param("qrels", "q1 0 a 1 extra\n", r":1: 5 fields; expected 4 fields", id="qrels-extra-column"),
-    pytest.param("qrels", "q1 0 a 1.7\n", r":1: relevance must be an integer; .*got 'q1 0 a 1.7'", id="qrels-fractional-relevance"),
-    pytest.param("qrels", "q1 0 a yes\n", r":1: relevance must be an integer", id="qrels-word-relevance"),
+    pytest.param("qrels", "q1 0 a nan\n", r":1: relevance must be a finite number within int64's range; .*got 'q1 0 a nan'", id="qrels-nan-relevance"),
+    pytest.param("qrels", "q1 0 a yes\n", r":1: relevance must be a finite number", id="qrels-word-relevance"),
     pytest.param("qrels", "# only a comment\n\n", r": no judgments found; .*got no data lines", id="qrels-empty"),
     pytest.param("run", "q1 Q0 a 1 0.5\n", r":1: 5 fields; expected at least 6 fields 'query_id Q0 doc_id rank score run_id'", id="run-missing-column"),
     pytest.param("run", "q1 Q0 a 1 abc r\n", r":1: score must be a number; .*got 'q1 Q0 a 1 abc r'", id="run-non-numeric-score"),

@@ -49,7 +49,7 @@ class RankedDocument:
     rank: int
     doc_id: str
     score: float | None
-    judgment: int | None
+    judgment: int | float | None  #: the grade (a float grade is a float), or None when not judged
     relevant: bool
 
     def judgment_text(self) -> str:
@@ -68,7 +68,7 @@ class QueryView:
     retrieved: int  #: documents in the whole (evaluated) ranking
     relevant: int  #: R: relevant judgments at the evaluation's relevance level
     top: tuple[RankedDocument, ...]
-    missed: tuple[tuple[str, int], ...]  #: (doc_id, grade) of each relevant document not retrieved
+    missed: tuple[tuple[str, int | float], ...]  #: (doc_id, grade) of each relevant document not retrieved
     values: tuple[tuple[str, float | int | str], ...]
 
 

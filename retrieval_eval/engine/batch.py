@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 from attrs import define, field, frozen
 
-from ..model import BoolArray, FloatArray, IntArray, id_text
+from ..model import BoolArray, FloatArray, GradeArray, IntArray, id_text
 from .segments import (
     _gather_segments,
     _offsets_of,
@@ -131,7 +131,7 @@ class Subtopics:
     offsets: IntArray  #: (n_queries + 1,) bounds of each query's rows
     doc_ids: np.ndarray  #: bytes id of the judged document
     subtopic: IntArray  #: code of the subtopic id
-    relevance: IntArray  #: the judgment's raw value
+    relevance: GradeArray  #: the judgment's raw value (int64, or float64 grades)
 
     def select(self, indices: IntArray) -> Subtopics:
         rows = _gather_segments(self.offsets, indices)
@@ -160,16 +160,17 @@ class RankedBatch:
         :attr:`query_ids` has them as text.
     offsets : (n_queries + 1,) int
         Segment bounds of the ranked rows.
-    labels : (n_ranked,) int
-        Qrels value of each ranked document, or NONPOOL / UNJUDGED.
+    labels : (n_ranked,) int, or float
+        Qrels value of each ranked document, or NONPOOL / UNJUDGED: float64 when the qrels hold float
+        grades (2.5), int64 otherwise (see :attr:`float_grades`).
     doc_ids : (n_ranked,) bytes array
         Id of each ranked document.
     scores : (n_ranked,) float
         Retrieval scores (NaN when the input gave none).
     judged_offsets : (n_queries + 1,) int
         Segment bounds of the judged rows.
-    judged_relevance : (n_judged,) int
-        Raw qrels values, per query.
+    judged_relevance : (n_judged,) int, or float
+        Raw qrels values, per query (the same dtype as ``labels``).
     judged_doc_ids : (n_judged,) bytes array
         Id of each judged document, in input order within each query.
     in_run : (n_queries,) bool
@@ -181,11 +182,11 @@ class RankedBatch:
 
     query_vocab: np.ndarray
     offsets: IntArray
-    labels: IntArray
+    labels: GradeArray
     doc_ids: np.ndarray
     scores: FloatArray
     judged_offsets: IntArray
-    judged_relevance: IntArray
+    judged_relevance: GradeArray
     judged_doc_ids: np.ndarray
     in_run: BoolArray
     subtopics: Subtopics | None = None
@@ -232,6 +233,25 @@ class RankedBatch:
         """Whether each ranked row is relevant: judged with a value >= ``rel`` (and >= 0)."""
         return self._cached(("relevant", rel), lambda: self.labels >= max(rel, 0))
 
+    @property
+    def float_grades(self) -> bool:
+        """Whether the judgments are float grades (some grade is not integral: 2.5): labels and judged
+        values are float64 then, int64 otherwise (:func:`~retrieval_eval.model.grade_column`)."""
+        return self.labels.dtype.kind == "f"
+
+    def hits_above(self, level: int) -> Hits:
+        """The ranked rows judged above ``level`` (>= 0): those with a gain beyond it. With integer grades
+        these are ``hits(level + 1)``; with float grades, the rows of ``hits(level)`` above it (0.5 is
+        above 0)."""
+        if not self.float_grades:
+            return self.hits(level + 1)
+
+        def compute() -> Hits:
+            judged = self.hits(level)
+            return judged.where(self.labels[judged.row] > level)
+
+        return self._cached(("hits-above", level), compute)
+
     def judged_nonrelevant(self, rel: int) -> BoolArray:
         """Whether each ranked row is judged non-relevant: 0 <= value < ``rel`` (made anew each time)."""
         nonrelevant = self.labels >= 0
@@ -242,7 +262,7 @@ class RankedBatch:
         """R per query: qrels entries with value >= ``rel`` (negative values never count)."""
 
         def compute() -> IntArray:
-            if rel <= 0 and int(self.judged_relevance.min(initial=0)) >= 0:
+            if rel <= 0 and self.judged_relevance.min(initial=0) >= 0:
                 return np.diff(self.judged_offsets)  # no negative judgment: every one counts
             return self.judged_count(self.judged_relevance >= max(rel, 0))
 

@@ -252,12 +252,12 @@ def one_query_batch(query_id: str, qrels: QrelsColumns, run: RunColumns) -> Rank
         return None
     docs, judged = _as_bytes(run.doc_ids), _as_bytes(qrels.doc_ids)
     doc_list, judged_list = docs.tolist(), judged.tolist()
-    relevance = np.asarray(qrels.relevance, dtype=np.int64)
+    relevance = np.asarray(qrels.relevance, dtype=np.float64 if qrels.relevance.dtype.kind == "f" else np.int64)
     # Each judged id's label: its value, UNJUDGED if negative (as PreparedQrels labels them).
     label_of = {doc: UNJUDGED if value < 0 else value for doc, value in zip(judged_list, relevance.tolist())}
     if len(label_of) != len(judged_list) or len(set(doc_list)) != len(doc_list):
         return None  # a repeated id (as bytes): build_batch reports it
-    labels = np.fromiter(map(label_of.get, doc_list, repeat(NONPOOL)), dtype=np.int64, count=len(doc_list))  # (in C)
+    labels = np.fromiter(map(label_of.get, doc_list, repeat(NONPOOL)), dtype=relevance.dtype, count=len(doc_list))  # (C)
     return RankedBatch(
         query_vocab=np.array([query_id.encode("utf-8", "surrogateescape")]),  # as _as_bytes encodes it
         offsets=np.array([0, len(doc_list)], dtype=np.int64),

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from attrs import field, frozen
 
-from ..model import InputFormatError, IntArray, QrelsColumns, _display, _location
+from ..model import GradeArray, InputFormatError, IntArray, QrelsColumns, _display, _location
 from .batch import NONPOOL, UNJUDGED, Subtopics
 from .ids import (
     _FIND_CHUNK,
@@ -48,8 +48,8 @@ class PreparedQrels:
     queries: PairIndex | None  #: the query ids, to look up a run's (with query code 0); None when
     #: every id fits one word: then the words are searched, in byte order like the ids
     offsets: IntArray  #: (n_queries + 1,) bounds of each query's judged rows
-    relevance: IntArray  #: the judged rows' raw values
-    labels: IntArray  #: the label a ranked row takes from each judged row: its value, UNJUDGED if negative
+    relevance: GradeArray  #: the judged rows' raw values (int64, or float64 grades)
+    labels: GradeArray  #: the label a ranked row takes from each judged row: its value, UNJUDGED if negative
     doc_ids: np.ndarray  #: the judged rows' document ids (in input order within a query)
     subtopics: Subtopics | None
     #: The hash table of the judged (query code, document id) pairs, made when first needed.
@@ -62,14 +62,14 @@ class PreparedQrels:
         return self._pairs[0]
 
     def labels_of(self, query_code: IntArray, doc_ids: np.ndarray, keys: npt.NDArray[np.uint64] | None = None,
-                  comparisons: int | None = None) -> IntArray:
+                  comparisons: int | None = None) -> GradeArray:
         """The label of each (``query_code``, ``doc_ids``) row: its judged row's (see ``labels``), or
         NONPOOL. By comparing ids within each query when queries have few judgments, otherwise through
         the hash table (``keys``: the rows' :func:`~retrieval_eval._ids.pair_keys`, if the caller has
         them; ``comparisons``: the rows' :func:`_scan_comparisons`, if the caller knows them)."""
         labels = _scan_join(self.offsets, self.doc_ids, query_code, doc_ids, self.labels, comparisons)
         if labels is None:
-            labels = np.full(len(query_code), NONPOOL, dtype=np.int64)
+            labels = np.full(len(query_code), NONPOOL, dtype=self.labels.dtype)
             rows, at = self.pairs().find(query_code, doc_ids, keys)
             labels[rows] = self.labels[at]
         return labels
@@ -83,7 +83,7 @@ _SCAN_COMPARISONS = 4
 
 
 def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray, doc_ids: np.ndarray,
-               values: IntArray, comparisons: int | None = None) -> IntArray | None:
+               values: GradeArray, comparisons: int | None = None) -> GradeArray | None:
     """The value (of ``values``, one per judged row) of each (``query_code``, ``doc_ids``) row's judged
     row, NONPOOL for a row not judged, by comparing ids: at the s-th step, every row still unmatched
     whose query has more than s judgments is compared with the query's s-th judged id. None when that
@@ -250,9 +250,11 @@ def _prepare_qrels(qrels: QrelsColumns, queries: npt.ArrayLike | None, duplicate
             offsets = _offsets_of(np.bincount(query_code, minlength=n_q))
             pairs = []
             own_relevance = True
-    if relevance.dtype != np.int64 or not (own_relevance or not relevance.flags.writeable):
+    # Grades stay floats when the column holds floats (2.5: the readers give int64 when every grade is integral).
+    dtype = np.float64 if relevance.dtype.kind == "f" else np.int64
+    if relevance.dtype != dtype or not (own_relevance or not relevance.flags.writeable):
         # Never a column the caller may still change: a copy made here, or a read-only column (the readers').
-        relevance = relevance.astype(np.int64)
+        relevance = relevance.astype(dtype)
     return PreparedQrels(
         query_vocab=query_vocab,
         queries=None if query_vocab.dtype.kind == "S" and query_vocab.dtype.itemsize <= 8
@@ -277,9 +279,9 @@ def _block_counts(grouping: RowOrder | None, query_code: IntArray, n_q: int) -> 
 
 
 def _diversity_judgments(
-    query_code: IntArray, docs: np.ndarray, subtopic_ids: np.ndarray, relevance: IntArray, lines: IntArray,
+    query_code: IntArray, docs: np.ndarray, subtopic_ids: np.ndarray, relevance: GradeArray, lines: IntArray,
     qrels: QrelsColumns, query_vocab: np.ndarray, policy: Duplicates,
-) -> tuple[Subtopics, IntArray, IntArray]:
+) -> tuple[Subtopics, IntArray, GradeArray]:
     """The per-subtopic judgments, and one judgment per (query, document) for every other measure: a
     row of the pair and the pair's largest value (a document relevant to any subtopic is relevant to
     the query, as ndeval's own non-intent-aware MAP has it).

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..model import FloatArray, IntArray
+from ..model import FloatArray, GradeArray, IntArray
 from .batch import UNJUDGED, RankedBatch
 from .build import QuerySetReport
 from .ids import Duplicates, _as_bytes, _check_duplicates, _run_heads, along_runs, intern
@@ -64,7 +64,8 @@ def build_log_batch(
     del heads, head_code
     # The qrels side's check, in its words: a pair twice is a judgment given twice.
     keep = _check_duplicates(code, items, rows.pop("lines"), origin, unit, "judgment", vocab, duplicates)
-    relevance = np.asarray(rows.pop("labels"), dtype=np.int64)
+    relevance = np.asarray(rows.pop("labels"))
+    relevance = relevance.astype(np.float64 if relevance.dtype.kind == "f" else np.int64, copy=False)  # (grades: 2.5)
     scores = np.asarray(rows.pop("scores"), dtype=np.float64)
     if not keep.all():
         code, items, relevance, scores = code[keep], items[keep], relevance[keep], scores[keep]
@@ -121,7 +122,7 @@ def build_log_batch(
     return batch, QuerySetReport(missing_from_run=[], not_judged=[], dropped_missing=False)
 
 
-def _labels(relevance: IntArray) -> IntArray:
+def _labels(relevance: GradeArray) -> GradeArray:
     """A ranked row's label from its judgment (as the qrels' join gives it): its value, UNJUDGED if negative."""
     return np.where(relevance < 0, UNJUDGED, relevance) if bool((relevance < 0).any()) else relevance
 

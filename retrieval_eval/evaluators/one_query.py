@@ -18,7 +18,7 @@ from attrs import frozen
 
 from ..engine.batch import NONPOOL, UNJUDGED, RankedBatch
 from ..io.dicts import _ascii_column, _score_column
-from ..model import Document, Judgment, id_problem
+from ..model import Document, Judgment, id_problem, relevance_column
 
 __all__ = ["DIRECT_MAX", "OneQuery", "direct_batch", "missed_ids"]
 
@@ -38,7 +38,7 @@ class OneQuery:
     batch: RankedBatch
     row_of: dict[str, int]  #: each ranked id's row (its rank - 1)
     judged_ids: list[str]  #: the judged ids, in input order
-    relevance: list[int]  #: the judged values, as ``judged_ids``
+    relevance: list[int | float]  #: the judged values, as ``judged_ids``
 
 
 def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[Judgment]) -> OneQuery | None:
@@ -72,7 +72,8 @@ def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[J
         query = query_id.encode("ascii")
     except UnicodeEncodeError:
         return None
-    labels = np.full(n, NONPOOL, dtype=np.int64)
+    judged_relevance = relevance_column(relevance)  # float64 when a grade is a float (2.5)
+    labels = np.full(n, NONPOOL, dtype=judged_relevance.dtype)
     found = [(row, value) for row, value in zip(map(row_of.get, judged_ids), relevance) if row is not None]
     if found:
         rows, values = zip(*found)
@@ -85,7 +86,7 @@ def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[J
         doc_ids=doc_ids,
         scores=_score_column(retrieved),
         judged_offsets=np.array([0, len(judged_ids)], dtype=np.int64),
-        judged_relevance=np.array(relevance, dtype=np.int64),
+        judged_relevance=judged_relevance,
         judged_doc_ids=judged,
         in_run=np.array([n > 0]),
     )

@@ -34,6 +34,7 @@ from ..model import (
     check_id,
     id_bytes,
     id_text,
+    to_relevance,
 )
 from .one_query import OneQuery, direct_batch, missed_ids
 from .options import _DEPTH, _check_cutoff, _check_rel
@@ -313,11 +314,12 @@ class RetrievalEvaluator:
         relevant = batch.judged_relevance >= max(self.rel, 0)
         rows = np.flatnonzero(relevant & ~retrieved)  # judged rows are in input order
         rows = rows[np.lexsort((batch.judged_doc_ids[rows], -batch.judged_relevance[rows]))]
-        return [Judgment(id_text(batch.judged_doc_ids[i]), int(batch.judged_relevance[i])) for i in rows]
+        return [Judgment(id_text(batch.judged_doc_ids[i]), batch.judged_relevance[i]) for i in rows]
 
-    def retrieved_judgments(self) -> list[int | None]:
+    def retrieved_judgments(self) -> list[int | float | None]:
         """The qrels value of each retrieved document, in rank order (as :meth:`retrieved_documents`):
-        its grade, a negative value as the qrels give it, or None when the qrels do not judge it.
+        its grade, a negative value as the qrels give it, or None when the qrels do not judge it. A
+        float grade that is not integral is a float (2.5), any other grade an int (as :class:`Judgment`).
 
         Examples
         --------
@@ -333,9 +335,10 @@ class RetrievalEvaluator:
         by_id = np.argsort(judged, kind="stable")  # judged rows are in input order: search them sorted
         at = by_id[np.minimum(np.searchsorted(judged[by_id], docs), len(judged) - 1)]
         found = judged[at] == docs
-        return [int(v) if f else None for v, f in zip(batch.judged_relevance[at].tolist(), found.tolist())]
+        grade = to_relevance if batch.float_grades else int  # (2.0 in a column of float grades is 2)
+        return [grade(v) if f else None for v, f in zip(batch.judged_relevance[at].tolist(), found.tolist())]
 
-    def judgment(self, doc_id: str) -> int | None:
+    def judgment(self, doc_id: str) -> int | float | None:
         """The query's judgment of ``doc_id``: its grade, or None if the qrels do not judge it.
 
         A negative value is returned as the qrels give it: trec_eval's "pooled, but not judged".
@@ -352,7 +355,7 @@ class RetrievalEvaluator:
         ids = self._batch.judged_doc_ids
         key: str | bytes = id_bytes(doc_id) if ids.dtype.kind in "SO" else doc_id  # "O": long ids, as bytes
         found = np.flatnonzero(ids == key)
-        return int(self._batch.judged_relevance[found[0]]) if found.size else None
+        return to_relevance(self._batch.judged_relevance[found[0]]) if found.size else None
 
     def relevant_documents(self) -> list[Document]:
         """All relevant documents: the retrieved ones in rank order, then the missed ones."""
@@ -362,5 +365,5 @@ class RetrievalEvaluator:
         """The query's judgments, by doc_id."""
         batch = self._batch
         by_id = np.argsort(batch.judged_doc_ids, kind="stable")  # judged rows are in input order
-        return [Judgment(id_text(doc), int(rel))
+        return [Judgment(id_text(doc), rel)  # (Judgment makes a grade an int or a float, by its rule)
                 for doc, rel in zip(batch.judged_doc_ids[by_id], batch.judged_relevance[by_id])]

@@ -180,8 +180,8 @@ class SetEvaluator(SetResults):
         ``.gz``, and ``.parquet`` (with pyarrow). ``columns`` names the group, item, score and label
         columns: Parquet columns, or the names on a text log's header line. By default columns
         named ``group``, ``item``, ``score`` and ``label`` are read by name, in any order; other
-        logs are read in that order (Parquet: its first four columns). Labels are integers,
-        integral floats (``1.0``) or ``true``/``false``.
+        logs are read in that order (Parquet: its first four columns). Labels are grades, as in
+        qrels (integers, ``1.0`` read as 1, float grades such as ``0.5``), or ``true``/``false``.
 
         Examples
         --------
@@ -335,7 +335,7 @@ class SetEvaluator(SetResults):
 
         Ids, relevance values and scores follow the rules of :class:`Document` and :class:`Judgment`:
         a score is a Python or NumPy int or float (not a bool, not a str such as ``'1.0'``, not NaN),
-        a relevance a Python or NumPy int (or an integral float) that fits in int64.
+        a relevance a Python or NumPy int or float (a float grade, 2.5, is kept) within int64, not NaN.
 
         Raises
         ------

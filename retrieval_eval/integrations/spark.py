@@ -338,7 +338,7 @@ def evaluate_log(
     """Per-group values of ``measures`` over a labelled log, as :meth:`SetEvaluator.from_log` computes them.
 
     Each row of ``log_df`` is one impression: its ``group`` (a query or a session), the ``item``
-    shown, the model's ``score`` and the observed ``label`` (an integer grade or click). Each group
+    shown, the model's ``score`` and the observed ``label`` (a grade, 2 or 2.5, or a click). Each group
     is ranked by score (ties by item descending) and judged by its labels, so AUC, GAUC and every
     ranking measure apply. The result has the form of :func:`evaluate`'s, with the group as
     ``query_id``.

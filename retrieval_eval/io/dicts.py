@@ -15,6 +15,7 @@ import numpy as np
 from ..model import (
     Document,
     FloatArray,
+    GradeArray,
     InputFormatError,
     InputTypeError,
     IntArray,
@@ -23,6 +24,7 @@ from ..model import (
     RunColumns,
     check_id,
     id_problem,
+    relevance_column,
     to_relevance,
     to_score,
 )
@@ -101,7 +103,7 @@ def columns_from_documents(
     qrels = QrelsColumns(
         query_ids=_repeated(query_id, len(judgments)),
         doc_ids=_id_column(list(map(_DOC_ID, judgments))),
-        relevance=np.asarray(list(map(_RELEVANCE, judgments)), dtype=np.int64),
+        relevance=relevance_column(list(map(_RELEVANCE, judgments))),
         lines=np.arange(1, len(judgments) + 1, dtype=np.int64),
         origin=f"judgments of query {query_id!r}", unit="item",
     )
@@ -193,17 +195,18 @@ def _dict_scores(run: Mapping[str, Mapping[str, object]]) -> FloatArray:
     ], dtype=np.float64)
 
 
-def _dict_relevance(qrels: Mapping[str, Mapping[str, object]]) -> IntArray:
-    """The qrels' relevance values in entry order, by :class:`Judgment`'s rule (a bool or str raises)."""
+def _dict_relevance(qrels: Mapping[str, Mapping[str, object]]) -> GradeArray:
+    """The qrels' relevance values in entry order, by :class:`Judgment`'s rule (a bool or str raises): an
+    int64 column, or a float64 one when a grade is not integral (:func:`~retrieval_eval.model.grade_column`)."""
     if set(map(type, _values(qrels))) <= _FAST_RELEVANCE:
         try:
             return np.fromiter(_values(qrels), dtype=np.int64, count=_entries(qrels))
         except OverflowError:
             pass
-    return np.asarray([
+    return relevance_column([
         to_relevance(value, f"qrels relevance of query {q!r}, document {d!r}")
         for q, docs in qrels.items() for d, value in docs.items()
-    ], dtype=np.int64)
+    ])
 
 
 def _fast_id_columns(given: Mapping[str, Mapping[str, object]]) -> tuple[np.ndarray, np.ndarray] | None:

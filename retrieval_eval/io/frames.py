@@ -2,8 +2,8 @@
 
 A qrels table has the columns ``query_id, doc_id, relevance`` and a run table ``query_id, doc_id,
 score`` (other names are mapped by keyword: ``query_id="qid"``). Ids may be strings or integers (an
-integer id is its decimal string, as it would be in a TREC file); relevance must be integers and
-scores numbers; a null anywhere is an error. Tables are converted a batch of rows at a time, each
+integer id is its decimal string, as it would be in a TREC file); relevance must be numbers (integers,
+or float grades: :func:`~retrieval_eval.model.grade_column`) and scores numbers; a null anywhere is an error. Tables are converted a batch of rows at a time, each
 column from its Arrow buffers: no Python object per row, except in an id column where a few ids are
 much longer than the rest, which holds ``bytes`` objects as the text reader's does (a fixed-width
 column would be as wide as its longest id in every row).
@@ -32,6 +32,8 @@ from ..model import (
     RetrievalEvalError,
     RunColumns,
     TrecFormatError,
+    bad_grade,
+    grade_column,
 )
 from ._tokens import _WIDE_ID, _widens_too_far
 
@@ -248,18 +250,21 @@ def id_column(column: Any, role: str, name: str, source: TableSource) -> np.ndar
     return out.view(f"S{8 * n_words}").ravel()
 
 
-def number_column(column: Any, role: str, name: str, source: TableSource, integral: bool) -> np.ndarray:
-    """An integer column as int64 (``integral``; integral floats accepted), or a numeric one as float64.
+def number_column(column: Any, role: str, name: str, source: TableSource, integral: bool,
+                  grades: bool = False) -> np.ndarray:
+    """An integer column as int64 (``integral``; integral floats accepted), or a numeric one as float64;
+    with ``grades``, relevance grades (:func:`~retrieval_eval.model.grade_column`: int64 when every
+    value is integral, float64 when one is not, as 2.5).
 
-    Booleans and strings are refused with the column's type and first value; a fraction, a value
-    beyond int64 or a NaN score names its row.
+    Booleans and strings are refused with the column's type and first value; a fraction (but for
+    grades), a value beyond int64, a NaN score or grade names its row.
     """
     pa = pyarrow("reading numbers")
     _check_nulls(column, role, name, source)
     kind = column.type
     if pa.types.is_dictionary(kind):
         column, kind = column.dictionary_decode(), kind.value_type
-    expected = "integers" if integral else "numbers"
+    expected = "integers" if integral and not grades else "numbers"
     if not (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)):
         raise source.bad_type(f"{source.origin}: column {name!r} ({role}) must hold {expected}; got {kind} "
                               f"(first value {_first_value(column)})")
@@ -274,6 +279,12 @@ def number_column(column: Any, role: str, name: str, source: TableSource, integr
             raise source.bad_value(f"{source.at(row)}: {role} must not be NaN (it would make the ranking order "
                                    f"undefined; column {name!r})")
         return scores
+    if grades and values.dtype.kind == "f":
+        at = bad_grade(values)
+        if at is not None:
+            raise source.bad_value(f"{source.at(at)}: {role} must be a finite number within int64's range (column "
+                                   f"{name!r}); got {float(values[at])!r}")
+        return grade_column(values)
     if values.dtype.kind == "f":
         bad = ~np.isfinite(values) | (values != np.floor(values)) | (np.abs(values) >= 2.0**63)
         if bad.any():
@@ -297,9 +308,10 @@ def _is_string_view(pa: ModuleType, kind: Any) -> bool:
 _BATCH_ROWS = 1 << 20
 
 #: What each column holds, and how it is named in errors.
-_ROLES = {"query_id": ("id", "query id"), "doc_id": ("id", "doc id"), "relevance": ("int", "relevance"),
+_ROLES = {"query_id": ("id", "query id"), "doc_id": ("id", "doc id"), "relevance": ("grade", "relevance"),
           "score": ("float", "score"), "rank": ("int", "rank"), "subtopic": ("id", "subtopic")}
-_EMPTY = {"id": np.zeros(0, dtype="S8"), "int": np.zeros(0, dtype=np.int64), "float": np.zeros(0, dtype=np.float64)}
+_EMPTY = {"id": np.zeros(0, dtype="S8"), "int": np.zeros(0, dtype=np.int64), "float": np.zeros(0, dtype=np.float64),
+          "grade": np.zeros(0, dtype=np.int64)}
 
 
 def _convert(batches: Iterable[Any], names: dict[str, str], source: TableSource, rows: int) -> dict[str, np.ndarray]:
@@ -315,7 +327,7 @@ def _convert(batches: Iterable[Any], names: dict[str, str], source: TableSource,
             if kind == "id":
                 piece = id_column(column, text, name, source)
             else:
-                piece = number_column(column, text, name, source, integral=kind == "int")
+                piece = number_column(column, text, name, source, integral=kind != "float", grades=kind == "grade")
             if at == 0:
                 out[role] = np.empty(rows, dtype=piece.dtype)
             else:
@@ -329,7 +341,9 @@ def _convert(batches: Iterable[Any], names: dict[str, str], source: TableSource,
 def _room_for(column: np.ndarray, dtype: np.dtype[Any], filled: int) -> np.ndarray:
     """``column`` (its first ``filled`` rows written) made able to take values of ``dtype``: widened
     for longer ids, or turned into ``bytes`` objects where widening would cost more than they do
-    (the rule of the text reader's columns)."""
+    (the rule of the text reader's columns); or, for grades, made float64 by a batch of float grades."""
+    if column.dtype.kind == "i" and dtype.kind == "f":  # integral grades so far, then 2.5: every grade a float
+        return column.astype(np.float64)
     if column.dtype.kind == "O" or dtype.kind not in "SO":
         return column
     if dtype.kind == "O" or _widens_too_far(column.dtype, dtype):

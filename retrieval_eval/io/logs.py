@@ -24,7 +24,7 @@ from typing import Literal
 import numpy as np
 
 from ..engine.memory import release_freed_memory
-from ..model import InputFormatError, InputWarning, QrelsColumns, RunColumns, TrecFormatError
+from ..model import InputFormatError, InputWarning, QrelsColumns, RunColumns, TrecFormatError, bad_grade, grade_column
 from ._parse import _check_field_count, _Columns, _floats, _numbers, _overflow_warning, _Parsed, _parsed_blocks
 from ._source import _FRONT, Source, _Block, _snippet, _source_name
 from ._tokens import _BadLine, _tokenize, _Tokens
@@ -114,18 +114,20 @@ def _parse_log_block(block: _Block, delimiter: str, order: tuple[int, int, int, 
 
 #: Label spellings read as integers besides integers themselves (case-insensitive).
 _LABEL_BOOLEANS = {b"true": 1, b"false": 0}
-_LABEL_PROBLEM = "label must be an integer"  # (or an integral float, 1.0, or true/false)
+_LABEL_PROBLEM = "label must be a finite number or true/false"  # an integer, a float grade (0.5), true/false
 
 
 def _labels(tokens: _Tokens, field: int) -> np.ndarray:
-    """The label field as integers: integers, integral floats (``1.0``) and ``true``/``false`` (as
-    pandas writes booleans: ``True``/``False``), read as 1 and 0. Anything else raises with ``path:line``."""
+    """The label field as grades, by the qrels' rule (:func:`~retrieval_eval.model.grade_column`): integers,
+    integral floats (``1.0``) read as integers, float grades (``0.5``: then the column is float64), and
+    ``true``/``false`` (as pandas writes booleans: ``True``/``False``), read as 1 and 0. Anything else
+    (a word, NaN, an infinity) raises with ``path:line``."""
     try:
         return _numbers(tokens, field, np.int64, _LABEL_PROBLEM, LOG_FORMAT)
     except _BadLine:
         pass
     text = np.char.lower(tokens.strings(field))
-    labels = np.zeros(len(text), dtype=np.int64)
+    labels = np.zeros(len(text), dtype=np.float64)
     words = np.zeros(len(text), dtype=bool)
     for word, value in _LABEL_BOOLEANS.items():
         match = text == word
@@ -133,11 +135,11 @@ def _labels(tokens: _Tokens, field: int) -> np.ndarray:
     others = np.flatnonzero(~words)
     if len(others):
         values = _numbers(tokens, field, np.float64, _LABEL_PROBLEM, LOG_FORMAT, others)
-        bad = ~(np.isfinite(values) & (np.floor(values) == values) & (np.abs(values) < 2.0**63))
-        if bad.any():
-            raise tokens.fail(int(others[np.argmax(bad)]), _LABEL_PROBLEM, LOG_FORMAT)
-        labels[others] = values.astype(np.int64)
-    return labels
+        bad = bad_grade(values)
+        if bad is not None:
+            raise tokens.fail(int(others[bad]), _LABEL_PROBLEM, LOG_FORMAT)
+        labels[others] = values
+    return grade_column(labels)
 
 
 def _order_of(header: tuple[str, list[str]], names: tuple[str, str, str, str], where: str) -> tuple[int, int, int, int]:
@@ -300,7 +302,7 @@ def read_parquet_log(path: str, names: tuple[str, str, str, str] | None) -> tupl
     scores = number_column(score, "score", name[2], source, integral=False)
     if pa_types.is_boolean(label.type):  # True/False labels: 1 and 0, as in a text log
         label = label.cast("int8")
-    labels = number_column(label, "label", name[3], source, integral=True)
+    labels = number_column(label, "label", name[3], source, integral=True, grades=True)
     if not len(scores):
         raise TrecFormatError(f"{path}: no rows found; expected {LOG_FORMAT}")
     return _split(groups, items, scores, labels, np.arange(1, len(scores) + 1, dtype=np.int64), path, "row")

@@ -5,8 +5,8 @@ A qrels record has the attributes ``query_id``, ``doc_id`` and ``relevance`` (ir
 ``score`` (``GenericScoredDoc(query_id, doc_id, score)``). Any object with those attributes will do
 (a namedtuple, a dataclass, an attrs class): nothing from ir_datasets is imported. Other attributes
 are ignored. Values follow the rules of the in-memory dicts (:mod:`.dicts`): ids are non-empty str,
-a relevance an int or an integral float (``1.0``; not a bool), a score a number (not a bool, str or
-NaN). An error names the record by its position (``qrels record 3``), counted from 1.
+a relevance an int or a float (``1.0`` is read as 1, ``2.5`` kept as a float grade; not a bool or
+NaN), a score a number (not a bool, str or NaN). An error names the record by its position (``qrels record 3``), counted from 1.
 """
 
 from __future__ import annotations
@@ -17,7 +17,16 @@ from typing import Any
 
 import numpy as np
 
-from ..model import InputFormatError, InputTypeError, QrelsColumns, RunColumns, to_relevance, to_score
+from ..model import (
+    GradeArray,
+    InputFormatError,
+    InputTypeError,
+    QrelsColumns,
+    RunColumns,
+    relevance_column,
+    to_relevance,
+    to_score,
+)
 from .dicts import _check_ids
 
 __all__ = ["QRELS_FIELDS", "RUN_FIELDS", "qrels_from_records", "run_from_records"]
@@ -38,13 +47,14 @@ def qrels_from_records(records: Iterable[Any], origin: str = "qrels records") ->
     (['d1', 'd2'], [2, 0])
     """
     query_ids, doc_ids, values = _fields(records, QRELS_FIELDS, "qrels", "TrecQrel")
+    relevance: GradeArray | None
     try:
         relevance = np.asarray(values, dtype=np.int64) if set(map(type, values)) <= {int} else None
     except OverflowError:
         relevance = None
-    if relevance is None:  # integral floats, NumPy numbers, or an error to name
-        relevance = np.asarray([to_relevance(value, f"qrels record {n} ('relevance')")
-                                for n, value in enumerate(values, start=1)], dtype=np.int64)
+    if relevance is None:  # floats, NumPy numbers, or an error to name
+        relevance = relevance_column([to_relevance(value, f"qrels record {n} ('relevance')")
+                                      for n, value in enumerate(values, start=1)])
     return QrelsColumns(query_ids, doc_ids, relevance, np.arange(1, len(values) + 1), origin=origin, unit="record")
 
 

@@ -4,7 +4,7 @@ BEIR's ``EvaluateRetrieval.retrieve`` and MTEB's retrieval tasks save their resu
 mapping each query id to ``{doc_id: score}``; pytrec_eval users keep qrels the same way, with integer
 relevance values. The values follow the rules of the in-memory dicts
 (:func:`.dicts.columns_from_dicts`): a score is a JSON number (not a string, not ``true``, not
-``NaN``), a relevance an integer or an integral float (``1.0``). A file that breaks a rule raises
+``NaN``), a relevance an integer or a float (``1.0`` is read as 1, ``2.5`` kept as a float grade). A file that breaks a rule raises
 :class:`TrecFormatError` naming ``path:line`` (the line of the offending entry), as the text readers
 do. A query or document id repeated in one object is refused: ``json.load`` would keep the last one
 without a word. gzip data (``.json.gz``) is decompressed. Which files come here is decided by
@@ -70,7 +70,8 @@ def read_json_qrels(path: str | os.PathLike[str]) -> QrelsColumns:
     Raises
     ------
     TrecFormatError
-        As :func:`read_json_run`; a relevance must be an integer or an integral float (``2.0``).
+        As :func:`read_json_run`; a relevance must be a finite number: an integer, an integral float
+        (``2.0``, read as 2) or a float grade (``2.5``).
     """
     name, text, judged = _load(path, QRELS_SHAPE)
     try:

@@ -3,7 +3,8 @@
 Formats (whitespace-separated, any run of spaces, tabs or ``\\r``):
 
 * qrels: ``query_id iteration doc_id relevance`` -- exactly 4 fields; relevance an integer
-  (negative = pooled but not judged), or an integral float (``2.0``) read as that integer; or, as
+  (negative = pooled but not judged), an integral float (``2.0``) read as that integer, or a float
+  grade (``2.5``: :func:`~retrieval_eval.model.grade_column`); or, as
   :mod:`.formats` chooses, ``query_id doc_id relevance`` (3 fields), with BEIR's header line
   ``query-id corpus-id score`` first or without it;
 * run: ``query_id Q0 doc_id rank score run_id [anything]`` -- at least 6 fields; score a number;
@@ -39,7 +40,9 @@ from ..model import (
     QrelsColumns,
     RunColumns,
     TrecFormatError,
+    bad_grade,
     check_field,
+    grade_column,
     id_bytes,
     id_text,
     to_relevance,
@@ -71,7 +74,7 @@ QRELS3_FORMAT = "'query_id doc_id relevance'"
 BEIR_QRELS_HEADER = ("query-id", "corpus-id", "score")
 BEIR_QRELS_FORMAT = "'query-id corpus-id score' (BEIR TSV)"
 
-_RELEVANCE_PROBLEM = "relevance must be an integer"  # (an integral float, 2.0, is read as 2)
+_RELEVANCE_PROBLEM = "relevance must be a finite number within int64's range"  # an integer, or a float grade (2.5)
 
 
 def _parse_qrels_block(block: _Block, with_subtopics: bool = False, layout: QrelsLayout = "trec") -> _Parsed:
@@ -102,19 +105,19 @@ def _parse_qrels_block(block: _Block, with_subtopics: bool = False, layout: Qrel
 
 
 def _relevance(tokens: _Tokens, field: int, expected: str) -> np.ndarray:
-    """Field ``field`` as integer relevance values: integers, or integral floats (``1.0``, ``2.0``,
-    as pandas and pytrec_eval write them) read as those integers -- :func:`model.to_relevance`'s rule,
-    so a file and a dict accept the same values. ``1.5``, ``nan`` or ``inf`` raise, with ``path:line``."""
+    """Field ``field`` as relevance grades, by :func:`model.to_relevance`'s rule, so that a file and a dict
+    accept the same values: integers; or floats, an int64 column when every one is integral (``1.0``,
+    as pandas and pytrec_eval write them), a float64 column when one is not (``2.5``, an LLM judge's
+    mean; see :func:`model.grade_column`). ``nan``, ``inf`` or a word raise, with ``path:line``."""
     try:
         return _numbers(tokens, field, np.int64, _RELEVANCE_PROBLEM, expected)
     except _BadLine:
-        pass  # not all integers: perhaps integral floats
+        pass  # not all integers: floats
     values = _numbers(tokens, field, np.float64, _RELEVANCE_PROBLEM, expected)
-    # Integral and within int64 (2**63 itself is a float that no int64 holds).
-    bad = ~(np.isfinite(values) & (np.floor(values) == values) & (np.abs(values) < 2.0**63))
-    if bad.any():
-        raise tokens.fail(int(np.argmax(bad)), _RELEVANCE_PROBLEM, expected)
-    return values.astype(np.int64)
+    bad = bad_grade(values)
+    if bad is not None:
+        raise tokens.fail(bad, _RELEVANCE_PROBLEM, expected)
+    return grade_column(values)
 
 
 def _single_digits(tokens: _Tokens, field: int) -> np.ndarray | None:
@@ -243,8 +246,9 @@ def read_text_qrels_columns(source: Source, *, with_subtopics: bool = False,
 
     ``layout`` is ``"trec"`` (4 fields), ``"three"`` (``query_id doc_id relevance``) or ``"beir"``
     (BEIR's TSV: the same 3 fields after the header line ``query-id corpus-id score``); which one a
-    file has is decided by :func:`.formats.qrels_layout`. Relevance is an integer, or an integral
-    float (``1.0``) read as that integer, as :func:`~retrieval_eval.model.to_relevance` rules for dicts.
+    file has is decided by :func:`.formats.qrels_layout`. Relevance is an integer, an integral float
+    (``1.0``) read as that integer, or a float grade (``2.5``), as :func:`~retrieval_eval.model.to_relevance`
+    rules for dicts.
 
     Raises
     ------
@@ -365,12 +369,13 @@ def _check_fields(table: Mapping[str, Mapping[str, object]], what: str) -> None:
             check_field(doc, f"{what}: document id of query {qid!r}")
 
 
-def write_qrels(path: str | os.PathLike[str], qrels: Mapping[str, Mapping[str, int]]) -> None:
+def write_qrels(path: str | os.PathLike[str], qrels: Mapping[str, Mapping[str, float]]) -> None:
     """Write ``{query_id: {doc_id: relevance}}`` as a qrels file (``.gz`` compresses).
 
     Ids are fields of a whitespace-separated file: an id with whitespace (valid in memory, as in
     ``Document("a b")``) raises :class:`InputFormatError` naming it, before the file is opened.
-    Relevance values follow :class:`Judgment`'s rule (NumPy integers are written as ints).
+    Relevance values follow :class:`Judgment`'s rule (NumPy integers and integral floats are written as
+    ints, a float grade as Python writes the float: ``2.5``).
     """
     _check_fields(qrels, "write_qrels")
     qrels = {

@@ -87,8 +87,8 @@ def _ranked_gains(b: RankedBatch, min_rel: int, max_rel: int) -> tuple[Hits, Flo
     """The ranked rows within the first D ranks that gain something (g > 0), and their gains g."""
 
     def compute() -> tuple[Hits, FloatArray]:
-        if min_rel >= 0:  # a judgment gains iff it is > min_rel: rows judged >= min_rel + 1
-            hits = b.hits(min_rel + 1)
+        if min_rel >= 0:  # a judgment gains iff it is > min_rel: rows judged >= min_rel + 1 (or 0.5 > 0)
+            hits = b.hits_above(min_rel)
         else:  # every qrels entry gains, negative ones (UNJUDGED rows) as if judged 0
             hits = Hits.of_rows(np.flatnonzero((b.labels >= 0) | (b.labels == UNJUDGED)), b.offsets)
         if hits.rank.size and hits.rank.max() > CWL_DEPTH:
@@ -389,7 +389,7 @@ def bejeweled(b: RankedBatch, *, k: int, T: float, min_rel: int, max_rel: int | 
     n = b.n_queries
     depth = min(k, CWL_DEPTH)
     units = np.clip(np.maximum(b.labels[hits.row], 0), min_rel, top) - min_rel  # gain * (top - min_rel)
-    reached = segment_cumsum(units.astype(np.float64), hits.offsets)  # exact: sums of integers
+    reached = segment_cumsum(units.astype(np.float64), hits.offsets)  # exact for integer grades: sums of integers
     goal = T * float(top - min_rel)
     stops = hits.where((reached >= goal) & (hits.rank <= depth))
     first = stops.offsets[:-1][stops.count > 0]

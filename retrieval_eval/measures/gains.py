@@ -19,7 +19,7 @@ from attrs import frozen
 
 from ..engine.batch import Hits, RankedBatch
 from ..engine.segments import _offsets_of, range_max, safe_div, segment_ids
-from ..model import FloatArray, IntArray
+from ..model import FloatArray, GradeArray, IntArray
 from .params import INT_LIMIT, Param
 
 #: The domain of one custom gain (checked by :meth:`Param.check`, as every measure parameter).
@@ -103,8 +103,10 @@ class Gains(Mapping[int, float]):
         return cls(value) or None
 
 
-def level_gains(labels: IntArray, gains: Gains | None) -> FloatArray:
-    """Gain of each label: its custom gain, or the level itself; 0.0 for negative labels (unjudged)."""
+def level_gains(labels: GradeArray, gains: Gains | None) -> FloatArray:
+    """Gain of each label: its custom gain, or the level itself; 0.0 for negative labels (unjudged).
+
+    A float grade that is not integral (2.5) is no level of the table: it gains itself."""
     out = labels.astype(np.float64)
     np.maximum(out, 0.0, out=out)  # in place: one array of 10 M gains in a log, not three
     for level, gain in (gains or {}).items():
@@ -122,7 +124,7 @@ def gain_hits(b: RankedBatch, gains: Gains | None) -> tuple[Hits, FloatArray]:
     def compute() -> tuple[Hits, FloatArray]:
         custom: Mapping[int, float] = gains or {}  # typed, so that an empty dict accepts .get(0, 0)
         level0 = custom.get(0, 0)
-        hits = b.hits(0 if level0 != 0 else 1)
+        hits = b.hits(0) if level0 != 0 else b.hits_above(0)  # (a float grade 0.5 gains 0.5)
         gain = level_gains(b.labels[hits.row], gains)
         keep = gain != 0
         if not keep.all():
@@ -174,8 +176,10 @@ def ideal_list(b: RankedBatch, gains: Gains | None) -> IdealList:
             offsets = b.judged_offsets
         else:  # the positive ones, counted per query (on robust, without an index of every judgment)
             gain = gain[positive]
-            # With level gains the positive ones are those >= 1: R at 1, which most batches have already.
-            offsets = _offsets_of(b.n_relevant(1) if gains is None else b.judged_count(positive))
+            # With level gains the positive ones are those >= 1: R at 1, which most batches have already
+            # (but for float grades: 0.5 is positive).
+            by_level = gains is None and not b.float_grades
+            offsets = _offsets_of(b.n_relevant(1) if by_level else b.judged_count(positive))
             seg = segment_ids(offsets)
         del positive
         if not bool(np.all((seg[1:] != seg[:-1]) | (gain[1:] <= gain[:-1]))):  # else each query's are in order
@@ -233,7 +237,8 @@ def level_range(b: RankedBatch, gains: Gains | None) -> tuple[FloatArray, FloatA
 
     The table holds one entry per level 0 .. L-1 (L = 1 + the largest non-negative judgment of the
     query), with the custom gain where one is given, plus an entry for every custom level even
-    when the query has no judgment at that level. A query without any entry gets (0, 0).
+    when the query has no judgment at that level. A query without any entry gets (0, 0). With float
+    grades, each grade that is not integral is an entry too, its own gain (levels run to its floor).
     """
     n = b.n_queries
     judged = np.where(b.judged_relevance >= 0, b.judged_relevance, -1).astype(np.float64)
@@ -253,6 +258,11 @@ def level_range(b: RankedBatch, gains: Gains | None) -> tuple[FloatArray, FloatA
         values = [gain for _, gain in custom]
         lo = np.minimum(lo, min(values))
         hi = np.maximum(hi, max(values))
+    if b.float_grades:  # a grade that is not integral (2.5) is no level: it gains itself, and widens the range
+        starts, ends = b.judged_offsets[:-1], b.judged_offsets[1:]
+        fraction = (judged >= 0) & (judged != np.floor(judged))
+        hi = np.maximum(hi, range_max(np.where(fraction, judged, -np.inf), starts, ends, empty=-np.inf))
+        lo = np.minimum(lo, -range_max(np.where(fraction, -judged, -np.inf), starts, ends, empty=-np.inf))
     empty = ~np.isfinite(lo)
     lo[empty] = 0.0
     hi[empty] = 0.0

@@ -63,7 +63,7 @@ def _ideal_dcg(b: RankedBatch, gains: Gains | None, dcg: str, k: int | None,
                scale: FloatArray | None = None) -> FloatArray:
     """The ideal DCG (at ranks <= k) per query: the DCG of its ideal list (its 'exp-log2' gains
     divided by 2^scale, ``scale`` per query from ``exp_scales``)."""
-    if gains is None and int(b.judged_relevance.max(initial=0)) <= 1:
+    if gains is None and not b.float_grades and int(b.judged_relevance.max(initial=0)) <= 1:
         # Binary judgments: every ideal gain is 1, so a query's ideal DCG depends on its list's length
         # m (R at 1) only. One running sum of the terms, read at min(m, k), replaces the ideal lists:
         # the same sums, added in the same order from 0.0 (a log's 10 M lists are never made).
@@ -389,9 +389,9 @@ def expected_reciprocal_rank(b: RankedBatch, *, k: int | None, max_rel: int) -> 
     Reference: Chapelle, Metzler, Zhang & Grinspan, "Expected reciprocal rank for graded
     relevance", CIKM 2009; gdeval.pl (TREC Web track) as shipped with ir_measures.
     """
-    # Only documents with R_i > 0 (graded >= 1) add to the sum or shrink the decay, so the product
-    # runs over them.
-    hits = b.hits(1)
+    # Only documents with R_i > 0 (graded above 0: >= 1, or a float grade such as 0.5) add to the sum
+    # or shrink the decay, so the product runs over them.
+    hits = b.hits_above(0)
     if k is not None:
         hits = hits.where(hits.rank <= k)
     grade = np.minimum(b.labels[hits.row], max_rel)

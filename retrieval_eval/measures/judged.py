@@ -112,7 +112,8 @@ def relstring(b: RankedBatch, *, length: int) -> list[str]:
     """The judgments of the top ranks as a string: one character per retrieved document.
 
     '0'-'9' for a judged value, '>' above 9, '-' for a document the qrels do not mention, '.' for
-    one they give a negative value. Only the first min(length, n) documents are shown; an empty
+    one they give a negative value. A float grade shows the whole level it reaches: 2.5 as '2' (as
+    trec_eval, which reads grades with ``atol``, shows it), 9.5 as '>'. Only the first min(length, n) documents are shown; an empty
     ranking gives ''. A text measure: printed per query (as ``'<chars>'``), never aggregated.
 
     The characters are computed for all queries at once; only the final split into one str per
@@ -126,7 +127,9 @@ def relstring(b: RankedBatch, *, length: int) -> list[str]:
     codes[labels == NONPOOL] = ord("-")
     codes[labels == UNJUDGED] = ord(".")
     judged = labels >= 0
-    codes[judged] = np.where(labels[judged] > 9, ord(">"), _CODES[np.minimum(labels[judged], 9)])
+    # A float grade shows the whole level it reaches (2.5 as '2'); above 9 (9.5 too) is '>'.
+    level = np.minimum(labels[judged], 9).astype(np.int64)
+    codes[judged] = np.where(labels[judged] > 9, ord(">"), _CODES[level])
     text = codes.tobytes().decode("ascii")
     ends = np.cumsum(np.minimum(b.num_ret, length)).tolist()
     return [text[start:end] for start, end in zip([0, *ends[:-1]], ends)]

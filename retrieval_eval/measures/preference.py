@@ -13,23 +13,23 @@ import numpy as np
 
 from ..engine.batch import Hits, RankedBatch
 from ..engine.segments import safe_div, segment_sum
-from ..model import FloatArray, IntArray
+from ..model import FloatArray, GradeArray, IntArray
 from .params import CUTOFF, REL, Param
 from .registry import measure
 
 # ------------------------------------------------------------------------------- Compat
 
 
-def _ideal_positions(b: RankedBatch, hits: Hits, level: IntArray) -> IntArray:
+def _ideal_positions(b: RankedBatch, hits: Hits, level: GradeArray) -> IntArray:
     """The 1-based position of each retrieved hit in its query's ideal ranking.
 
-    The ideal ranking holds every judgment >= 1 by relevance descending; within a level, the
+    The ideal ranking holds every judgment > 0 by relevance descending; within a level, the
     retrieved documents in rank order, then the others. So a hit of level v sits after every
     judgment of a higher level and after the retrieved documents of level v ranked above it. Both
     counts come from one sort of the judgments and the hits together, by query, level descending,
     hits first, rank.
     """
-    judged = b.judged_relevance >= 1
+    judged = b.judged_relevance > 0  # (>= 1 for integer grades; a float grade 0.5 is in I too)
     n_hits = len(level)
     query = np.concatenate((hits.query, b.judged_segment[judged]))
     value = np.concatenate((level, b.judged_relevance[judged]))
@@ -60,7 +60,7 @@ def _ideal_positions(b: RankedBatch, hits: Hits, level: IntArray) -> IntArray:
 def compatibility(b: RankedBatch, *, p: float, normalize: bool) -> FloatArray:
     """Compatibility: the rank-biased overlap (RBO) of the ranking with an ideal ranking of the judgments.
 
-    The ideal ranking I holds every document judged >= 1, by relevance descending. With
+    The ideal ranking I holds every document judged > 0 (>= 1 for integer grades), by relevance descending. With
     D = max(n, |I|) and o_d the number of documents in both the top d of the ranking and the top d
     of I, RBO = sum over d = 1..D of p^(d-1) * o_d / d, divided by sum over d = 1..D of
     p^(d-1). With ``normalize`` (the default) the value is divided by the RBO of I with itself over
@@ -76,8 +76,8 @@ def compatibility(b: RankedBatch, *, p: float, normalize: bool) -> FloatArray:
     Ties in the ranking: the provider breaks score ties by doc_id ascending; we, by doc_id
     descending (trec_eval).
 
-    Edge cases: the relevance threshold is fixed at 1 (a judgment > 0), negative judgments are not
-    in I; no judgment >= 1 gives 0 (normalisation is skipped, as in the provider); an empty ranking
+    Edge cases: the relevance threshold is fixed: a judgment > 0 (1 for integer grades); negative
+    judgments are not in I; no judgment > 0 gives 0 (normalisation is skipped, as in the provider); an empty ranking
     gives 0 (the provider divides by zero when I is empty too). A qrels query missing from the run
     scores 0 (the provider's default).
 
@@ -85,8 +85,8 @@ def compatibility(b: RankedBatch, *, p: float, normalize: bool) -> FloatArray:
     Zobel, "A similarity measure for indefinite rankings", TOIS 2010 (RBO).
     """
     n = b.n_queries
-    hits = b.hits(1)  # the retrieved documents of I, in rank order
-    ideal_size = b.n_relevant(1)
+    hits = b.hits_above(0)  # the retrieved documents of I, in rank order
+    ideal_size = b.judged_count(b.judged_relevance > 0) if b.float_grades else b.n_relevant(1)
     depth = np.maximum(b.num_ret, ideal_size)
     # o_d counts a document of both lists from d = max(its rank, its ideal position) on, so each one
     # adds sum over d = m..D of p^(d-1) / d: a difference of the running sums F below.
