@@ -60,6 +60,7 @@ COMMANDS = {
     "diff": "diff",
     "plot": "plot",
     "flaky": "flaky",
+    "similarity": "similarity",
     "measures": "measures",
 }
 
