@@ -61,6 +61,7 @@ COMMANDS = {
     "plot": "plot",
     "flaky": "flaky",
     "similarity": "similarity",
+    "agree": "agree",
     "measures": "measures",
 }
 
