@@ -62,6 +62,7 @@ COMMANDS = {
     "flaky": "flaky",
     "similarity": "similarity",
     "agree": "agree",
+    "pool": "pool",
     "measures": "measures",
 }
 
