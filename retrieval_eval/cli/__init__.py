@@ -63,6 +63,7 @@ COMMANDS = {
     "similarity": "similarity",
     "agree": "agree",
     "pool": "pool",
+    "reproduce": "reproduce",
     "measures": "measures",
 }
 
