@@ -69,11 +69,12 @@ def test_unjudged_labels_and_errors() -> None:
 
 def tau_ap_by_definition(truth: list[float], estimate: list[float]) -> float:
     """Yilmaz et al. (2008): with the items ranked by the estimate, p(i) is the share of the i - 1 items
-    above item i that the truth also puts above it; tau_AP = 2 / (N - 1) * sum_{i=2..N} p(i) - 1."""
+    above item i that the truth also puts above it (or level with it: a tie in the truth is no error);
+    tau_AP = 2 / (N - 1) * sum_{i=2..N} p(i) - 1."""
     order = sorted(range(len(estimate)), key=lambda i: -estimate[i])  # stable: ties by position
     total = 0.0
     for i in range(1, len(order)):
-        total += sum(truth[order[j]] > truth[order[i]] for j in range(i)) / i
+        total += sum(truth[order[j]] >= truth[order[i]] for j in range(i)) / i
     return 2 * total / (len(order) - 1) - 1
 
 
@@ -89,6 +90,7 @@ def test_tau_b_matches_scipy_and_tau_ap_its_definition(x: list[int], data: st.Da
     assert tau_ap(x, y) == pytest.approx(tau_ap_by_definition(x, y))
     distinct = list(range(len(x)))
     assert tau_ap(distinct, distinct) == pytest.approx(1.0) and tau_ap(distinct, distinct[::-1]) == pytest.approx(-1.0)
+    assert tau_ap(x, x) == 1.0  # ties or not
 
 
 def test_rankings_of_systems_under_two_qrels() -> None:

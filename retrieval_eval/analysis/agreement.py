@@ -166,8 +166,9 @@ def tau_b(x: Sequence[float] | FloatArray, y: Sequence[float] | FloatArray) -> f
 
 def tau_ap(truth: Sequence[float] | FloatArray, estimate: Sequence[float] | FloatArray) -> float:
     """Yilmaz, Aslam & Robertson's tau_AP of the ranking by ``estimate`` against the ranking by ``truth``
-    (higher is better; ties in ``estimate`` broken by position, in ``truth`` counting as wrong):
-    2 / (N - 1) * sum over ranks i >= 2 of (items above i also above it in truth) / (i - 1), minus 1.
+    (higher is better): 2 / (N - 1) * sum over ranks i >= 2 of (items above i that the truth does not
+    put below it) / (i - 1), minus 1. Ties in ``estimate`` are broken by position; two items the truth
+    ties are in no wrong order either way, so a ranking compared with itself gives 1, ties or not.
 
     >>> tau_ap([4, 3, 2, 1], [4, 3, 1, 2]), tau_ap([4, 3, 2, 1], [3, 4, 2, 1])  # doctest: +ELLIPSIS
     (0.777..., 0.333...)
@@ -178,7 +179,7 @@ def tau_ap(truth: Sequence[float] | FloatArray, estimate: Sequence[float] | Floa
         return math.nan
     order = np.argsort(-estimate, kind="stable")
     ranked = truth[order]
-    above = np.tril(np.greater.outer(ranked, ranked).T, -1)  # above[i, j]: j is above i in both
+    above = np.tril(np.greater_equal.outer(ranked, ranked).T, -1)  # above[i, j]: j above i, not below in truth
     correct = above.sum(axis=1)[1:]
     return 2.0 / (n - 1) * float(np.sum(correct / np.arange(1, n))) - 1.0
 
