@@ -93,6 +93,15 @@ def test_tau_b_matches_scipy_and_tau_ap_its_definition(x: list[int], data: st.Da
     assert tau_ap(x, x) == 1.0  # ties or not
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), min_size=2, max_size=400))
+def test_tau_b_of_long_vectors_with_ties_matches_scipy(pairs: list[tuple[int, int]]) -> None:
+    """The merge-sort count of discordant pairs, on vectors long enough for many levels and many ties."""
+    x, y = [a for a, _ in pairs], [b for _, b in pairs]
+    expected = scipy.stats.kendalltau(x, y).statistic
+    assert tau_b(x, y) == pytest.approx(expected, abs=1e-12) or (math.isnan(tau_b(x, y)) and math.isnan(expected))
+
+
 def test_rankings_of_systems_under_two_qrels() -> None:
     first = {"q1": {"a": 1, "b": 0, "c": 0}, "q2": {"d": 1}}
     second = {"q1": {"a": 0, "b": 1, "c": 0}, "q2": {"d": 1}}

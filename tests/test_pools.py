@@ -87,6 +87,12 @@ def test_hand_computed_depth_order_and_budget() -> None:
         pool({}, runs, method="rbp")
 
 
+def test_a_document_judged_twice_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "qrels").write_text("q 0 a 1\nq 0 a 0\n")
+    with pytest.raises(RetrievalEvalError, match=r"qrels:2: duplicate judgment"):
+        pool(str(tmp_path / "qrels"), [{"q": {"a": 1.0}}], depth=1)
+
+
 def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     runs = write_runs(tmp_path, 4, n_runs=2)
     qrels = tmp_path / "qrels"

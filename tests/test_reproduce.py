@@ -81,6 +81,7 @@ def test_hand_computed_and_uneven_lists() -> None:
     assert ktu(["a", "b", "c"], ["b", "a", "x"]) == pytest.approx(1 / 3)
     assert ktu(["a", "b", "c", "d"], ["b", "a", "x"]) == ktu(["a", "b", "c"], ["b", "a", "x"])  # cut to 3
     assert math.isnan(ktu(["a"], ["a"]))
+    assert ktu(["a", "b", "c", "d"], ["b", "a", "c", "d"], depth=2) == -1.0  # only the top 2 of each
 
 
 def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 from attrs import frozen
 
 from ..engine.ids import _as_bytes, _check_duplicates, intern
@@ -75,7 +76,8 @@ def _grade(value: float) -> float | int:
     return int(value) if float(value).is_integer() else float(value)
 
 
-def _qrels(source: Any) -> QrelsColumns:
+def qrels_columns(source: Any) -> QrelsColumns:
+    """Qrels as columns: a path or open file (any format the readers know), a dict, or columns already."""
     if isinstance(source, QrelsColumns):
         return source
     if isinstance(source, Mapping):
@@ -87,22 +89,26 @@ def _qrels(source: Any) -> QrelsColumns:
     return read_qrels_columns(source)
 
 
-def _judged_keys(columns: QrelsColumns) -> tuple[np.ndarray, FloatArray]:
+def judged_keys(columns: QrelsColumns) -> tuple[np.ndarray, FloatArray]:
     """Each judged (query, document) pair as one bytes key, and its grade; duplicates are an error."""
     queries, docs = _as_bytes(columns.query_ids), _as_bytes(columns.doc_ids)
     vocab, codes = intern(queries)
     _check_duplicates(codes, docs, columns.lines, columns.origin, columns.unit, "judgment", vocab, "error")
     grades = np.asarray(columns.relevance, dtype=np.float64)
     judged = grades >= 0
-    keys = np.char.add(np.char.add(queries[judged].astype(bytes), b"\x00"), docs[judged].astype(bytes))
-    return keys, grades[judged]
+    return id_pairs(queries[judged], docs[judged]), grades[judged]
+
+
+def id_pairs(queries: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """Each (query, document) as one bytes value ``query NUL doc``: pairs compared and looked up at once."""
+    return np.char.add(np.char.add(queries.astype(bytes), b"\x00"), docs.astype(bytes))
 
 
 def label_agreement(first: Any, second: Any) -> LabelAgreement:
     """Agreement of two qrels (paths, ``{query: {doc: grade}}`` dicts or :class:`QrelsColumns`) on the
     documents both judged; see the module notes. Raises when they share no judged document."""
-    keys_a, grades_a = _judged_keys(_qrels(first))
-    keys_b, grades_b = _judged_keys(_qrels(second))
+    keys_a, grades_a = judged_keys(qrels_columns(first))
+    keys_b, grades_b = judged_keys(qrels_columns(second))
     _, in_a, in_b = np.intersect1d(keys_a, keys_b, assume_unique=True, return_indices=True)
     if len(in_a) == 0:
         raise RetrievalEvalError("the two qrels judge no document in common; expected judgments of the same pool")
@@ -150,21 +156,56 @@ def _alpha(confusion: IntArray, distance: FloatArray) -> float:
     return math.nan if expected == 0 else float(1.0 - observed / expected)
 
 
-def tau_b(x: Sequence[float] | FloatArray, y: Sequence[float] | FloatArray) -> float:
-    """Kendall's tau-b of two score vectors (ties in either count as neither concordant nor discordant).
+def _inversions(values: IntArray) -> int:
+    """How many pairs i < j have values[i] > values[j] (non-negative integers): a merge sort done a
+    level at a time over every block at once, each right half's elements looked up in its left half."""
+    n = len(values)
+    span = int(values.max()) + 1 if n else 1
+    current, total, width = values.astype(np.int64), 0, 1
+    position = np.arange(n)
+    while width < n:
+        block = position // (2 * width)
+        keys = block * span + current  # each half is sorted: the left halves' keys are sorted overall
+        right = (position % (2 * width)) >= width
+        left_keys, right_keys = keys[~right], keys[right]
+        ends = np.searchsorted(left_keys, (block[right] + 1) * span)  # where each right element's left half ends
+        total += int(np.sum(ends - np.searchsorted(left_keys, right_keys, side="right")))
+        current = np.sort(keys) - block * span
+        width *= 2
+    return total
+
+
+def _tied_pairs(values: IntArray) -> int:
+    """How many pairs of ``values`` are equal."""
+    counts = np.unique(values, return_counts=True)[1]
+    return int(np.sum(counts * (counts - 1) // 2))
+
+
+def tau_b(x: npt.ArrayLike, y: npt.ArrayLike) -> float:
+    """Kendall's tau-b of two score vectors (ties in either count as neither concordant nor discordant),
+    in O(n log^2 n) (Knight's method); NaN when either vector is constant.
 
     >>> tau_b([3, 2, 1], [3, 1, 2])
     0.3333333333333333
     """
-    dx = np.sign(np.subtract.outer(np.asarray(x, dtype=float), np.asarray(x, dtype=float)))
-    dy = np.sign(np.subtract.outer(np.asarray(y, dtype=float), np.asarray(y, dtype=float)))
-    upper = np.triu_indices(len(dx), 1)
-    sx, sy = dx[upper], dy[upper]
-    denominator = math.sqrt(float(np.count_nonzero(sx)) * float(np.count_nonzero(sy)))
-    return math.nan if denominator == 0 else float(np.sum(sx * sy)) / denominator
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    n = len(x)
+    if n < 2:
+        return math.nan
+    x_ranks = np.unique(x, return_inverse=True)[1].ravel()
+    y_ranks = np.unique(y, return_inverse=True)[1].ravel()
+    pairs = n * (n - 1) // 2
+    tied_x, tied_y = _tied_pairs(x_ranks), _tied_pairs(y_ranks)
+    tied_both = _tied_pairs(x_ranks * (int(y_ranks.max()) + 1) + y_ranks)
+    # sorted by x, then y: a pair tied in x is in y's order, so the inversions are the discordant pairs
+    discordant = _inversions(y_ranks[np.lexsort((y_ranks, x_ranks))])
+    denominator = math.sqrt(float(pairs - tied_x) * float(pairs - tied_y))
+    if denominator == 0:
+        return math.nan
+    return (pairs - tied_x - tied_y + tied_both - 2 * discordant) / denominator
 
 
-def tau_ap(truth: Sequence[float] | FloatArray, estimate: Sequence[float] | FloatArray) -> float:
+def tau_ap(truth: npt.ArrayLike, estimate: npt.ArrayLike) -> float:
     """Yilmaz, Aslam & Robertson's tau_AP of the ranking by ``estimate`` against the ranking by ``truth``
     (higher is better): 2 / (N - 1) * sum over ranks i >= 2 of (items above i that the truth does not
     put below it) / (i - 1), minus 1. Ties in ``estimate`` are broken by position; two items the truth
@@ -173,7 +214,7 @@ def tau_ap(truth: Sequence[float] | FloatArray, estimate: Sequence[float] | Floa
     >>> tau_ap([4, 3, 2, 1], [4, 3, 1, 2]), tau_ap([4, 3, 2, 1], [3, 4, 2, 1])  # doctest: +ELLIPSIS
     (0.777..., 0.333...)
     """
-    truth, estimate = np.asarray(truth, dtype=float), np.asarray(estimate, dtype=float)
+    truth, estimate = np.asarray(truth, dtype=np.float64), np.asarray(estimate, dtype=np.float64)
     n = len(truth)
     if n < 2:
         return math.nan

@@ -26,14 +26,14 @@ doc_id (ascending), so the pool is the same on every machine.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from attrs import frozen
 
-from ..engine.ids import _as_bytes
-from ..model import QrelsColumns, RetrievalEvalError, id_text
+from ..model import RetrievalEvalError, id_text
+from .agreement import id_pairs, judged_keys, qrels_columns
 from .rankings import RankedLists, ranked_lists
 
 __all__ = ["METHODS", "PoolEntry", "pool", "pool_lines"]
@@ -51,26 +51,6 @@ class PoolEntry:
     priority: int
     doc_id: str
     score: float
-
-
-def _judged(qrels: Any) -> np.ndarray:
-    """The keys ``query \\0 doc`` of the judged documents (non-negative labels)."""
-    if isinstance(qrels, QrelsColumns):
-        columns = qrels
-    elif isinstance(qrels, Mapping):
-        from ..io.dicts import columns_from_dicts
-
-        columns = columns_from_dicts(qrels, {})[0]
-    else:
-        from ..io.formats import read_qrels_columns
-
-        columns = read_qrels_columns(qrels)
-    judged = np.asarray(columns.relevance) >= 0
-    return _keys(_as_bytes(columns.query_ids)[judged], _as_bytes(columns.doc_ids)[judged])
-
-
-def _keys(queries: np.ndarray, docs: np.ndarray) -> np.ndarray:
-    return np.char.add(np.char.add(queries.astype(bytes), b"\x00"), docs.astype(bytes))
 
 
 def pool(qrels: Any, runs: Sequence[Any], *, method: str = "depth", depth: int | None = None,
@@ -93,7 +73,7 @@ def pool(qrels: Any, runs: Sequence[Any], *, method: str = "depth", depth: int |
         raise RetrievalEvalError(f"'p' must lie strictly between 0 and 1; got {p!r}")
     if not runs:
         raise RetrievalEvalError("a pool needs at least one run")
-    judged = _judged(qrels)
+    judged = judged_keys(qrels_columns(qrels))[0]  # a document judged twice is an error, as in evaluate
     queries, docs, ranks = [], [], []
     for run in runs:
         lists = run if isinstance(run, RankedLists) else ranked_lists(run)
@@ -105,7 +85,7 @@ def pool(qrels: Any, runs: Sequence[Any], *, method: str = "depth", depth: int |
         docs.append(lists.doc_ids[keep].astype(bytes))
         ranks.append(rank[keep])
     rank = np.concatenate(ranks).astype(np.float64)
-    keys = _keys(np.concatenate(queries), np.concatenate(docs))
+    keys = id_pairs(np.concatenate(queries), np.concatenate(docs))
     unique, first, pair = np.unique(keys, return_index=True, return_inverse=True)
     if method == "depth":
         best = np.full(len(unique), np.inf)
@@ -120,16 +100,14 @@ def pool(qrels: Any, runs: Sequence[Any], *, method: str = "depth", depth: int |
     query_of, doc_of = np.concatenate(queries)[first], np.concatenate(docs)[first]
     rows = np.flatnonzero(fresh)
     order = rows[np.lexsort((doc_of[rows], -second[rows], -score[rows], query_of[rows]))]
-    found: list[PoolEntry] = []
-    last, place = None, 0
-    for row in order.tolist():
-        query = id_text(query_of[row])
-        place = place + 1 if query == last else 1
-        last = query
-        if budget is None or place <= budget:
-            found.append(PoolEntry(query, place, id_text(doc_of[row]), -float(score[row]) if method == "depth"
-                                   else float(score[row])))
-    return found
+    query_sorted = query_of[order]
+    starts = np.flatnonzero(np.concatenate(([True], query_sorted[1:] != query_sorted[:-1])))
+    place = np.arange(len(order)) - np.repeat(starts, np.diff(np.append(starts, len(order)))) + 1
+    if budget is not None:
+        order, place = order[place <= budget], place[place <= budget]
+    shown = -score if method == "depth" else score  # depth: the best rank itself
+    return [PoolEntry(id_text(q), p, id_text(d), v) for q, p, d, v in zip(
+        query_of[order].tolist(), place.tolist(), doc_of[order].tolist(), shown[order].tolist())]
 
 
 def pool_lines(entries: Sequence[PoolEntry]) -> str:

@@ -16,13 +16,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from attrs import frozen
+from attrs import field, frozen
 
 from ..engine.ids import _as_bytes, _check_duplicates, intern
 from ..engine.order import canonical_order
 from ..model import FloatArray, IntArray, RetrievalEvalError, RunColumns, id_text
 
-__all__ = ["RankedLists", "ranked_lists"]
+__all__ = ["RankedLists", "joint_codes", "ranked_lists", "run_columns"]
 
 
 @frozen
@@ -34,21 +34,26 @@ class RankedLists:
     doc_ids: np.ndarray  #: bytes
     scores: FloatArray
     name: str = ""
+    _index: dict[str, int] = field(init=False, repr=False, eq=False)
 
-    def _rows(self, query_id: str) -> slice:
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_index", {q: i for i, q in enumerate(self.query_ids)})
+
+    def rows(self, query_id: str) -> slice:
+        """Where the query's documents are in :attr:`doc_ids` and :attr:`scores`."""
         try:
-            i = self.query_ids.index(query_id)
-        except ValueError:
+            i = self._index[query_id]
+        except KeyError:
             raise KeyError(query_id) from None
         return slice(int(self.offsets[i]), int(self.offsets[i + 1]))
 
     def docs(self, query_id: str) -> list[str]:
         """The query's document ids, best first."""
-        return [id_text(d) for d in self.doc_ids[self._rows(query_id)].tolist()]
+        return [id_text(d) for d in self.doc_ids[self.rows(query_id)].tolist()]
 
     def tie_groups(self, query_id: str) -> IntArray:
         """Each document's tie group, 0 for the first score, counting up at each change of score."""
-        scores = self.scores[self._rows(query_id)]
+        scores = self.scores[self.rows(query_id)]
         return np.concatenate(([0], np.cumsum(scores[1:] != scores[:-1]))).astype(np.int64)[: len(scores)]
 
     def as_dict(self) -> dict[str, list[str]]:
@@ -56,10 +61,22 @@ class RankedLists:
         return {q: self.docs(q) for q in self.query_ids}
 
 
+def joint_codes(*lists: RankedLists) -> list[IntArray]:
+    """Each list's documents as integer codes shared by all the lists, in byte order of the ids (so
+    comparing codes compares ids as ``sorted`` does): documents are then compared without decoding ids.
+
+    >>> a, b = ranked_lists({"q": {"x": 2.0, "y": 1.0}}), ranked_lists({"q": {"y": 2.0, "z": 1.0}})
+    >>> [codes.tolist() for codes in joint_codes(a, b)]
+    [[0, 1], [1, 2]]
+    """
+    codes = intern(np.concatenate([_as_bytes(found.doc_ids).astype(bytes) for found in lists]))[1]
+    return np.split(codes, np.cumsum([len(found.doc_ids) for found in lists])[:-1])
+
+
 def ranked_lists(run: Any, *, duplicates: str = "error") -> RankedLists:
     """A run (a path, an open file, a ``{query: {doc: score}}`` dict or :class:`RunColumns`) as
     :class:`RankedLists`; a document twice in a query is an error unless ``duplicates="first"``."""
-    columns = _columns(run)
+    columns = run_columns(run)
     if duplicates not in ("error", "first"):
         raise RetrievalEvalError(f"'duplicates' must be 'error' or 'first'; got {duplicates!r}")
     queries, docs = _as_bytes(columns.query_ids), _as_bytes(columns.doc_ids)
@@ -77,7 +94,8 @@ def ranked_lists(run: Any, *, duplicates: str = "error") -> RankedLists:
     return RankedLists(tuple(id_text(q) for q in vocab.tolist()), offsets, docs, scores, columns.run_id)
 
 
-def _columns(run: Any) -> RunColumns:
+def run_columns(run: Any) -> RunColumns:
+    """A run as columns: a path or open file (any format the readers know), a dict, or columns already."""
     if isinstance(run, RunColumns):
         return run
     if isinstance(run, Mapping):

@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from attrs import frozen
 
-from ..model import FloatArray, QrelsColumns, RetrievalEvalError
-from .agreement import tau_b
-from .rankings import RankedLists, ranked_lists
+from ..model import FloatArray, IntArray, RetrievalEvalError
+from .agreement import qrels_columns, tau_b
+from .rankings import RankedLists, joint_codes, ranked_lists, run_columns
 
 if TYPE_CHECKING:
     from ..evaluators.query import MeasureLike
@@ -52,11 +52,15 @@ def ktu(original: Sequence[str], reproduced: Sequence[str], depth: int = 1000) -
     >>> ktu(["a", "b", "c"], ["c", "b", "a"])
     -1.0
     """
+    place = {doc: i for i, doc in enumerate(sorted(set(original) | set(reproduced)))}
+    return _ktu(np.array([place[d] for d in original], dtype=np.int64),
+                np.array([place[d] for d in reproduced], dtype=np.int64), depth)
+
+
+def _ktu(original: IntArray, reproduced: IntArray, depth: int) -> float:
+    """:func:`ktu` of two lists of codes in the ids' sorted order."""
     n = min(len(original), len(reproduced), depth)
-    first, second = list(original[:n]), list(reproduced[:n])
-    union = sorted(set(first) | set(second))
-    place = {doc: i for i, doc in enumerate(union)}
-    return tau_b([place[d] for d in first], [place[d] for d in second]) if n >= 2 else math.nan
+    return tau_b(original[:n], reproduced[:n])  # the codes' order is the order of the union's ids
 
 
 def truncated_rbo(original: Sequence[str], reproduced: Sequence[str], p: float = 0.95, depth: int = 1000) -> float:
@@ -65,9 +69,15 @@ def truncated_rbo(original: Sequence[str], reproduced: Sequence[str], p: float =
     >>> round(truncated_rbo(["a", "b"], ["b", "a"], p=0.5, depth=2), 4)  # (0 + 1 * 1/2) / (1 + 1/2)
     0.3333
     """
-    where = {doc: i for i, doc in enumerate(reproduced[:depth])}
-    entered = [max(i, where[doc]) for i, doc in enumerate(original[:depth]) if doc in where]
-    overlap = np.cumsum(np.bincount(np.array(entered, dtype=np.int64), minlength=depth)[:depth])
+    code = {doc: i for i, doc in enumerate(dict.fromkeys([*original, *reproduced]))}
+    return _truncated_rbo(np.array([code[d] for d in original], dtype=np.int64),
+                          np.array([code[d] for d in reproduced], dtype=np.int64), p, depth)
+
+
+def _truncated_rbo(original: IntArray, reproduced: IntArray, p: float, depth: int) -> float:
+    """:func:`truncated_rbo` of two lists of distinct codes."""
+    in_o, in_r = np.intersect1d(original[:depth], reproduced[:depth], assume_unique=True, return_indices=True)[1:]
+    overlap = np.cumsum(np.bincount(np.maximum(in_o, in_r), minlength=depth)[:depth])
     d = np.arange(1, depth + 1)
     weights = p ** (d - 1.0)
     return float(np.sum(weights * overlap / d) / np.sum(weights))
@@ -116,29 +126,6 @@ def _lists(run: Any) -> RankedLists:
     return run if isinstance(run, RankedLists) else ranked_lists(run)
 
 
-def _run_columns(run: Any) -> Any:
-    from collections.abc import Mapping
-
-    from ..io.dicts import columns_from_dicts
-    from ..io.formats import read_run_columns
-    from ..model import RunColumns
-
-    if isinstance(run, RunColumns):
-        return run
-    return columns_from_dicts({}, run)[1] if isinstance(run, Mapping) else read_run_columns(run)
-
-
-def _qrels_columns(qrels: Any) -> QrelsColumns:
-    from collections.abc import Mapping
-
-    from ..io.dicts import columns_from_dicts
-    from ..io.formats import read_qrels_columns
-
-    if isinstance(qrels, QrelsColumns):
-        return qrels
-    return columns_from_dicts(qrels, {})[0] if isinstance(qrels, Mapping) else read_qrels_columns(qrels)
-
-
 def reproduce(original: Any, reproduced: Any, *, qrels: Any = None, baseline: Sequence[Any] | None = None,
               measures: Sequence[MeasureLike] = ("AP", "nDCG@10", "P@10"), p: float = 0.95,
               depth: int = 1000) -> ReproReport:
@@ -159,25 +146,27 @@ def reproduce(original: Any, reproduced: Any, *, qrels: Any = None, baseline: Se
         raise RetrievalEvalError(f"'baseline' is one run or two (original's, reproduction's); got {len(baselines)}")
     if baselines and qrels is None:
         raise RetrievalEvalError("ER and DeltaRI need qrels as well as the baseline")
-    first_cols, second_cols = _run_columns(original), _run_columns(reproduced)
+    first_cols, second_cols = run_columns(original), run_columns(reproduced)
     first, second = _lists(first_cols), _lists(second_cols)
-    shared = [q for q in second.query_ids if q in set(first.query_ids)]
+    in_first = set(first.query_ids)
+    shared = [q for q in second.query_ids if q in in_first]
     if not shared:
         raise RetrievalEvalError("the original and the reproduction share no query")
+    codes_first, codes_second = joint_codes(first, second)  # in byte order: as repro_eval sorts the union
     ktus, rbos = [], []
     for query in shared:
-        a, b = first.docs(query), second.docs(query)
-        ktus.append(ktu(a, b, depth))
-        rbos.append(truncated_rbo(a, b, p, depth))
+        a, b = codes_first[first.rows(query)], codes_second[second.rows(query)]
+        ktus.append(_ktu(a, b, depth))
+        rbos.append(_truncated_rbo(a, b, p, depth))
     effects: list[Effect] = []
     if qrels is not None:
-        judged = _qrels_columns(qrels)
+        judged = qrels_columns(qrels)
         parsed = list(dict.fromkeys(parse(m) for m in measures))
         orig = SetEvaluator.from_columns(judged, first_cols, complete=False)
         queries = orig.query_ids
 
         def values(run: Any) -> dict[str, FloatArray]:
-            evaluated = SetEvaluator.from_columns(judged, _run_columns(run), complete=True).subset(queries)
+            evaluated = SetEvaluator.from_columns(judged, run_columns(run), complete=True).subset(queries)
             return {str(m): evaluated.array(m) for m in parsed}
         o = {str(m): orig.array(m) for m in parsed}
         r = values(second_cols)

@@ -36,9 +36,10 @@ from typing import Any
 import numpy as np
 from attrs import frozen
 
-from ..model import FloatArray, IntArray, RetrievalEvalError
+from ..model import FloatArray, IntArray, RetrievalEvalError, id_text
+from .agreement import tau_b
 from .flaky import top_k_overlap
-from .rankings import RankedLists, ranked_lists
+from .rankings import RankedLists, joint_codes, ranked_lists
 
 __all__ = ["RBO", "TIES", "QuerySimilarity", "SimilarityReport", "jaccard_at", "kendall_tau", "rbo", "similarity"]
 
@@ -116,18 +117,25 @@ def rbo(a: Sequence[str], b: Sequence[str], *, p: float = 0.9, ties: str = "a",
         raise RetrievalEvalError("RBO needs two non-empty lists")
     if len(set(a)) != len(a) or len(set(b)) != len(b):
         raise RetrievalEvalError("an id occurs twice in one list; expected each id at most once")
-    first = (list(a), *_places(None if a_groups is None else np.asarray(a_groups), len(a), ties))
-    second = (list(b), *_places(None if b_groups is None else np.asarray(b_groups), len(b), ties))
+    code = {doc: i for i, doc in enumerate(dict.fromkeys([*a, *b]))}
+    return _rbo_of(np.array([code[d] for d in a], dtype=np.int64), np.array([code[d] for d in b], dtype=np.int64),
+                   None if a_groups is None else np.asarray(a_groups), None if b_groups is None else np.asarray(b_groups),
+                   float(p), ties)
+
+
+def _rbo_of(a: IntArray, b: IntArray, a_groups: IntArray | None, b_groups: IntArray | None, p: float,
+            ties: str) -> RBO:
+    """:func:`rbo` of two lists of distinct integer codes."""
+    first = (a, *_places(a_groups, len(a), ties))
+    second = (b, *_places(b_groups, len(b), ties))
     (short, s_top, s_ramp), (long, l_top, l_ramp) = sorted((first, second), key=lambda x: len(x[0]))
-    return _rbo(short, s_top, s_ramp, long, l_top, l_ramp, float(p), ties)
+    return _rbo(short, s_top, s_ramp, long, l_top, l_ramp, p, ties)
 
 
-def _rbo(short: list[str], s_top: IntArray, s_ramp: IntArray, long: list[str], l_top: IntArray,
+def _rbo(short: IntArray, s_top: IntArray, s_ramp: IntArray, long: IntArray, l_top: IntArray,
          l_ramp: IntArray, p: float, ties: str) -> RBO:
     s, n = len(short), len(long)
-    where = {doc: i for i, doc in enumerate(long)}
-    in_s = np.array([i for i, doc in enumerate(short) if doc in where], dtype=np.int64)
-    in_l = np.array([where[short[i]] for i in in_s], dtype=np.int64)
+    in_s, in_l = np.intersect1d(short, long, assume_unique=True, return_indices=True)[1:]
     only_l = np.setdiff1d(np.arange(n), in_l)  # the long list's own items, in its order
     # X: the overlap at each depth, the shared items' contributions multiplied
     st, sr, lt, lr = s_top[in_s], s_ramp[in_s], l_top[in_l], l_ramp[in_l]
@@ -174,6 +182,19 @@ def _rbo(short: list[str], s_top: IntArray, s_ramp: IntArray, long: list[str], l
     return RBO(float(ext), low, high, high - low)
 
 
+def _jaccard(a: IntArray, b: IntArray, k: int) -> float:
+    """:func:`jaccard_at` of two lists of distinct codes."""
+    common = len(np.intersect1d(a[:k], b[:k], assume_unique=True))
+    union = len(a[:k]) + len(b[:k]) - common
+    return common / union if union else 1.0
+
+
+def _tau(a: IntArray, b: IntArray) -> float:
+    """:func:`kendall_tau` of two lists of distinct codes."""
+    in_a, in_b = np.intersect1d(a, b, assume_unique=True, return_indices=True)[1:]
+    return tau_b(np.arange(len(in_a)), in_b[np.argsort(in_a)])
+
+
 def jaccard_at(a: Sequence[str], b: Sequence[str], k: int) -> float:
     """``|A ∩ B| / |A ∪ B|`` of the two top-k sets; 1 when both are empty.
 
@@ -192,17 +213,8 @@ def kendall_tau(a: Sequence[str], b: Sequence[str]) -> float:
     -1.0
     """
     where = {doc: i for i, doc in enumerate(b)}
-    ranks = np.array([where[doc] for doc in a if doc in where], dtype=np.int64)
-    n = len(ranks)
-    if n < 2:
-        return math.nan
-    discordant = 0
-    for start in range(0, n, 1024):  # in slices: n x 1024 comparisons at a time, not n x n
-        block = ranks[start:start + 1024]
-        later = np.arange(start, start + len(block))[:, None] < np.arange(n)[None, :]
-        discordant += int(np.count_nonzero(later & (block[:, None] > ranks[None, :])))
-    pairs = n * (n - 1) // 2
-    return (pairs - 2 * discordant) / pairs
+    ranks = [where[doc] for doc in a if doc in where]
+    return tau_b(np.arange(len(ranks)), ranks)
 
 
 @frozen
@@ -284,14 +296,17 @@ def similarity(run_a: Any, run_b: Any, *, p: float = 0.9, ties: str = "a", k: in
     if ties not in TIES:  # before any query is compared
         raise RetrievalEvalError(f"'ties' must be one of {', '.join(TIES)}; got {ties!r}")
     in_second = set(second.query_ids)
+    codes_a, codes_b = joint_codes(first, second)
     found = []
     for query in first.query_ids:
         if query not in in_second:
             continue
-        a, b = first.docs(query)[:depth], second.docs(query)[:depth]
+        rows_a, rows_b = first.rows(query), second.rows(query)
+        a, b = codes_a[rows_a][:depth], codes_b[rows_b][:depth]
         ga, gb = first.tie_groups(query)[:depth], second.tie_groups(query)[:depth]
-        found.append(QuerySimilarity(query, rbo(a, b, p=p, ties=ties, a_groups=ga, b_groups=gb), jaccard_at(a, b, k),
-                                     top_k_overlap([a, b], k), kendall_tau(a, b), len(set(a) & set(b))))
+        tops = [[id_text(d) for d in lists.doc_ids[rows][:k].tolist()] for lists, rows in ((first, rows_a), (second, rows_b))]
+        found.append(QuerySimilarity(query, _rbo_of(a, b, ga, gb, float(p), ties), _jaccard(a, b, k),
+                                     top_k_overlap(tops, k), _tau(a, b), len(np.intersect1d(a, b, assume_unique=True))))
     if not found:
         raise RetrievalEvalError("the two runs share no query; expected rankings of the same queries")
     in_first = set(first.query_ids)
