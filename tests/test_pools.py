@@ -110,6 +110,8 @@ def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     before = Path(runs[0]).read_text()
     assert main(["pool", str(qrels), *runs, "--depth", "3", "-o", runs[0]]) == 2
     assert "is also an input" in capsys.readouterr().err and Path(runs[0]).read_text() == before
+    assert main(["pool", str(qrels), *runs]) == 2
+    assert "give --depth K" in capsys.readouterr().err
     Path(runs[1]).write_text("1 Q0 d01 1 x r\n")
     assert main(["pool", str(qrels), runs[1], "--depth", "3"]) == 2
     assert "r1.run:1:" in capsys.readouterr().err

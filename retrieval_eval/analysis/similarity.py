@@ -9,8 +9,10 @@ estimate (the agreement seen at the end of the shorter list goes on for ever).
 
 **Ties** follow Corsi & Urbano (SIGIR 2024), who give three readings of documents with equal scores:
 
-- ``"a"`` (the default): a tie means *we do not know* the order; RBO^a is the expected RBO over every
-  order of each tie group, computed exactly (no sampling), and never above the trec_eval order's best;
+- ``"a"`` (the default): a tie means *we do not know* the order; RBO^a takes the overlap at each
+  depth as its expected value over every order of the tie groups, computed exactly (no sampling).
+  ``min`` is then exactly the mean of RBO_min over those orders; ``ext`` and ``max`` extend the
+  expected overlaps as Corsi & Urbano define them, and are not such a mean;
 - ``"b"``: the same uncertainty, but the agreement is normalised by what the ties left to know, so
   that ``RBO^b(X, X) = 1`` even when X has ties;
 - ``"w"``: a tie means the documents *share a rank* (a sports table): each sits at its group's top rank;

@@ -72,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
     from ..analysis.pools import pool, pool_lines
     from ..io.files import same_file
 
+    if args.method is None and args.depth is None and args.budget is None:
+        raise _Usage("give --depth K (depth pooling), or --budget N with --method rrf or rbp")
     method = args.method or ("depth" if args.depth is not None and args.budget is None else "rrf")
     if method == "depth" and args.depth is None:
         raise _Usage("--method depth needs --depth K")

@@ -20,10 +20,10 @@ score descending, ties by doc_id descending), and on average:
   tau                                  Kendall's tau on the documents both runs retrieved
   shared                               how many documents both runs retrieved
 
-Tied scores count in RBO as --ties says (Corsi & Urbano, SIGIR 2024): a (default) the expected RBO
-over the orders of each tie, b the same normalised so that a run compared with itself gives 1,
-w tied documents share one rank, trec_eval no ties (trec_eval's order). Queries that only one run
-has are named on stderr and left out. See docs/judgments.md."""
+Tied scores count in RBO as --ties says (Corsi & Urbano, SIGIR 2024): a (default) each depth's
+overlap expected over the orders of the ties; b the same, normalised so that a run compared with
+itself gives 1; w tied documents share one rank; trec_eval no ties (trec_eval's order). Queries
+that only one run has are named on stderr and left out. See docs/judgments.md."""
 
 
 def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
