@@ -109,6 +109,34 @@ def test_rbo_a_is_the_mean_over_every_tie_order(a: list[str], b: list[str], ga: 
     assert rbo(a, b, p=0.8, ties="a", a_groups=ga, b_groups=gb).min == pytest.approx(sum(values) / len(values))
 
 
+def w_min_by_definition(a: list[str], ga: list[int], b: list[str], gb: list[int], p: float) -> float:
+    """RBO^w's lower bound from its reading of a tie: an item is seen from its group's first depth on,
+    A_d = 2 |S:d ∩ L:d| / (|S:d| + |L:d|), both lists going on with documents nobody else has."""
+    def seen(items: list[str], groups: list[int], extra: str) -> list[set[str]]:
+        top = {g: groups.index(g) for g in groups}
+        entering: dict[int, list[str]] = {}  # depth index -> the items seen from there on
+        for item, first in zip(items + fresh(extra, 300), [top[g] for g in groups] + list(range(len(items), 300))):
+            entering.setdefault(first, []).append(item)
+        found, sets = set(), []
+        for d in range(300):
+            found |= set(entering.get(d, []))
+            sets.append(set(found))
+        return sets
+    total = 0.0
+    for d, (x, y) in enumerate(zip(seen(a, ga, "#a"), seen(b, gb, "#b")), 1):
+        total += p ** (d - 1) * 2 * len(x & y) / (len(x) + len(y))
+    return (1 - p) * total
+
+
+@settings(max_examples=40, deadline=None)
+@given(lists, lists, groups, groups)
+def test_rbo_w_min_matches_its_definition(a: list[str], b: list[str], ga: list[int], gb: list[int]) -> None:
+    n, m = min(len(a), len(ga)), min(len(b), len(gb))
+    a, ga, b, gb = a[:n], ga[:n], b[:m], gb[:m]
+    got = rbo(a, b, p=0.8, ties="w", a_groups=ga, b_groups=gb).min
+    assert got == pytest.approx(w_min_by_definition(a, ga, b, gb, 0.8), abs=1e-9)
+
+
 def test_rbo_b_of_a_list_with_itself_is_one_and_a_is_below() -> None:
     items, tied = list("abcdef"), [0, 0, 0, 1, 2, 2]
     b = rbo(items, items, p=0.9, ties="b", a_groups=tied, b_groups=tied)
