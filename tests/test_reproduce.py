@@ -16,6 +16,7 @@ import pytest
 
 from retrieval_eval.analysis.reproduce import ktu, reproduce, truncated_rbo
 from retrieval_eval.cli import main
+from retrieval_eval.model import RetrievalEvalError
 
 MEASURES = ["AP", "nDCG@10", "P@10"]
 
@@ -82,6 +83,8 @@ def test_hand_computed_and_uneven_lists() -> None:
     assert ktu(["a", "b", "c", "d"], ["b", "a", "x"]) == ktu(["a", "b", "c"], ["b", "a", "x"])  # cut to 3
     assert math.isnan(ktu(["a"], ["a"]))
     assert ktu(["a", "b", "c", "d"], ["b", "a", "c", "d"], depth=2) == -1.0  # only the top 2 of each
+    with pytest.raises(RetrievalEvalError, match="judge none of the original run's queries"):
+        reproduce({"q1": {"a": 1.0}}, {"q1": {"a": 1.0}}, qrels={"q2": {"a": 1}})
 
 
 def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -164,6 +164,8 @@ def reproduce(original: Any, reproduced: Any, *, qrels: Any = None, baseline: Se
         parsed = list(dict.fromkeys(parse(m) for m in measures))
         orig = SetEvaluator.from_columns(judged, first_cols, complete=False)
         queries = orig.query_ids
+        if not queries:
+            raise RetrievalEvalError("the qrels judge none of the original run's queries; expected the qrels of its topics")
 
         def values(run: Any) -> dict[str, FloatArray]:
             evaluated = SetEvaluator.from_columns(judged, run_columns(run), complete=True).subset(queries)
