@@ -60,6 +60,10 @@ COMMANDS = {
     "diff": "diff",
     "plot": "plot",
     "flaky": "flaky",
+    "similarity": "similarity",
+    "agree": "agree",
+    "pool": "pool",
+    "reproduce": "reproduce",
     "measures": "measures",
 }
 
