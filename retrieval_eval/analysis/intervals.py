@@ -246,6 +246,11 @@ def _bca(x: FloatArray, level: float, resamples: int, rng: np.random.Generator) 
     # The jackknife means (each query left out in turn), in one step: (sum - x_i) / (n - 1).
     jackknife = (float(x.sum()) - x) / (n - 1)
     u = jackknife.mean() - jackknife
+    # The ratio is scale-free: dividing u by its largest magnitude first keeps spread**1.5 from
+    # underflowing to 0 when the values differ only in far decimals (1e-159 apart, say).
+    largest = float(np.abs(u).max()) if n else 0.0
+    if largest > 0.0:
+        u = u / largest
     spread = float((u**2).sum())
     acceleration = float((u**3).sum()) / (6.0 * spread**1.5) if spread > 0.0 else 0.0
     z = normal_quantile((1.0 + level) / 2.0)
