@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
+from attrs import evolve
 
 from ..engine.batch import RankedBatch
 from ..engine.build import build_batch, one_query_batch
+from ..engine.ties import check_ties
 from ..io.dicts import columns_from_documents
 from ..measures import (
     AP,
@@ -82,6 +84,9 @@ class RetrievalEvaluator:
     rel : int, default 1
         Relevance threshold of the binary measures: a judgment >= rel is relevant (trec_eval ``-l``).
         A NumPy integer is taken as the int it holds.
+    ties : {"trec_eval", "rank", "expected"}, default "trec_eval"
+        The list is the ranking under the first two. With ``"expected"``, neighbours of equal score
+        are a tie, and each measure gives its mean over every order of each tie (docs/judgments.md).
 
     Raises
     ------
@@ -108,10 +113,14 @@ class RetrievalEvaluator:
     RECALL_POINTS: tuple[float, ...] = RECALL_POINTS
 
     def __init__(
-        self, query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], *, rel: int = 1
+        self, query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], *, rel: int = 1,
+        ties: str = "trec_eval",
     ) -> None:
         rel = _check_rel("RetrievalEvaluator", rel)
+        expected = check_ties(ties) == "expected"
         batch, one = _batch_of(query_id, retrieved, judgments)
+        if expected:  # the rows stay in list order; the measures take their mean over tie orders
+            batch, one = evolve(batch, ties="expected"), None
         self._hold(batch, rel)  # (rel checked above)
         self._one: OneQuery | None = one  # the ids as lists, when the batch was read straight from them
 
