@@ -56,8 +56,8 @@ class TieReport:
     def text(self, digits: int = 4) -> str:
         """The report as lines: a header of counts, then one line per measure."""
         cuts = ", ".join(f"{n} at rank {k}" for k, n in self.straddling.items()) or "no cut-off asked"
-        lines = [f"ties: {self.tied} of {self.queries} queries have tied scores; a tie straddles the cut-off in "
-                 f"{cuts}\n", "measure\tvalue\tpessimistic\toptimistic\texpected\n"]
+        head = f"ties: {self.tied} of {self.queries} queries have tied scores; a tie straddles the cut-off in {cuts}\n"
+        lines = [head, "measure\tvalue\tpessimistic\toptimistic\texpected\n"]
         for r in self.ranges:
             expected = "-" if r.expected is None else f"{r.expected:.{digits}f}"
             lines.append(f"{r.measure}\t{r.value:.{digits}f}\t{r.pessimistic:.{digits}f}\t"

@@ -63,12 +63,14 @@ def default_level(results: SetResults) -> int:
 
 
 def judged_at(results: SetResults, measure: Measure) -> float | None:
-    """The mean Judged@k at ``measure``'s cut-off k; None for a measure without one."""
+    """The mean Judged@k at ``measure``'s cut-off k over the queries that retrieved something (an
+    empty ranking has no top k to judge); None for a measure without a cut-off."""
     at = measure.definition.cutoff
     k = None if at is None else measure[at]
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
         return None
-    return results.mean(parse(f"Judged@{int(k)}"))
+    retrieved = results._batch.num_ret > 0
+    return float(results.array(parse(f"Judged@{int(k)}"))[retrieved].mean()) if retrieved.any() else 1.0
 
 
 def unjudged_bounds(results: SetResults, measures: Iterable[str | Measure] | str, *,

@@ -8,7 +8,6 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._options import _TABLE_FORMATS, _add_evaluation_options, _Parser, _positive_int, _RawDescriptionFormatter
-from ._trust import _reporting, add_trust_options, trust_output, trust_problem, trust_report, unjudged_note
 from ._output import EXIT_OK, _emit, _short, _Usage
 from ._runs import (
     _as_typed,
@@ -26,6 +25,7 @@ from ._runs import (
     _stdin,
     _stdin_problem,
 )
+from ._trust import _reporting, add_trust_options, trust_output, trust_problem, trust_report, unjudged_note
 
 if TYPE_CHECKING:
     from ..evaluators.set import SetEvaluator

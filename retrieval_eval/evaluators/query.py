@@ -53,9 +53,11 @@ MeasureLike = str | Measure
 MeasureList = MeasureLike | Iterable[MeasureLike]
 
 
-def _batch_of(query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment],
+def _batch_of(query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], ties: str = "trec_eval",
               ) -> tuple[RankedBatch, OneQuery | None]:
     """The batch of one query's ranking and judgments, with its ids as lists when read straight from them."""
+    if ties == "expected":  # the rows stay in list order; the measures take their mean over tie orders
+        return evolve(_batch_of(query_id, retrieved, judgments)[0], ties="expected"), None
     if _SMALL_PATH and not isinstance(judgments, (str, bytes, Mapping)):  # (those: the columns name them)
         judgments = list(judgments)  # (an iterator is read once, here)
         one = direct_batch(query_id, retrieved, judgments)
@@ -85,8 +87,7 @@ class RetrievalEvaluator:
         Relevance threshold of the binary measures: a judgment >= rel is relevant (trec_eval ``-l``).
         A NumPy integer is taken as the int it holds.
     ties : {"trec_eval", "rank", "expected"}, default "trec_eval"
-        The list is the ranking under the first two. With ``"expected"``, neighbours of equal score
-        are a tie, and each measure gives its mean over every order of each tie (docs/judgments.md).
+        ``"expected"``: neighbours of equal score tie, each measure its mean over their orders.
 
     Raises
     ------
@@ -113,14 +114,10 @@ class RetrievalEvaluator:
     RECALL_POINTS: tuple[float, ...] = RECALL_POINTS
 
     def __init__(
-        self, query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], *, rel: int = 1,
-        ties: str = "trec_eval",
+        self, query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], *, rel: int = 1, ties: str = "trec_eval",
     ) -> None:
         rel = _check_rel("RetrievalEvaluator", rel)
-        expected = check_ties(ties) == "expected"
-        batch, one = _batch_of(query_id, retrieved, judgments)
-        if expected:  # the rows stay in list order; the measures take their mean over tie orders
-            batch, one = evolve(batch, ties="expected"), None
+        batch, one = _batch_of(query_id, retrieved, judgments, check_ties(ties))
         self._hold(batch, rel)  # (rel checked above)
         self._one: OneQuery | None = one  # the ids as lists, when the batch was read straight from them
 

@@ -147,9 +147,7 @@ class SetEvaluator(SetResults):
             Read the qrels' second column as the subtopic (intent) id of each judgment, as the
             diversity measures (``alpha_nDCG``, ``ERR_IA``, ...) need. A document may then be judged
             once per subtopic; every other measure sees its largest value.
-        ties : {"trec_eval", "rank", "expected"}, default "trec_eval"
-            Documents of equal score: by doc_id descending (trec_eval), by the file's rank column, or
-            every order of them at once, each measure giving its expected value (docs/judgments.md).
+        ties : {"trec_eval", "rank", "expected"}, default "trec_eval": equal scores by doc_id descending, by rank, or all orders.
 
         Raises
         ------
@@ -161,10 +159,10 @@ class SetEvaluator(SetResults):
         from ..io.formats import read_qrels_columns, read_run_columns
 
         options = _read_options(max_depth, duplicates, order, ties)
-        ranks = order == "rank" or ties == "rank"
         # Nobody else holds the run just read: handed over, its columns are freed as the build uses them.
         return cls._built(
-            read_qrels_columns(qrels, with_subtopics=subtopics), RunHandoff(read_run_columns(run, with_ranks=ranks)), rel=rel,
+            read_qrels_columns(qrels, with_subtopics=subtopics),
+            RunHandoff(read_run_columns(run, with_ranks="rank" in (order, ties))), rel=rel,
             judged_only=judged_only, complete=complete, **options,
         )
 
@@ -272,8 +270,7 @@ class SetEvaluator(SetResults):
         cls, qrels: str | os.PathLike[str], run: str | os.PathLike[str], *, rel: int = 1,
         max_depth: int | None = None, judged_only: bool = False, duplicates: Duplicates = "error",
         complete: bool = True, order: str = "score", query_id: str = "query_id", doc_id: str = "doc_id",
-        relevance: str = "relevance", score: str = "score", rank: str = "rank", subtopic: str | None = None,
-        ties: str = "trec_eval",
+        relevance: str = "relevance", score: str = "score", rank: str = "rank", subtopic: str | None = None, ties: str = "trec_eval",
     ) -> SetEvaluator:
         """Read a Parquet qrels file and a Parquet run file, with the columns of :meth:`from_arrow`.
 
