@@ -171,3 +171,42 @@ def test_the_api_takes_ties_everywhere() -> None:
     assert (ev.precision(1), ev.reciprocal_rank()) == (0.5, 0.75)
     with pytest.raises(ValueError, match="rank column"):
         SetEvaluator.from_dict(qrels, run, ties="rank")
+
+
+def test_large_ties_against_exact_fractions() -> None:
+    # 3 relevant among 200 tied documents after 2 non-relevant ones: too many orders to enumerate, so
+    # the sums of the closed forms' definitions are taken with exact binomials instead.
+    from fractions import Fraction
+    from math import comb
+
+    n, r, t = 200, 3, 2
+    labels = [0] * t + [1] * r + [0] * (n - r)
+    docs = [f"d{i:03d}" for i in range(len(labels))]
+    qrels = QrelsColumns(np.array(["q"] * len(docs)), np.array(docs), np.array(labels), np.arange(1, len(docs) + 1))
+    scores = np.array([2.0] + [1.5] + [1.0] * n)
+    run = RunColumns(np.array(["q"] * len(docs)), np.array(docs), scores, np.arange(1, len(docs) + 1))
+    rr, success, p10, ap = _values(qrels, run, "expected", ["RR", "Success@12", "P@10", "AP"])
+    # P(first relevant at place i) = C(n - i, r - 1) / C(n, r).
+    exact_rr = sum(Fraction(comb(n - i, r - 1), comb(n, r)) / (t + i) for i in range(1, n - r + 2))
+    assert rr == pytest.approx(float(exact_rr), rel=1e-12)
+    assert success == pytest.approx(1 - comb(n - r, 10) / comb(n, 10), rel=1e-12)
+    assert p10 == pytest.approx(8 * r / n / 10, rel=1e-12)
+    assert 0 < ap < 1
+
+
+def test_ap_of_a_large_tie_over_every_placement_of_its_relevant_documents() -> None:
+    # 3 relevant among 40 tied documents: each set of their 3 places is equally likely (9,880 sets).
+    from fractions import Fraction
+
+    n, r, t = 40, 3, 2
+    labels = [0] * t + [1] * r + [0] * (n - r)
+    docs = [f"d{i:03d}" for i in range(len(labels))]
+    qrels = QrelsColumns(np.array(["q"] * len(docs)), np.array(docs), np.array(labels), np.arange(1, len(docs) + 1))
+    run = RunColumns(np.array(["q"] * len(docs)), np.array(docs), np.array([2.0, 1.5] + [1.0] * n),
+                     np.arange(1, len(docs) + 1))
+    [ap] = _values(qrels, run, "expected", ["AP"])
+    total, sets = Fraction(0), 0
+    for places in itertools.combinations(range(1, n + 1), r):
+        total += sum(Fraction(m, t + place) for m, place in enumerate(places, 1)) / r
+        sets += 1
+    assert ap == pytest.approx(float(total / sets), rel=1e-12)

@@ -87,3 +87,18 @@ def test_the_cli_ties_and_reports(files: tuple[str, str]) -> None:
     bounds = _cli("evaluate", "--quiet", "--bounds", "--unjudged-as", "1", "-m", "P.2", *files)
     assert bounds.stdout.splitlines()[-1] == "P@2\t0.5000\t1.0000\t0.5000"
     assert _cli("evaluate", "--tie-report", "--format", "csv", *files).returncode == 2
+
+
+def test_a_baseline_keeps_its_tie_policy(files: tuple[str, str], tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+    from pathlib import Path
+
+    plain, tied = str(tmp_path / "plain.json"), str(tmp_path / "tied.json")
+    assert _cli("baseline", "save", "--quiet", "-m", "P@1", "-o", plain, *files).returncode == 0
+    assert "ties" not in json.loads(Path(plain).read_text())["options"]  # the default is not written: files as before
+    assert _cli("baseline", "save", "--quiet", "--ties", "expected", "-m", "P@1", "-o", tied, *files).returncode == 0
+    assert json.loads(Path(tied).read_text())["options"]["ties"] == "expected"
+    assert json.loads(Path(tied).read_text())["summary"]["P@1"] == 0.75
+    assert _cli("check", "--quiet", tied, *files).returncode == 0  # scored as the baseline was: no regression
+    refused = _cli("check", "--quiet", "--ties", "trec_eval", tied, *files)
+    assert refused.returncode == 2 and "option ties" in refused.stderr

@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 
 from ..engine.batch import RankedBatch
-from ..engine.segments import safe_div, segment_sum
+from ..engine.segments import _gather_segments, safe_div, segment_sum
 from ..engine.ties import TieGroups, tie_groups
-from ..model import BoolArray, FloatArray, IntArray
+from ..model import FloatArray, IntArray
 from .gains import Gains, exp_scales, gain_hits, styled
 from .graded import _discounted, _ideal_dcg
 from .params import MeasureError
@@ -44,49 +44,56 @@ ORDER_FREE = frozenset({"NumQ", "NumRet", "NumRel", "NumRelRet", "NumNonRelJudge
                         "SetP", "SetR", "SetAP", "SetF", "Utility", "IDCG"})
 
 
-def _within(b: RankedBatch, k: int | IntArray | None) -> BoolArray | None:
-    """Whether each ranked row is at rank <= k (``k`` one per query, or one for all); None: every row."""
-    if k is None:
-        return None
-    return b.rank <= (k.take(b.segment) if isinstance(k, np.ndarray) else k)
+def _rows_of(groups: TieGroups, chosen: IntArray) -> tuple[IntArray, IntArray]:
+    """The ranked rows of the groups ``chosen`` (increasing), and each one's group."""
+    rows = _gather_segments(groups.offsets, chosen)
+    return rows, groups.group.take(rows)
 
 
-def _expected_sum(b: RankedBatch, per_row: FloatArray, k: int | IntArray | None) -> FloatArray:
-    """Per query, the sum of ``per_row`` over the ranks <= k."""
-    keep = _within(b, k)
-    return segment_sum(per_row if keep is None else np.where(keep, per_row, 0.0), b.segment, b.n_queries)
-
-
-def _group_mean(groups: TieGroups, values: FloatArray | BoolArray) -> FloatArray:
-    """Each row's group's mean of ``values`` (one per row): what each place holds on average."""
-    return (groups.sums(values) / groups.size).take(groups.group)
+def _expected_sum(b: RankedBatch, groups: TieGroups, per_group: FloatArray, k: int | IntArray | None,
+                  weight: Callable[[IntArray], FloatArray] | None = None) -> FloatArray:
+    """Per query, the sum over its ranks <= k of the value of the rank's group (``per_group``), times
+    ``weight(rank)`` when given. Only the rows of groups with a non-zero value are visited: a ranking
+    of 1000 documents has a few judged ones."""
+    rows, group = _rows_of(groups, np.flatnonzero(per_group))
+    rank = b.rank.take(rows)
+    value = per_group.take(group)
+    if weight is not None:
+        value = value * weight(rank)
+    query = groups.query.take(group)
+    if k is not None:
+        keep = rank <= (k.take(query) if isinstance(k, np.ndarray) else k)
+        value, query = value[keep], query[keep]
+    return segment_sum(value, query, b.n_queries)
 
 
 def _relevant_share(b: RankedBatch, rel: int) -> FloatArray:
-    """r / n of each row's group: the chance that the row's place holds a relevant document."""
-    return _group_mean(tie_groups(b), b.relevant(rel))
+    """Per group, r / n: the chance that each of its places holds a relevant document."""
+    groups = tie_groups(b)
+    return groups.sums(b.relevant(rel)) / groups.size
 
 
 def precision(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
     """E[P@k] = E[rel@k] / k."""
-    return _expected_sum(b, _relevant_share(b, rel), k) / float(k)
+    return _expected_sum(b, tie_groups(b), _relevant_share(b, rel), k) / float(k)
 
 
 def recall(b: RankedBatch, *, k: int, rel: int) -> FloatArray:
     """E[R@k] = E[rel@k] / R."""
-    return safe_div(_expected_sum(b, _relevant_share(b, rel), k), b.n_relevant(rel))
+    return safe_div(_expected_sum(b, tie_groups(b), _relevant_share(b, rel), k), b.n_relevant(rel))
 
 
 def r_precision(b: RankedBatch, *, rel: int) -> FloatArray:
     """E[Rprec] = E[rel@R] / R."""
     R = b.n_relevant(rel)
-    return safe_div(_expected_sum(b, _relevant_share(b, rel), R), R)
+    return safe_div(_expected_sum(b, tie_groups(b), _relevant_share(b, rel), R), R)
 
 
 def judged(b: RankedBatch, *, k: int | None) -> FloatArray:
     """E[Judged@k] = E[judged documents in the top min(k, n)] / min(k, n)."""
+    groups = tie_groups(b)
     depth = b.num_ret if k is None else np.minimum(b.num_ret, k)
-    return safe_div(_expected_sum(b, _group_mean(tie_groups(b), b.labels >= 0), k), depth)
+    return safe_div(_expected_sum(b, groups, groups.sums(b.labels >= 0) / groups.size, k), depth)
 
 
 def _expected_dcg(b: RankedBatch, k: int | None, dcg: str, gains: Gains | None,
@@ -96,7 +103,7 @@ def _expected_dcg(b: RankedBatch, k: int | None, dcg: str, gains: Gains | None,
     hits, gain = gain_hits(b, gains)
     gain = styled(gain, dcg, None if scale is None else scale[hits.query])
     mean = np.bincount(groups.group.take(hits.row), weights=gain, minlength=len(groups.size)) / groups.size
-    return _expected_sum(b, _discounted(mean.take(groups.group), b.rank), k)
+    return _expected_sum(b, groups, mean, k, lambda rank: _discounted(np.ones(len(rank)), rank))
 
 
 def ndcg(b: RankedBatch, *, k: int | None, dcg: str, gains: Gains | None) -> FloatArray:
@@ -118,14 +125,20 @@ def average_precision(b: RankedBatch, *, k: int | None, rel: int, norm: str = "R
     groups = tie_groups(b)
     relevant = b.relevant(rel)
     r = groups.sums(relevant)
+    chosen = np.flatnonzero(r)
+    rows, group = _rows_of(groups, chosen)
     # c: the relevant rows of the group's query ranked above it (a running count, read at two rows).
     before = np.concatenate(([0], np.cumsum(relevant, dtype=np.int64)))
     c = before.take(groups.offsets[:-1]) - before.take(b.offsets[:-1].take(groups.query))
     others = np.where(groups.size > 1, (r - 1.0) / np.maximum(groups.size - 1, 1), 0.0)
-    place = groups.position()
-    expected_above = c.take(groups.group) + 1.0 + (place - 1) * others.take(groups.group)
-    term = (r / groups.size).take(groups.group) * expected_above / b.rank
-    total = _expected_sum(b, term, k)
+    place = rows - groups.offsets.take(group) + 1
+    rank = b.rank.take(rows)
+    term = (r / groups.size).take(group) * (c.take(group) + 1.0 + (place - 1) * others.take(group)) / rank
+    query = groups.query.take(group)
+    if k is not None:
+        keep = rank <= k
+        term, query = term[keep], query[keep]
+    total = segment_sum(term, query, b.n_queries)
     R = b.n_relevant(rel)
     return safe_div(total, np.minimum(R, k) if norm == "min_rk" and k is not None else R)
 
@@ -167,12 +180,9 @@ def reciprocal_rank(b: RankedBatch, *, k: int | None, rel: int) -> FloatArray:
     """E[RR@k]: the first relevant document is at place i of the first group with one with
     probability S(i - 1) * r / (n - i + 1)."""
     query, first, n, r, t = _first_relevant_group(b, rel)
-    groups = tie_groups(b)
-    mark = np.full(len(groups.size), -1, dtype=np.int64)
-    mark[first] = np.arange(len(first))
-    rows = np.flatnonzero(mark.take(groups.group) >= 0)  # the rows of those groups
-    at = mark.take(groups.group.take(rows))
-    place = groups.position().take(rows)
+    rows = _gather_segments(tie_groups(b).offsets, first)  # the rows of those groups
+    at = np.repeat(np.arange(len(first)), tie_groups(b).size.take(first))  # each one's group, among ``first``
+    place = rows - tie_groups(b).offsets.take(first).take(at) + 1
     rank = t.take(at) + place
     keep = place <= n.take(at) - r.take(at) + 1
     if k is not None:
