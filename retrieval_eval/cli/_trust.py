@@ -88,7 +88,8 @@ def trust_output(args: argparse.Namespace, made: list[object], names: Sequence[s
     if args.format == "json":
         import json
 
-        return json.dumps(made[0] if len(made) == 1 else made, indent=2, allow_nan=False) + "\n"
+        documents = [{**document, "run": name} for document, name in zip(made, names)]  # type: ignore[dict-item]
+        return json.dumps(documents[0] if len(documents) == 1 else documents, indent=2, allow_nan=False) + "\n"
     if len(made) == 1:
         return str(made[0])
     return "".join(f"run {name}\n{text}" for name, text in zip(names, made))

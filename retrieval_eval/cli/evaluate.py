@@ -319,6 +319,8 @@ def _provenance(args: argparse.Namespace, qrels: object, sources: Sequence[objec
     options = {"-m": [args.wide] if args.wide is not None else (args.measures or ["official"]),
                "-c": not args.skip_missing, "-l": args.level, "-M": args.max_depth, "-J": args.judged_only,
                "--order": args.order, "--duplicates": args.duplicates}
+    if getattr(args, "ties", "trec_eval") != "trec_eval":  # (recorded only when given, as --ci below)
+        options["--ties"] = args.ties
     if getattr(args, "ci", False):  # recorded only when given: the output without --ci is unchanged
         options |= {"--ci-method": args.ci_method, "--ci-level": args.ci_level,
                     "--ci-resamples": args.ci_resamples, "--ci-seed": args.ci_seed}
