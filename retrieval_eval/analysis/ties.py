@@ -14,9 +14,12 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from attrs import evolve, frozen
 
+from ..engine.batch import RankedBatch
 from ..engine.ties import straddles, tied_queries, within_ties
+from ..evaluators.blocks import summaries
 from ..evaluators.results import SetResults
 from ..measures import Measure, MeasureError, parse_list
+from ..model import FloatArray
 
 
 @frozen
@@ -72,11 +75,9 @@ class TieReport:
                             "optimistic": r.optimistic, "expected": r.expected} for r in self.ranges]}
 
 
-def _view(results: SetResults, batch: object) -> SetResults:
-    """An evaluation of the same queries over another batch (another order of the same rows)."""
-    view = SetResults.__new__(SetResults)
-    view._init(batch, results._report, results.rel, results.run_id)  # type: ignore[arg-type]
-    return view
+def _summaries(batch: RankedBatch, measures: list[Measure], known: dict[Measure, FloatArray] | None = None) -> list[float]:
+    """Each measure's summary over ``batch`` (an order of the evaluation's rows), keeping no per-query array."""
+    return summaries(batch, measures, {} if known is None else known, keep=False)
 
 
 def _cutoffs(measures: Sequence[Measure]) -> list[int]:
@@ -92,17 +93,18 @@ def tie_report(results: SetResults, measures: Iterable[str | Measure] | str, *,
     parsed = [m for m, _ in parse_list(measures, rel=results.rel, numeric=True)]
     batch = results._batch
     ordered = evolve(batch, ties="trec_eval")  # the two orders are ordinary rankings
-    worst = _view(results, within_ties(ordered, batch.labels))  # relevant (high grades) last
-    best = _view(results, within_ties(ordered, -batch.labels))
-    expected = results if batch.ties == "expected" else _view(results, evolve(batch, ties="expected"))
+    distinct = list(dict.fromkeys(parsed))
+    values = _summaries(batch, distinct, results._values)
+    worst = _summaries(within_ties(ordered, batch.labels), distinct)  # relevant (high grades) last
+    best = _summaries(within_ties(ordered, -batch.labels), distinct)
+    expected = evolve(batch, ties="expected")
     ranges = []
-    for measure in dict.fromkeys(parsed):
+    for measure, value, low, high in zip(distinct, values, worst, best):
         try:
-            mean: float | None = expected.aggregate(measure)
+            mean: float | None = _summaries(expected, [measure])[0]
         except MeasureError:  # no closed form: the range alone
             mean = None
-        ranges.append(TieRange(str(measure), results.aggregate(measure), worst.aggregate(measure),
-                               best.aggregate(measure), mean))
+        ranges.append(TieRange(str(measure), value, low, high, mean))
     ks = sorted(set(cutoffs)) if cutoffs is not None else _cutoffs(parsed)
     return TieReport(results.run_id, batch.n_queries, int(tied_queries(batch).sum()),
                      {k: int(straddles(batch, k).sum()) for k in ks}, ranges)

@@ -17,7 +17,8 @@ from attrs import frozen
 from ..engine.ties import with_unjudged_as
 from ..evaluators.results import SetResults
 from ..measures import Measure, parse, parse_list
-from .ties import _view
+from ..measures.registry import compute
+from .ties import _summaries
 
 #: Judged@k below this fraction makes a note, unless the caller gives another threshold.
 JUDGED_THRESHOLD = 0.9
@@ -70,7 +71,10 @@ def judged_at(results: SetResults, measure: Measure) -> float | None:
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
         return None
     retrieved = results._batch.num_ret > 0
-    return float(results.array(parse(f"Judged@{int(k)}"))[retrieved].mean()) if retrieved.any() else 1.0
+    if not retrieved.any():
+        return 1.0
+    # Computed here, not through results.array: the evaluation keeps no per-query array it was not asked for.
+    return float(compute(results._batch, parse(f"Judged@{int(k)}"))[retrieved].mean())
 
 
 def unjudged_bounds(results: SetResults, measures: Iterable[str | Measure] | str, *,
@@ -89,12 +93,12 @@ def unjudged_bounds(results: SetResults, measures: Iterable[str | Measure] | str
     chosen = default_level(results) if level is None else int(level)
     if chosen < 0:
         raise ValueError(f"the grade of unjudged documents must be >= 0; got {chosen}")
-    upper = _view(results, with_unjudged_as(results._batch, chosen))
-    bounds = []
-    for measure, label in parse_list(measures, rel=results.rel, numeric=True):
-        bounds.append(UnjudgedBound(label, results.aggregate(measure), upper.aggregate(measure), chosen,
-                                    judged_at(results, measure)))
-    return bounds
+    labelled = parse_list(measures, rel=results.rel, numeric=True)
+    asked = [measure for measure, _ in labelled]
+    values = _summaries(results._batch, asked, results._values)
+    as_relevant = _summaries(with_unjudged_as(results._batch, chosen), asked)
+    return [UnjudgedBound(label, value, high, chosen, judged_at(results, measure))
+            for (measure, label), value, high in zip(labelled, values, as_relevant)]
 
 
 def unjudged_notes(results: SetResults, measures: Iterable[str | Measure] | str, *, level: int | None = None,
