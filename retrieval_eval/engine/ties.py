@@ -50,17 +50,9 @@ class TieGroups:
     size: IntArray
     before: IntArray
 
-    def per_row(self, values: FloatArray | IntArray) -> FloatArray | IntArray:
-        """A value per group, repeated along the group's rows."""
-        return values.take(self.group)
-
     def sums(self, values: FloatArray | BoolArray) -> FloatArray:
         """Per group, the sum of ``values`` (one per ranked row)."""
         return np.bincount(self.group, weights=values, minlength=len(self.size)).astype(np.float64, copy=False)
-
-    def position(self) -> IntArray:
-        """Each row's 1-based place within its group."""
-        return np.arange(1, len(self.group) + 1, dtype=np.int64) - self.offsets[:-1].take(self.group)
 
 
 def _group_heads(b: RankedBatch) -> BoolArray:
