@@ -127,9 +127,17 @@ def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--order", choices=("score", "file", "rank"), default="score",
                         help="rank by score, ties by doc_id descending (trec_eval; default), by file order, "
                              "or by the rank column")
+    _add_ties(parser)
     parser.add_argument("--duplicates", choices=("error", "first"), default="error",
                         help="a document listed twice for one query: fail (default) or keep its first line")
     _add_quiet(parser)
+
+
+def _add_ties(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--ties", choices=("trec_eval", "rank", "expected"), default="trec_eval",
+                        help="documents of equal score: doc_id descending (trec_eval; default), by the rank column, "
+                             "or every order at once, each measure giving its expected value (P, R, AP, nDCG, RR, "
+                             "Success, Rprec and the counts; others are refused); see docs/judgments.md")
 
 
 def _add_run_options(parser: argparse.ArgumentParser,
@@ -139,6 +147,7 @@ def _add_run_options(parser: argparse.ArgumentParser,
     parser.add_argument("--order", choices=("score", "file", "rank"), default="score",
                         help="rank by score, ties by doc_id descending (trec_eval; default), by file order, "
                              "or by the rank column")
+    _add_ties(parser)
     parser.add_argument("--duplicates", choices=("error", "first"), default="error",
                         help="a document listed twice for one query: fail (default) or keep its first line")
     _add_quiet(parser)

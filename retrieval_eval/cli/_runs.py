@@ -199,6 +199,7 @@ def _build_run(args: argparse.Namespace, judged: QrelsColumns, qrels: object, ru
     results = SetEvaluator.from_columns(
         judged, columns, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only,
         duplicates=args.duplicates, complete=not args.skip_missing, order=RANKING_ORDERS[args.order],
+        ties=getattr(args, "ties", "trec_eval"),
     )
     _check_overlap(results, qrels, run)
     return results
@@ -219,7 +220,7 @@ def _runs_read(args: argparse.Namespace, runs: Sequence[object]) -> Iterator[tup
     from ..io.formats import read_run_columns
 
     def read(run: object) -> _ReadAhead:
-        return _ReadAhead.of(lambda: read_run_columns(run, with_ranks=args.order == "rank"))  # type: ignore[arg-type]
+        return _ReadAhead.of(lambda: read_run_columns(run, with_ranks="rank" in (args.order, getattr(args, "ties", None))))  # type: ignore[arg-type]
 
     workers = 1 if len(runs) > 1 and _threads.idle_cpus() > 1 else 0
     for run, read_ahead in zip(runs, _threads.in_order(read, [(run,) for run in runs], workers)):

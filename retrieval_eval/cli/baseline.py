@@ -77,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         _report_query_set(args, results, requested)
     options = {"rel": args.level, "complete": not args.skip_missing, "judged_only": args.judged_only,
-               "max_depth": args.max_depth, "order": args.order, "duplicates": args.duplicates}
+               "max_depth": args.max_depth, "order": args.order, "duplicates": args.duplicates,
+               "ties": args.ties}
     try:
         kept = Baseline.create(results, measures=[item.typed or item.label for item in requested],
                                qrels_path=args.qrels, run_path=args.run, options=options,

@@ -32,7 +32,7 @@ power, the queries a max_drop tolerance needs, and the smallest p-value the test
 regression check that cannot reach significance whatever the values is undecided (unresolvable).
 
 The baseline is compared only on the qrels it was made with (the same bytes) and its options
-(-l, -c/--skip-missing, -J, -M, --order, --duplicates: taken from the baseline, refused if given
+(-l, -c/--skip-missing, -J, -M, --order, --duplicates, --ties: taken from the baseline, refused if given
 otherwise).
 
 Exit codes: 0 every check passed (undecided ones included); 1 a check failed; 2 bad input or usage
@@ -81,6 +81,8 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     judging.add_argument("-M", dest="max_depth", type=_positive_int, default=None, metavar="DEPTH",
                          help="evaluate only the top DEPTH documents")
     judging.add_argument("--order", choices=("score", "file", "rank"), default=None, help="how rankings are ordered")
+    judging.add_argument("--ties", choices=("trec_eval", "rank", "expected"), default=None,
+                         help="how documents of equal score are ordered (docs/judgments.md)")
     judging.add_argument("--duplicates", choices=("error", "first"), default=None,
                          help="a document listed twice for one query: fail or keep its first line")
     _add_quiet(check)
@@ -109,7 +111,8 @@ def _scoring(args: argparse.Namespace, baseline: Baseline) -> dict[str, Any]:
     from ..model import RetrievalEvalError
 
     given = {"rel": args.level, "complete": args.complete, "judged_only": args.judged_only,
-             "max_depth": args.max_depth, "order": args.order, "duplicates": args.duplicates}
+             "max_depth": args.max_depth, "order": args.order, "duplicates": args.duplicates,
+             "ties": args.ties}
     options = {**baseline.options, **{k: v for k, v in given.items() if v is not None and k != "max_depth"}}
     if args.max_depth is not None:
         options["max_depth"] = args.max_depth
@@ -149,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
     scoring.level, scoring.max_depth, scoring.judged_only = options["rel"], options["max_depth"], options["judged_only"]
     scoring.skip_missing, scoring.complete = not options["complete"], False
     scoring.order, scoring.duplicates = options["order"], options["duplicates"]
+    scoring.ties = options["ties"]
     requested = []
     from ..measures import parse
 

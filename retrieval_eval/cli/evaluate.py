@@ -32,6 +32,7 @@ from ._trec_flags import (
     with_collection_size,
     with_judged_in_group,
 )
+from ._trust import _reporting, add_trust_options, trust_output, trust_problem, trust_report, unjudged_note
 
 if TYPE_CHECKING:
     from ..evaluators.set import SetEvaluator
@@ -102,6 +103,7 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     evaluate.add_argument("--ci-seed", type=int, default=0, metavar="SEED",
                           help="seed of the bootstrap, an integer >= 0 (default 0: the same input always gives "
                                "the same interval)")
+    add_trust_options(evaluate)
 
 
 def _evaluate_usage_problem(args: argparse.Namespace) -> str | None:
@@ -116,11 +118,13 @@ def _evaluate_usage_problem(args: argparse.Namespace) -> str | None:
         return f"--log-columns takes 4 distinct names separated by commas: GROUP,ITEM,SCORE,LABEL; got {args.log_columns!r}"
     if args.log is not None and args.order != "score":
         return "--order applies to run files; a log is always ranked by score"
+    if args.log is not None and args.ties != "trec_eval":
+        return "--ties applies to run files; a log's ties are broken by item id"
     if args.wide is not None and args.format not in _TABLE_FORMATS:
         return "--wide prints a table; give --format csv, tsv, markdown or latex"
     if args.wide is not None and args.measures is not None:
         return "--wide MEASURE replaces -m; give one or the other"
-    return _ci_problem(args) or trec_flags_problem(args) or _stdin_problem(args.qrels, args.runs)
+    return _ci_problem(args) or trec_flags_problem(args) or trust_problem(args) or _stdin_problem(args.qrels, args.runs)
 
 
 def _ci_problem(args: argparse.Namespace) -> str | None:
@@ -218,9 +222,12 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
     for number, (note_name, results) in enumerate(zip(notes, loaded), 1):
         if not args.quiet:
             _report_query_set(args, results, requested, run=note_name if several else None)
+        unjudged_note(args, results, requested, note_name if several else None)
         run_ids.append(results.run_id)
         results.zscores = zscores
-        if args.wide is not None:
+        if _reporting(args):
+            made.append(trust_report(args, results, requested))
+        elif args.wide is not None:
             made.append(wide_column(results, given_order[0], summary=summary))
         elif args.format == "json":
             provenance = _provenance(args, qrels, sources, log is not None)
@@ -249,6 +256,9 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
                 streamed = itertools.chain([next(pieces, "")], pieces, [ci_text])
         del results
     names = given or (_run_names(sources) if log is not None else _run_id_names(sources, run_ids))
+    if _reporting(args):
+        _emit(trust_output(args, made, names))
+        return EXIT_OK
     _emit(_finished(args, made, names, requested, columns, kind=kind, named=several or given is not None))
     for piece in streamed:
         _emit(piece)
@@ -333,6 +343,8 @@ def _provenance(args: argparse.Namespace, qrels: object, sources: Sequence[objec
     for flag, name, default in (("-R", "rel_format", "qrels"), ("-Z", "zscores", None), ("-N", "collection_size", None)):
         if getattr(args, name, default) != default:  # recorded only when given, as --ci below
             options[flag] = getattr(args, name)
+    if getattr(args, "ties", "trec_eval") != "trec_eval":  # (recorded only when given, as --ci below)
+        options["--ties"] = args.ties
     if getattr(args, "ci", False):  # recorded only when given: the output without --ci is unchanged
         options |= {"--ci-method": args.ci_method, "--ci-level": args.ci_level,
                     "--ci-resamples": args.ci_resamples, "--ci-seed": args.ci_seed}

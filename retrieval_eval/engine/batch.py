@@ -178,6 +178,9 @@ class RankedBatch:
     subtopics : Subtopics or None
         The per-subtopic judgments of the diversity measures, when the qrels were read with their
         subtopic column; the judged rows above then hold each document's largest value.
+    ties : str
+        The tie policy the rows were ordered by (:mod:`.ties`): with ``"expected"`` the measures give
+        their expected value over every order of each run of equal scores.
     """
 
     query_vocab: np.ndarray
@@ -190,6 +193,7 @@ class RankedBatch:
     judged_doc_ids: np.ndarray
     in_run: BoolArray
     subtopics: Subtopics | None = None
+    ties: str = "trec_eval"
     _cache: dict[tuple[object, ...], Any] = field(factory=dict, init=False, repr=False)
 
     # ---- shape
@@ -357,7 +361,7 @@ class RankedBatch:
             judged_relevance=self.judged_relevance[judged],
             judged_doc_ids=self.judged_doc_ids[judged],
             in_run=self.in_run[indices],
-            subtopics=None if self.subtopics is None else self.subtopics.select(indices),
+            subtopics=None if self.subtopics is None else self.subtopics.select(indices), ties=self.ties,
         )
 
     def block(self, start: int, stop: int) -> RankedBatch:
@@ -370,6 +374,7 @@ class RankedBatch:
             doc_ids=self.doc_ids[rows], scores=self.scores[rows], judged_offsets=judged - judged[0],
             judged_relevance=self.judged_relevance[judged_rows], judged_doc_ids=self.judged_doc_ids[judged_rows],
             in_run=self.in_run[start:stop], subtopics=None if self.subtopics is None else self.subtopics.block(start, stop),
+            ties=self.ties,
         )
         for key, counts in self._cache.items():  # R and NR, once made for the whole batch (the CLI's notes
             if key[0] in ("R", "NR"):  # need R): the block's are slices of them, not counted again
@@ -393,7 +398,7 @@ class RankedBatch:
                 query_vocab=self.query_vocab, offsets=kept[self.offsets], labels=self.labels[keep],
                 doc_ids=self.doc_ids[keep], scores=self.scores[keep], judged_offsets=self.judged_offsets,
                 judged_relevance=self.judged_relevance, judged_doc_ids=self.judged_doc_ids, in_run=self.in_run,
-                subtopics=self.subtopics,
+                subtopics=self.subtopics, ties=self.ties,
             )
 
         return self._cached(("judged-only",), compute)

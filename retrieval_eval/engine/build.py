@@ -32,6 +32,7 @@ from .judgments import PreparedQrels, _joins_by_scan, _scan_comparisons, prepare
 from .memory import release_freed_memory
 from .order import RowOrder, canonical_order, grouped_order
 from .segments import _offsets_of, long_on_average, segment_ids
+from .ties import TiePolicy, check_ties, rank_order
 
 if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
     import numpy.typing as npt
@@ -96,6 +97,7 @@ def build_batch(
     duplicates: Duplicates = "error",
     complete: bool = True,
     queries: npt.ArrayLike | None = None,
+    ties: TiePolicy = "trec_eval",
 ) -> tuple[RankedBatch, QuerySetReport]:
     """Join a run with its judgments into a :class:`RankedBatch`.
 
@@ -116,16 +118,28 @@ def build_batch(
         are left out of the batch (and of every mean).
     queries : array of ids, optional
         Queries to evaluate besides those with judgments (a query without any judgment scores 0).
+    ties : {"trec_eval", "rank", "expected"}
+        Within a run of equal scores (see :mod:`.ties`): doc_id descending (trec_eval); the rank
+        column (``run.ranks``), then doc_id descending; or trec_eval's order, with the measures
+        giving their expected value over every order of each run (not with ``max_depth``, which
+        would keep the documents of a cut run by their ids).
     """
     if max_depth is not None and max_depth < 0:
         raise InputFormatError(f"'max_depth' must be >= 0 or None; got {max_depth}")
     if order not in ("score", "given", "rank"):
         raise ValueError(f"'order' must be 'score', 'given' or 'rank'; got {order!r}")
     check_duplicates_option(duplicates)
+    ties = check_ties(ties)
+    if ties == "rank" and order == "given":
+        raise ValueError("ties='rank' breaks ties of scores: it needs order='score'")
+    if ties == "expected" and max_depth is not None:
+        raise ValueError("ties='expected' cannot be combined with max_depth: a tie cut by the depth would keep "
+                         "its documents by id; use a cutoff measure (P@k, nDCG@k) instead")
     if isinstance(run, RunHandoff):
         run = run.take()
-    if order == "rank" and run.ranks is None:
-        raise ValueError("order='rank' needs the run's rank column (read_run_columns(..., with_ranks=True))")
+    if (order == "rank" or ties == "rank") and run.ranks is None:
+        raise ValueError(f"{'order' if order == 'rank' else 'ties'}='rank' needs the run's rank column "
+                         "(read_run_columns(..., with_ranks=True)); this run has none")
     judged = prepared_qrels(qrels, queries, duplicates)
     run_origin, run_unit, run_scores, run_lines, run_ranks = run.origin, run.unit, run.scores, run.lines, run.ranks
     r_qids, r_docs = _as_bytes(run.query_ids), _as_bytes(run.doc_ids)
@@ -147,7 +161,7 @@ def build_batch(
     r_rows = None if judged_head.all() else np.flatnonzero(along_runs(judged_head, r_heads, len(r_docs)))
     rq, rd, scores, r_lines = _take(r_rows, along_runs(r_head_code, r_heads, len(r_docs)), r_docs,
                                     np.asarray(run_scores, dtype=np.float64), np.asarray(run_lines))
-    ranks = _take(r_rows, np.asarray(run_ranks))[0] if order == "rank" else None
+    ranks = _take(r_rows, np.asarray(run_ranks))[0] if order == "rank" or ties == "rank" else None
     del r_docs, run_scores, run_ranks, r_rows
     n_q = len(judged.query_vocab)
     # Every row a query of its own, the queries in code order (a log of one-row sessions, sorted as the
@@ -195,7 +209,12 @@ def build_batch(
         rq = segment_ids(offsets)  # every order puts the rows by query: each query's code along its rows
         rd, keys = reorder.apply(rd), None if keys is None else reorder.apply(keys)
         scores = reorder.apply_blocks(scores)  # tied rows share their score: only ids and keys need the fix-up
-    del reorder
+    if ties == "rank" and order == "score" and ranks is not None:
+        ranks = ranks if reorder is None else reorder.apply(ranks)
+        within = rank_order(offsets, scores, ranks)  # each tie group by rank, equal ranks by doc_id descending
+        if within is not None:
+            rd, keys = rd.take(within), None if keys is None else keys.take(within)
+    del reorder, ranks
     if max_depth is not None:
         rank = np.arange(len(rq)) - offsets[rq]
         depth_ok = rank < max_depth
@@ -225,6 +244,7 @@ def build_batch(
         judged_doc_ids=judged.doc_ids,
         in_run=in_run,
         subtopics=judged.subtopics,
+        ties=ties,
     )
     missing = [id_text(judged.query_vocab[i]) for i in np.flatnonzero(~in_run)]
     report = QuerySetReport(missing_from_run=missing, not_judged=not_judged, dropped_missing=not complete)

@@ -23,17 +23,17 @@ PerQuery = dict[str, dict[str, float]]
 @overload
 def evaluate(qrels: Any, run: Any, measures: MeasureList, *, per_query: Literal[False] = ...,
              rel: int = ..., max_depth: int | None = ..., judged_only: bool = ..., complete: bool = ...,
-             duplicates: Duplicates = ..., keys: str = ...) -> Means: ...
+             duplicates: Duplicates = ..., keys: str = ..., ties: str = ...) -> Means: ...
 @overload
 def evaluate(qrels: Any, run: Any, measures: MeasureList, *, per_query: Literal[True],
              rel: int = ..., max_depth: int | None = ..., judged_only: bool = ..., complete: bool = ...,
-             duplicates: Duplicates = ..., keys: str = ...) -> tuple[Means, PerQuery]: ...
+             duplicates: Duplicates = ..., keys: str = ..., ties: str = ...) -> tuple[Means, PerQuery]: ...
 
 
 def evaluate(
     qrels: Any, run: Any, measures: MeasureList, *, per_query: bool = False, rel: int = 1,
     max_depth: int | None = None, judged_only: bool = False, complete: bool = True, duplicates: Duplicates = "error",
-    keys: str = "canonical",
+    keys: str = "canonical", ties: str = "trec_eval",
 ) -> Means | tuple[Means, PerQuery]:
     """Evaluate a run against qrels in one call: the summary of each measure over the queries.
 
@@ -59,6 +59,8 @@ def evaluate(
         As for :meth:`SetEvaluator.from_trec` (trec_eval's ``-l``, ``-M``, ``-J``, ``-c``).
     keys : {"canonical", "trec"}, default "canonical"
         How the measures are named in the result, as in :meth:`SetEvaluator.evaluate`.
+    ties : {"trec_eval", "rank", "expected"}, default "trec_eval"
+        Documents of equal score, as for :meth:`SetEvaluator.from_trec` (``"rank"`` needs a run file).
 
     Returns
     -------
@@ -86,9 +88,9 @@ def evaluate(
         Whatever the chosen reader raises for a bad input (a TrecFormatError with ``path:line`` for a file).
     """
     rel = _check_rel("evaluate", rel)
-    options = _read_options(max_depth, duplicates, "score")
+    options = _read_options(max_depth, duplicates, "score", ties)
     labelled = _labelled(measures, keys, "evaluate", rel)
-    results = SetEvaluator._built(_qrels_columns(qrels), RunHandoff(_run_columns(run)), rel=rel,
+    results = SetEvaluator._built(_qrels_columns(qrels), RunHandoff(_run_columns(run, ties == "rank")), rel=rel,
                                   judged_only=judged_only, complete=complete, **options)
     means = dict(zip([label for _, label in labelled], results._summaries([m for m, _ in labelled], keep=per_query)))
     if not per_query:
@@ -137,12 +139,12 @@ def _qrels_columns(qrels: Any) -> QrelsColumns:
     raise InputTypeError(f"evaluate: 'qrels' must be {_KINDS.replace('{}', 'qrels_iter()')}; got {type(qrels).__name__}")
 
 
-def _run_columns(run: Any) -> RunColumns:
+def _run_columns(run: Any, with_ranks: bool = False) -> RunColumns:
     kind = _kind(run)
     if kind in ("path", "file"):
         from ..io.formats import read_run_columns
 
-        return read_run_columns(run)
+        return read_run_columns(run, with_ranks=with_ranks)
     if kind == "dict":
         from ..io.dicts import columns_from_dicts
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine.build import Order, check_duplicates_option
+from ..engine.ties import check_ties
 from ..measures import CUTOFF, REL
 from ..measures.params import Param
 from ..model import optional_int_at_least
@@ -37,10 +38,11 @@ def _check_max_depth(max_depth: object) -> int | None:
 RANKING_ORDERS: dict[str, Order] = {"score": "score", "file": "given", "rank": "rank"}
 
 
-def _read_options(max_depth: object, duplicates: object, order: object) -> dict[str, Any]:
+def _read_options(max_depth: object, duplicates: object, order: object, ties: object = "trec_eval") -> dict[str, Any]:
     """The build options of a file or table reader (``from_trec``, ``from_arrow``, ...), checked."""
     checked_depth = _check_max_depth(max_depth)
     check_duplicates_option(duplicates)
     if not isinstance(order, str) or order not in RANKING_ORDERS:
         raise ValueError(f"'order' must be one of {list(RANKING_ORDERS)}; got {order!r}")
-    return {"max_depth": checked_depth, "duplicates": duplicates, "order": RANKING_ORDERS[order]}
+    return {"max_depth": checked_depth, "duplicates": duplicates, "order": RANKING_ORDERS[order],
+            "ties": check_ties(ties)}

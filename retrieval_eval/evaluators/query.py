@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
+from attrs import evolve
 
 from ..engine.batch import RankedBatch
 from ..engine.build import build_batch, one_query_batch
+from ..engine.ties import check_ties
 from ..io.dicts import columns_from_documents
 from ..measures import (
     AP,
@@ -52,9 +54,11 @@ MeasureLike = str | Measure
 MeasureList = MeasureLike | Iterable[MeasureLike]
 
 
-def _batch_of(query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment],
+def _batch_of(query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], ties: str = "trec_eval",
               ) -> tuple[RankedBatch, OneQuery | None]:
     """The batch of one query's ranking and judgments, with its ids as lists when read straight from them."""
+    if ties == "expected":  # the rows stay in list order; the measures take their mean over tie orders
+        return evolve(_batch_of(query_id, retrieved, judgments)[0], ties="expected"), None
     if _SMALL_PATH and not isinstance(judgments, (str, bytes, Mapping)):  # (those: the columns name them)
         judgments = list(judgments)  # (an iterator is read once, here)
         one = direct_batch(query_id, retrieved, judgments)
@@ -83,6 +87,8 @@ class RetrievalEvaluator:
     rel : int, default 1
         Relevance threshold of the binary measures: a judgment >= rel is relevant (trec_eval ``-l``).
         A NumPy integer is taken as the int it holds.
+    ties : {"trec_eval", "rank", "expected"}, default "trec_eval"
+        ``"expected"``: neighbours of equal score tie, each measure its mean over their orders.
 
     Raises
     ------
@@ -109,10 +115,10 @@ class RetrievalEvaluator:
     RECALL_POINTS: tuple[float, ...] = RECALL_POINTS
 
     def __init__(
-        self, query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], *, rel: int = 1
+        self, query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], *, rel: int = 1, ties: str = "trec_eval",
     ) -> None:
         rel = _check_rel("RetrievalEvaluator", rel)
-        batch, one = _batch_of(query_id, retrieved, judgments)
+        batch, one = _batch_of(query_id, retrieved, judgments, check_ties(ties))
         self._hold(batch, rel)  # (rel checked above)
         self._one: OneQuery | None = one  # the ids as lists, when the batch was read straight from them
 

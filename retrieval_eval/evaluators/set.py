@@ -17,6 +17,7 @@ import numpy as np
 from ..engine import log_batch
 from ..engine.build import Order, QuerySetReport, RunHandoff, build_batch, check_duplicates_option
 from ..engine.ids import Duplicates
+from ..engine.ties import check_ties
 from ..io.dicts import columns_from_dicts
 from ..model import (
     InputFormatError,
@@ -95,7 +96,7 @@ class SetEvaluator(SetResults):
     def from_columns(
         cls, qrels: QrelsColumns, run: RunColumns | RunHandoff, *, rel: int = 1, order: Order = "score",
         max_depth: int | None = None, judged_only: bool = False, duplicates: Duplicates = "error",
-        complete: bool = True,
+        complete: bool = True, ties: str = "trec_eval",
     ) -> SetEvaluator:
         """Build from columnar judgments and results (what the TREC readers produce).
 
@@ -105,7 +106,7 @@ class SetEvaluator(SetResults):
         max_depth = _check_max_depth(max_depth)
         check_duplicates_option(duplicates)
         return cls._built(qrels, run, rel=rel, order=order, max_depth=max_depth, judged_only=judged_only,
-                          duplicates=duplicates, complete=complete)
+                          duplicates=duplicates, complete=complete, ties=check_ties(ties))
 
     @classmethod
     def _built(cls, qrels: QrelsColumns, run: RunColumns | RunHandoff, *, rel: int, **options: Any) -> SetEvaluator:
@@ -120,6 +121,7 @@ class SetEvaluator(SetResults):
         cls, qrels: str | os.PathLike[str] | Any, run: str | os.PathLike[str] | Any, *, rel: int = 1,
         max_depth: int | None = None, judged_only: bool = False, duplicates: Duplicates = "error",
         complete: bool = True, order: str = "score", subtopics: bool = False, rel_format: str = "qrels", zscores: Any = None,
+        ties: str = "trec_eval",
     ) -> SetEvaluator:
         """Read a TREC qrels file and a TREC run file (paths, ``.gz`` paths or open files).
 
@@ -148,6 +150,7 @@ class SetEvaluator(SetResults):
         rel_format, zscores : trec_eval's ``-R`` and ``-Z``: ``rel_format="qrels_jg"`` reads the second column as
             each judgment's group (assessor), for ``map_avgjg`` and co.; ``zscores``, a path or ``{query_id:
             {trec_name: (mean, stddev)}}``, turns every value and summary into a z-score (see :mod:`.zscored`).
+        ties : {"trec_eval", "rank", "expected"}, default "trec_eval": equal scores by doc_id descending, by rank, or all orders.
 
         Raises
         ------
@@ -158,10 +161,10 @@ class SetEvaluator(SetResults):
         """
         from ..io.formats import read_qrels_columns, read_run_columns
 
-        options = _read_options(max_depth, duplicates, order)
+        options = _read_options(max_depth, duplicates, order, ties)
         # Nobody else holds the run just read: handed over, its columns are freed as the build uses them.
         built = cls._built(read_qrels_columns(qrels, with_subtopics=subtopics, rel_format=rel_format),
-                           RunHandoff(read_run_columns(run, with_ranks=order == "rank")), rel=rel,
+                           RunHandoff(read_run_columns(run, with_ranks="rank" in (order, ties))), rel=rel,
                            judged_only=judged_only, complete=complete, **options)
         return _with_zscores(built, zscores)
 
@@ -205,7 +208,7 @@ class SetEvaluator(SetResults):
         cls, qrels: Any, run: Any, *, rel: int = 1, max_depth: int | None = None, judged_only: bool = False,
         duplicates: Duplicates = "error", complete: bool = True, order: str = "score",
         query_id: str = "query_id", doc_id: str = "doc_id", relevance: str = "relevance", score: str = "score",
-        rank: str = "rank", subtopic: str | None = None,
+        rank: str = "rank", subtopic: str | None = None, ties: str = "trec_eval",
     ) -> SetEvaluator:
         """Build from Arrow tables: ``query_id, doc_id, relevance`` judgments and ``query_id, doc_id, score`` results.
 
@@ -235,12 +238,12 @@ class SetEvaluator(SetResults):
         """
         from ..io.frames import qrels_from_table, run_from_table
 
-        options = _read_options(max_depth, duplicates, order)
+        options = _read_options(max_depth, duplicates, order, ties)
         judged = qrels_from_table(qrels, query_id=query_id, doc_id=doc_id, relevance=relevance, subtopic=subtopic,
                                   origin="qrels table")
         # Handed over with no other reference, so that the build frees each column once used.
         ranked = RunHandoff(run_from_table(run, query_id=query_id, doc_id=doc_id, score=score,
-                                           rank=rank if order == "rank" else None, origin="run table"))
+                                           rank=rank if "rank" in (order, ties) else None, origin="run table"))
         return cls._built(judged, ranked, rel=rel, judged_only=judged_only, complete=complete, **options)
 
     @classmethod
@@ -248,7 +251,7 @@ class SetEvaluator(SetResults):
         cls, qrels: Any, run: Any, *, rel: int = 1, max_depth: int | None = None, judged_only: bool = False,
         duplicates: Duplicates = "error", complete: bool = True, order: str = "score",
         query_id: str = "query_id", doc_id: str = "doc_id", relevance: str = "relevance", score: str = "score",
-        rank: str = "rank", subtopic: str | None = None,
+        rank: str = "rank", subtopic: str | None = None, ties: str = "trec_eval",
     ) -> SetEvaluator:
         """Build from pandas or polars DataFrames (or pyarrow tables): the same as :meth:`from_arrow`.
 
@@ -262,14 +265,14 @@ class SetEvaluator(SetResults):
         """
         return cls.from_arrow(qrels, run, rel=rel, max_depth=max_depth, judged_only=judged_only,
                               duplicates=duplicates, complete=complete, order=order, query_id=query_id,
-                              doc_id=doc_id, relevance=relevance, score=score, rank=rank, subtopic=subtopic)
+                              doc_id=doc_id, relevance=relevance, score=score, rank=rank, subtopic=subtopic, ties=ties)
 
     @classmethod
     def from_parquet(
         cls, qrels: str | os.PathLike[str], run: str | os.PathLike[str], *, rel: int = 1,
         max_depth: int | None = None, judged_only: bool = False, duplicates: Duplicates = "error",
         complete: bool = True, order: str = "score", query_id: str = "query_id", doc_id: str = "doc_id",
-        relevance: str = "relevance", score: str = "score", rank: str = "rank", subtopic: str | None = None,
+        relevance: str = "relevance", score: str = "score", rank: str = "rank", subtopic: str | None = None, ties: str = "trec_eval",
     ) -> SetEvaluator:
         """Read a Parquet qrels file and a Parquet run file, with the columns of :meth:`from_arrow`.
 
@@ -279,18 +282,18 @@ class SetEvaluator(SetResults):
         """
         from ..io.frames import read_parquet_qrels, read_parquet_run
 
-        options = _read_options(max_depth, duplicates, order)
+        options = _read_options(max_depth, duplicates, order, ties)
         judged = read_parquet_qrels(qrels, with_subtopics=subtopic is not None, query_id=query_id, doc_id=doc_id,
                                     relevance=relevance, subtopic=subtopic or "subtopic")
         # Handed over with no other reference, so that the build frees each column once used.
-        ranked = RunHandoff(read_parquet_run(run, with_ranks=order == "rank", query_id=query_id, doc_id=doc_id,
+        ranked = RunHandoff(read_parquet_run(run, with_ranks="rank" in (order, ties), query_id=query_id, doc_id=doc_id,
                                              score=score, rank=rank))
         return cls._built(judged, ranked, rel=rel, judged_only=judged_only, complete=complete, **options)
 
     @classmethod
     def from_records(
         cls, qrels: Iterable[Any], run: Iterable[Any], *, rel: int = 1, max_depth: int | None = None,
-        judged_only: bool = False, duplicates: Duplicates = "error", complete: bool = True,
+        judged_only: bool = False, duplicates: Duplicates = "error", complete: bool = True, ties: str = "trec_eval",
     ) -> SetEvaluator:
         """Build from records: ir_datasets' ``qrels_iter()`` and ``scoreddocs_iter()``, or any iterables like them.
 
@@ -320,14 +323,14 @@ class SetEvaluator(SetResults):
         """
         from ..io.records import qrels_from_records, run_from_records
 
-        options = _read_options(max_depth, duplicates, "score")
+        options = _read_options(max_depth, duplicates, "score", ties)
         return cls._built(qrels_from_records(qrels), RunHandoff(run_from_records(run)), rel=_check_rel("SetEvaluator", rel),
                           judged_only=judged_only, complete=complete, **options)
 
     @classmethod
     def from_dict(
         cls, qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[str, float]], *, rel: int = 1,
-        max_depth: int | None = None, judged_only: bool = False, complete: bool = True,
+        max_depth: int | None = None, judged_only: bool = False, complete: bool = True, ties: str = "trec_eval",
     ) -> SetEvaluator:
         """Build from pytrec_eval-style dicts: ``{qid: {doc: relevance}}`` and ``{qid: {doc: score}}``.
 
@@ -349,7 +352,7 @@ class SetEvaluator(SetResults):
         max_depth = _check_max_depth(max_depth)
         columns_q, columns_r = columns_from_dicts(qrels, run)
         return cls.from_columns(
-            columns_q, columns_r, rel=rel, max_depth=max_depth, judged_only=judged_only, complete=complete,
+            columns_q, columns_r, rel=rel, max_depth=max_depth, judged_only=judged_only, complete=complete, ties=ties,
         )
 
 

@@ -38,7 +38,10 @@ FORMAT_VERSION = 1
 
 #: The scoring options a baseline records, with the values SetEvaluator.from_trec uses by default.
 OPTION_DEFAULTS: dict[str, Any] = {"rel": 1, "complete": True, "judged_only": False, "max_depth": None,
-                                   "order": "score", "duplicates": "error"}
+                                   "order": "score", "duplicates": "error", "ties": "trec_eval"}
+#: Options a baseline file holds only when they differ from their default (added after format 1 was
+#: out: files of the default stay as earlier versions wrote and read them).
+_WRITTEN_IF_SET = ("ties",)
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:
@@ -148,7 +151,7 @@ class Baseline:
             "package_version": self.package_version,
             "qrels": None if self.qrels is None else attrs.asdict(self.qrels),
             "run": None if self.run is None else attrs.asdict(self.run),
-            "options": dict(self.options),
+            "options": {k: v for k, v in self.options.items() if k not in _WRITTEN_IF_SET or v != OPTION_DEFAULTS[k]},
             "measures": [{"canonical": key, "typed": typed} for key, typed in self.measures.items()],
             "queries": list(self.queries),
             "summary": dict(self.summary),

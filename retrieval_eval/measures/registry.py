@@ -294,6 +294,8 @@ def compute_one(batch: RankedBatch, measure: Measure) -> float:
     which its kernel and arguments are looked up once, since that per-call machinery costs as much
     as the kernel on a short query.
     """
+    if batch.ties == "expected":  # (expected values: another kernel, chosen by compute)
+        return float(compute(batch, measure)[0])
     plan = _PLANS.get(measure)
     if plan is None:
         value = float(compute(batch, measure)[0])  # (raises for a measure the batch cannot give)
@@ -351,6 +353,10 @@ def _run_kernel(batch: RankedBatch, measure: Measure) -> Any:
     if definition.cutoff_required and at is not None and measure[at] is None:
         raise InvalidParameterError(f"{measure.name} needs a cutoff, for example {measure.name}@10")
     batch, params = _kernel_arguments(batch, measure)
+    if batch.ties == "expected":  # rows ordered with ties="expected": each measure's mean over tie orders
+        from .expected import expected_kernel  # (it imports the measure families, which import this module)
+
+        return expected_kernel(measure)(batch, **params)
     return definition.kernel(batch, **params)
 
 

@@ -1,0 +1,112 @@
+"""Bounds under unjudged documents: each measure with the run's unjudged documents taken as
+non-relevant (the usual value) and as judged at a chosen grade, and the note when too few of a
+cut-off's documents are judged.
+
+Both values come from the normal engine: the second one evaluates a batch in which every unjudged
+retrieved document is judged ``level`` (:func:`~..engine.ties.with_unjudged_as`), exactly as if
+the qrels listed it at that grade.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+from attrs import frozen
+
+from ..engine.ties import with_unjudged_as
+from ..evaluators.results import SetResults
+from ..measures import Measure, parse, parse_list
+from ..measures.registry import compute
+from .ties import _summaries
+
+#: Judged@k below this fraction makes a note, unless the caller gives another threshold.
+JUDGED_THRESHOLD = 0.9
+
+
+@frozen
+class UnjudgedBound:
+    """One measure's summary with the unjudged documents non-relevant (``value``) and judged at the
+    grade ``level`` (``as_relevant``), and the mean Judged@k at its cut-off (None without one).
+
+    The two are the extreme cases, not a bound over every partial judgment: a measure divided by R
+    (AP, R, nDCG) can go down when an unjudged document turns relevant, since R grows too.
+    """
+
+    measure: str
+    value: float
+    as_relevant: float
+    level: int
+    judged: float | None
+
+    @property
+    def low(self) -> float:
+        return min(self.value, self.as_relevant)
+
+    @property
+    def high(self) -> float:
+        return max(self.value, self.as_relevant)
+
+    def note(self, digits: int = 2) -> str:
+        """The note's text: ``nDCG@10: 38% of the top-10 documents are unjudged; the value lies in [0.41, 0.66]``."""
+        cutoff = "" if self.judged is None else f"{1.0 - self.judged:.0%} of the top-{_cutoff(self.measure)} documents are unjudged; "
+        return f"{self.measure}: {cutoff}the value lies in [{self.low:.{digits}f}, {self.high:.{digits}f}]"
+
+
+def _cutoff(label: str) -> str:
+    return label.rsplit("@", 1)[-1] if "@" in label else label.rsplit("_", 1)[-1]
+
+
+def default_level(results: SetResults) -> int:
+    """The grade unjudged documents take by default: the largest grade of the qrels (at least ``rel``),
+    so that the second value is the best case for graded measures too."""
+    return max(results.rel, 1, int(results._batch.judged_relevance.max(initial=0)))
+
+
+def judged_at(results: SetResults, measure: Measure) -> float | None:
+    """The mean Judged@k at ``measure``'s cut-off k over the queries that retrieved something (an
+    empty ranking has no top k to judge); None for a measure without a cut-off."""
+    at = measure.definition.cutoff
+    k = None if at is None else measure[at]
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
+        return None
+    retrieved = results._batch.num_ret > 0
+    if not retrieved.any():
+        return 1.0
+    # Computed here, not through results.array: the evaluation keeps no per-query array it was not asked for.
+    return float(compute(results._batch, parse(f"Judged@{int(k)}"))[retrieved].mean())
+
+
+def unjudged_bounds(results: SetResults, measures: Iterable[str | Measure] | str, *,
+                    level: int | None = None) -> list[UnjudgedBound]:
+    """Each measure's summary with the run's unjudged documents as non-relevant and as judged ``level``.
+
+    ``level`` defaults to :func:`default_level`.
+
+    Examples
+    --------
+    >>> from retrieval_eval import SetEvaluator
+    >>> run = SetEvaluator.from_dict({"q1": {"a": 1, "b": 0}}, {"q1": {"a": 3.0, "x": 2.0, "b": 1.0}})
+    >>> [(b.measure, b.value, b.as_relevant, b.judged) for b in unjudged_bounds(run, ["P@2", "AP"])]
+    [('P@2', 0.5, 1.0, 0.5), ('AP', 1.0, 1.0, None)]
+    """
+    chosen = default_level(results) if level is None else int(level)
+    if chosen < 0:
+        raise ValueError(f"the grade of unjudged documents must be >= 0; got {chosen}")
+    labelled = parse_list(measures, rel=results.rel, numeric=True)
+    asked = [measure for measure, _ in labelled]
+    values = _summaries(results._batch, asked, results._values)
+    as_relevant = _summaries(with_unjudged_as(results._batch, chosen), asked)
+    return [UnjudgedBound(label, value, high, chosen, judged_at(results, measure))
+            for (measure, label), value, high in zip(labelled, values, as_relevant)]
+
+
+def unjudged_notes(results: SetResults, measures: Iterable[str | Measure] | str, *, level: int | None = None,
+                   threshold: float = JUDGED_THRESHOLD, digits: int = 2) -> list[str]:
+    """The notes for the measures with a cut-off whose mean Judged@k is below ``threshold``: the share
+    of unjudged documents and the interval between the two values. Both values are computed only for them."""
+    low = [(measure, label) for measure, label in parse_list(measures, rel=results.rel, numeric=True)
+           if (judged := judged_at(results, measure)) is not None and judged < threshold]
+    if not low:
+        return []
+    return [bound.note(digits) for bound in unjudged_bounds(results, [m for m, _ in low], level=level)]

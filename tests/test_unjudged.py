@@ -1,0 +1,104 @@
+"""Bounds under unjudged documents and the CLI's tie and unjudged options.
+
+Oracle of the bounds: pytrec_eval on qrels that list every unjudged retrieved document at the
+chosen grade (an implementation that shares no code with ours).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from retrieval_eval import SetEvaluator
+from retrieval_eval.analysis.unjudged import unjudged_bounds
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+#: Our measures and pytrec_eval's names for them.
+PAIRS = {"P@3": "P_3", "AP": "map", "nDCG@3": "ndcg_cut_3", "RR": "recip_rank", "R@5": "recall_5", "nDCG": "ndcg"}
+
+docs = st.sampled_from([f"d{i}" for i in range(8)])
+query = st.tuples(st.dictionaries(docs, st.integers(0, 3), min_size=1, max_size=5),
+                  st.dictionaries(docs, st.floats(0, 5).map(lambda x: round(x, 1)), min_size=1, max_size=7))
+
+
+def _mean(values: dict[str, dict[str, float]], name: str) -> float:
+    return sum(v[name] for v in values.values()) / len(values)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(query, min_size=1, max_size=3), st.integers(1, 3))
+def test_as_relevant_is_the_value_with_those_documents_judged(queries: list, level: int) -> None:
+    qrels = {f"q{i}": dict(judged) for i, (judged, _) in enumerate(queries)}
+    run = {f"q{i}": dict(scores) for i, (_, scores) in enumerate(queries)}
+    # Distinct scores per query: pytrec_eval breaks ties its own way.
+    run = {q: {d: float(len(s) - n) for n, d in enumerate(sorted(s, key=lambda d: (-s[d], d)))} for q, s in run.items()}
+    bounds = unjudged_bounds(SetEvaluator.from_dict(qrels, run), list(PAIRS), level=level)
+    filled = {q: {**{d: level for d in run[q] if d not in qrels[q]}, **qrels[q]} for q in qrels}
+    low = pytrec_eval.RelevanceEvaluator(qrels, set(PAIRS.values())).evaluate(run)
+    high = pytrec_eval.RelevanceEvaluator(filled, set(PAIRS.values())).evaluate(run)
+    for bound in bounds:
+        name = PAIRS[bound.measure]
+        assert bound.value == pytest.approx(_mean(low, name), abs=1e-12), bound.measure
+        assert bound.as_relevant == pytest.approx(_mean(high, name), abs=1e-12), bound.measure
+
+
+def test_bounds_by_hand() -> None:
+    # a relevant, x unjudged, b judged non-relevant, y unjudged: P@4 = 1/4, or 3/4 with x and y relevant.
+    run = SetEvaluator.from_dict({"q": {"a": 1, "b": 0}}, {"q": {"a": 4.0, "x": 3.0, "b": 2.0, "y": 1.0}})
+    [p4, ap] = unjudged_bounds(run, ["P@4", "AP"])
+    assert (p4.value, p4.as_relevant, p4.judged, p4.level) == (0.25, 0.75, 0.5, 1)
+    assert (ap.value, ap.as_relevant) == (1.0, pytest.approx((1 + 1 + 3 / 4) / 3))
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "retrieval_eval", *args], capture_output=True, text=True, check=False)
+
+
+@pytest.fixture
+def files(write) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    qrels = write("qrels", "q1 0 a 1\nq1 0 b 0\nq1 0 c 2\nq2 0 d 1\n")
+    run = write("run", "q1 Q0 a 1 3 s\nq1 Q0 x 2 2 s\nq1 Q0 b 3 2 s\nq1 Q0 c 4 2 s\nq2 Q0 z 1 5 s\nq2 Q0 d 2 5 s\n")
+    return qrels, run
+
+
+def test_the_cli_keeps_stdout_and_notes_on_stderr(files: tuple[str, str]) -> None:
+    plain = _cli("evaluate", "-m", "P.2", "-m", "map", *files)
+    same = _cli("evaluate", "--ties", "trec_eval", "--no-unjudged-note", "-m", "P.2", "-m", "map", *files)
+    assert plain.returncode == same.returncode == 0 and plain.stdout == same.stdout
+    assert "P@2: 50% of the top-2 documents are unjudged; the value lies in [0.50, 1.00]" in plain.stderr
+    assert "unjudged" not in same.stderr
+    assert "unjudged" not in _cli("evaluate", "--judged-below", "0.4", "-m", "P.2", *files).stderr
+
+
+def test_the_cli_ties_and_reports(files: tuple[str, str]) -> None:
+    expected = _cli("evaluate", "--quiet", "--ties", "expected", "-m", "P.1", *files)
+    assert expected.stdout == "P_1                   \tall\t0.7500\n"  # q1: a (relevant) alone at 1; q2: z or d, 1/2
+    refused = _cli("evaluate", "--ties", "expected", "-m", "bpref", *files)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "closed form" in refused.stderr
+    report = _cli("evaluate", "--quiet", "--tie-report", "-m", "P.1", *files)
+    assert report.stdout.splitlines() == [
+        "ties: 2 of 2 queries have tied scores; a tie straddles the cut-off in 1 at rank 1",
+        "measure\tvalue\tpessimistic\toptimistic\texpected", "P@1\t0.5000\t0.5000\t1.0000\t0.7500"]
+    bounds = _cli("evaluate", "--quiet", "--bounds", "--unjudged-as", "1", "-m", "P.2", *files)
+    assert bounds.stdout.splitlines()[-1] == "P@2\t0.5000\t1.0000\t0.5000"
+    assert _cli("evaluate", "--tie-report", "--format", "csv", *files).returncode == 2
+
+
+def test_a_baseline_keeps_its_tie_policy(files: tuple[str, str], tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+    from pathlib import Path
+
+    plain, tied = str(tmp_path / "plain.json"), str(tmp_path / "tied.json")
+    assert _cli("baseline", "save", "--quiet", "-m", "P@1", "-o", plain, *files).returncode == 0
+    assert "ties" not in json.loads(Path(plain).read_text())["options"]  # the default is not written: files as before
+    assert _cli("baseline", "save", "--quiet", "--ties", "expected", "-m", "P@1", "-o", tied, *files).returncode == 0
+    assert json.loads(Path(tied).read_text())["options"]["ties"] == "expected"
+    assert json.loads(Path(tied).read_text())["summary"]["P@1"] == 0.75
+    assert _cli("check", "--quiet", tied, *files).returncode == 0  # scored as the baseline was: no regression
+    refused = _cli("check", "--quiet", "--ties", "trec_eval", tied, *files)
+    assert refused.returncode == 2 and "option ties" in refused.stderr
