@@ -48,7 +48,8 @@ class Browser:
 
         self.process = subprocess.Popen(
             [executable, *FLAGS, f"--user-data-dir={self.profile}", f"--window-size={width},{height}", "about:blank"],
-            preexec_fn=descriptors, close_fds=False, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            # preexec_fn: the only way to put the pipe's ends at 3 and 4 in the child; it only duplicates descriptors
+            preexec_fn=descriptors, close_fds=False,  # noqa: PLW1509 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL)
         os.close(theirs_read)
         os.close(theirs_write)

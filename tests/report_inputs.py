@@ -6,8 +6,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-WORDS = ("retrieval evaluation ranking query document judgment relevance precision recall measure "
-         "index corpus score baseline system topic pool assessor grade cutoff").split()
+WORDS = ["retrieval", "evaluation", "ranking", "query", "document", "judgment", "relevance", "precision",
+         "recall", "measure", "index", "corpus", "score", "baseline", "system", "topic", "pool", "assessor",
+         "grade", "cutoff"]
 
 
 def write_inputs(folder: Path, *, queries: int = 12, runs: int = 3, depth: int = 20, pool: int = 30,

@@ -42,13 +42,16 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def _lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, bytes]]:
     """The numbered lines of a file (gzip read by its magic bytes), without their line ends."""
-    with open(path, "rb") as raw:
-        gzipped = raw.read(2) == b"\x1f\x8b"
-    with (gzip.open(path, "rb") if gzipped else open(path, "rb")) as stream:
-        for number, line in enumerate(stream, 1):
-            if number == 1 and line.startswith(b"\xef\xbb\xbf"):  # a byte order mark
-                line = line[3:]
-            yield number, line.rstrip(b"\r\n")
+    try:
+        with open(path, "rb") as raw:
+            gzipped = raw.read(2) == b"\x1f\x8b"
+        with (gzip.open(path, "rb") if gzipped else open(path, "rb")) as stream:
+            for number, line in enumerate(stream, 1):
+                if number == 1 and line.startswith(b"\xef\xbb\xbf"):  # a byte order mark
+                    line = line[3:]
+                yield number, line.rstrip(b"\r\n")
+    except (OSError, EOFError) as error:  # a missing file, a truncated or corrupt .gz
+        raise InputFormatError(f"{os.fspath(path)}: cannot read it: {getattr(error, 'strerror', None) or error}") from None
 
 
 def _text(raw: bytes) -> str:
@@ -94,16 +97,15 @@ def read_documents(path: str | os.PathLike[str], wanted: Collection[str], *, cha
         if not line.strip():
             continue
         if jsonl:
-            doc_id, text = _json_document(path, number, line)
+            key, text = _json_document(path, number, line)
         else:
-            doc_id, sep, rest = line.partition(b"\t")
-            if not sep or not doc_id:
+            raw_id, sep, rest = line.partition(b"\t")
+            if not sep or not raw_id:
                 raise InputFormatError(f"{os.fspath(path)}:{number}: expected a document id, a tab and the "
                                        f"document's text, found {_shown(line)}")
-            if number == 1 and _text(doc_id).lower() in _HEADERS:
+            if number == 1 and _text(raw_id).lower() in _HEADERS:
                 continue
-            doc_id, text = id_text(doc_id), _text(rest)  # type: ignore[assignment]
-        key = doc_id if isinstance(doc_id, str) else id_text(doc_id)
+            key, text = id_text(raw_id), _text(rest)
         if key in wanted:
             if key in found:
                 raise InputFormatError(f"{os.fspath(path)}:{number}: expected each document once, found "

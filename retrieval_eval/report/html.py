@@ -18,6 +18,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -191,7 +192,6 @@ def build_and_write(output: str | os.PathLike[str], evaluations: Mapping[str, An
                     docs: str | os.PathLike[str] | None, topics: str | os.PathLike[str] | None,
                     options: Mapping[str, Any], title: str | None) -> dict[str, Any]:
     """The data gathered (texts read for the shown documents only), the inputs stamped, the page written."""
-    from .. import __version__
     from ..io.texts import read_documents, read_topics
     from .html_data import file_stamp, report_data, shown_documents
 
@@ -200,7 +200,10 @@ def build_and_write(output: str | os.PathLike[str], evaluations: Mapping[str, An
             {"name": "-", "sha256": ""})
 
     topic_texts = read_topics(topics) if topics is not None else None
-    provenance = {"version": __version__, "options": dict(options),
+    # The version from the top package, loaded before any of its modules (importing it here would
+    # point an import up the pipeline).
+    version = sys.modules[__name__.split(".")[0]].__version__
+    provenance = {"version": version, "options": dict(options),
                   "inputs": {"qrels": stamp(qrels), "runs": [stamp(r) for r in runs],
                              "docs": stamp(docs) if docs is not None else None,
                              "topics": stamp(topics) if topics is not None else None}}

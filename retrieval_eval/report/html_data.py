@@ -109,13 +109,14 @@ def _pr_measures(rel: int) -> list[Requested]:
 def report_data(
     evaluations: Mapping[str, SetEvaluator], measures: Sequence[Measure], comparison: Comparison, *,
     limits: Limits = Limits(), topics: Mapping[str, tuple[str, str]] | None = None,
-    provenance: Mapping[str, Any] | None = None, title: str | None = None, ci: CiOptions | None = CiOptions(),
+    provenance: Mapping[str, Any] | None = None, title: str | None = None, ci: CiOptions | None = None,
 ) -> dict[str, Any]:
     """The page's data: the runs' JSON documents, the comparison and each query's views (see the module).
 
     ``evaluations`` are the runs in the report's order (the comparison's runs); ``measures`` the
     measures compared, keyed everywhere by their canonical string. Document texts are added by the
-    caller (``data["docs"]``), once the shown documents are known.
+    caller (``data["docs"]``), once the shown documents are known. ``ci`` sets how each mean's
+    interval is made (default: ``evaluate --ci``'s).
     """
     requested = [Requested(m, str(m)) for m in measures]
     per_query = [r for r in requested if not r.measure.definition.summary_only]
@@ -128,7 +129,7 @@ def report_data(
             results, [judged_at], per_query=True, summary=False)["per_query"])
         judged[name] = {q: v[judged_at.label] for q, v in judged_json.items()}
         pr[name] = json_document(results, _pr_measures(rel), per_query=False, summary=True)["aggregate"]
-        cis[name] = ci_json(results, per_query, ci) if ci is not None else {}
+        cis[name] = ci_json(results, per_query, ci or CiOptions())
     diffs = {name: run_diffs_json([diff_runs(evaluations[baseline], evaluations[name], r.measure, r.label,
                                              names=(baseline, name)) for r in per_query], (baseline, name))
              for name in names if name != baseline}
