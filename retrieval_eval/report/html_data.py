@@ -138,12 +138,13 @@ def report_data(
     views = {name: {q: query_view_json(inspect_query(results, q, labelled, depth=limits.depth, where=name), run=name)
                     for q in results.query_ids} for name, results in evaluations.items()}
     pairs: dict[str, dict[str, Any]] = {}
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            common = [q for q in evaluations[a].query_ids if q in views[b]]
-            pairs[f"{a}\t{b}"] = {q: _moved(ranking_diff_json(
-                diff_query(evaluations[a], evaluations[b], q, [], k=limits.depth, names=(a, b)), (a, b)))
-                for q in common}
+    compared = ([(a, b) for i, a in enumerate(names) for b in names[i + 1:]] if comparison.all_pairs
+                else [(baseline, b) for b in names if b != baseline])
+    for a, b in compared:  # each run with the baseline (linear in the runs), or every pair with all_pairs
+        common = [q for q in evaluations[a].query_ids if q in views[b]]
+        pairs[f"{a}\t{b}"] = {q: _moved(ranking_diff_json(
+            diff_query(evaluations[a], evaluations[b], q, [], k=limits.depth, names=(a, b)), (a, b)))
+            for q in common}
     return {
         "format": "retrieval-eval report", "data_version": DATA_VERSION, "title": title or "Evaluation report",
         "provenance": {**(provenance or {}), "date": _now()},
