@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from report_inputs import write_inputs
 
 from retrieval_eval.cli import main
 from retrieval_eval.report.html import json_for_script
-from report_inputs import write_inputs
 
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@1000"]
 DEPTH = 7
@@ -135,12 +135,12 @@ class TestFlags:
         expected: dict[str, dict[str, list[str]]] = {}
         for name, path in zip(data["runs"], p["runs"]):
             rankings = _ranked(Path(path))
-            for q in judged:
+            for q, judged_here in judged.items():
                 top = rankings.get(q, [])[:DEPTH]
                 kinds = []
                 if q not in rankings:
                     kinds.append("missing")
-                elif sum(d in judged[q] for _, d in top) / DEPTH < 0.5:
+                elif sum(d in judged_here for _, d in top) / DEPTH < 0.5:
                     kinds.append("unjudged")
                 if len({s for s, _ in top}) < len(top):
                     kinds.append("tied")

@@ -99,7 +99,7 @@ class TestPage:
             assert [float(x) for x in lows] == [ci[m]["low"] for m in MEASURES]
 
     def test_query_table_numbers_are_evaluate_and_diff_json(self, page: Browser, small: dict[str, Any]) -> None:
-        p, runs = small["paths"], small["data"]["runs"]
+        p = small["paths"]
         per_run = [cli_json("evaluate", "-q", "--format", "json", p["qrels"], path, *small["m"])["per_query"]
                    for path in p["runs"]]
         diffs = [{d["measure"]: {q["query"]: q["delta"] for q in d["per_query"]} for d in
@@ -201,7 +201,7 @@ class TestPage:
         assert page.errors == []
 
 
-def _js(value: float | int) -> str:
+def _js(value: float) -> str:
     """How JavaScript's String() writes a number that Python's repr writes: the same shortest digits."""
     text = repr(value)
     if "e" in text:

@@ -35,11 +35,11 @@ class TestDocuments:
         assert read_documents(path, {"d\udcff1"}, chars=4) == {"d\udcff1": "ab\ufffdc…"}
 
     @pytest.mark.parametrize(("name", "content", "message"), [
-        ("d.tsv", b"d1\tok\nno tab here\n", "d.tsv:2: expected a document id, a tab and the document's text, "
-                                            "found 'no tab here'"),
+        ("d.tsv", b"d1\tok\nno tab here\n", ("d.tsv:2: expected a document id, a tab and the document's text, "
+                                             "found 'no tab here'")),
         ("d.tsv", b"d1\tok\nd1\tagain\n", "d.tsv:2: expected each document once, found 'd1' again (first on line 1)"),
-        ("d.jsonl", b'{"text": "no id"}\n', "d.jsonl:1: expected a document id in one of docid, doc_id, _id, id, "
-                                            "found none"),
+        ("d.jsonl", b'{"text": "no id"}\n', ("d.jsonl:1: expected a document id in one of docid, doc_id, _id, id, "
+                                             "found none")),
         ("d.jsonl", b'{"id": "a", "text": 3}\n', 'd.jsonl:1: expected "text" (and "title") to be strings, found 3'),
         ("d.jsonl", b'{"id": "a"}\n[1]\n', "d.jsonl:2: expected a JSON object, found [1]"),
         ("d.jsonl", b'{"id": "a"\n', "d.jsonl:1: expected a JSON object, found"),

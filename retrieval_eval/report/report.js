@@ -139,7 +139,7 @@
     box.replaceChildren(s);
   }
   function prChart() {
-    const W = 400, H = 240, L = 36, R = 110, T = 12, B = 30;
+    const W = 420, H = 240, L = 46, R = 110, T = 12, B = 30;
     const x = (v) => L + (W - L - R) * v, y = (v) => T + (H - T - B) * (1 - v);
     const s = svg("svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img" });
     s.append(svg("title", {}, "Interpolated precision at 11 recall points (mean over queries)"));
@@ -150,6 +150,8 @@
       s.append(svg("text", { x: x(v), y: H - B + 14, "text-anchor": "middle" }, v.toFixed(1)));
     }
     s.append(svg("text", { x: x(0.5), y: H - 3, "text-anchor": "middle" }, "recall"));
+    s.append(svg("text", { x: 10, y: y(0.5), "text-anchor": "middle", transform: `rotate(-90 10 ${y(0.5)})` },
+      "interpolated precision"));
     D.runs.forEach((run, i) => {
       const points = Object.values(D.pr[run]).map((p, j) => [x(j / 10), y(p)]);
       const color = COLORS[i % COLORS.length];
@@ -245,7 +247,11 @@
   }
   function docCell(id, cls) {
     const td = el("td", { cls: "doc" + (cls ? " " + cls : "") }, el("span", { cls: "docid", text: id }));
-    if (id in D.docs) td.append(el("span", { cls: "text", text: D.docs[id] }));
+    if (id in D.docs) {  // three lines at first; a click shows the whole (embedded) text
+      const text = el("span", { cls: "text", text: D.docs[id], title: "click to show it all" });
+      text.addEventListener("click", (event) => { event.stopPropagation(); text.classList.toggle("open"); });
+      td.append(text);
+    }
     return td;
   }
   function moved(run, query) {
