@@ -24,10 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from chromium import Browser, find_chromium  # noqa: E402  (the tests' helpers, found above)
-from report_inputs import write_inputs  # noqa: E402
+from chromium import Browser, find_chromium
+from report_inputs import write_inputs
 
-from retrieval_eval.cli import main  # noqa: E402
+from retrieval_eval.cli import main
 
 
 def measure(args: argparse.Namespace, folder: Path) -> None:

@@ -26,7 +26,10 @@ DEPTH = 7
 def run_cli(*argv: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main([str(a) for a in argv])
+        try:
+            code = main([str(a) for a in argv])
+        except SystemExit as exit_:  # argparse's own usage errors
+            code = int(exit_.code or 0)
     return code, out.getvalue(), err.getvalue()
 
 
@@ -206,3 +209,67 @@ class TestEscaping:
         assert data["views"][data["runs"][0]][query.decode("utf-8", "surrogateescape")]["top"][0]["doc_id"] == doc_id
         assert data["docs"][doc_id].startswith("</script><script>alert(3)</script>")
         assert "\ufffd" in data["docs"][doc_id]  # the byte that is not UTF-8, replaced
+
+
+class TestCommand:
+    def test_one_run(self, made: dict[str, Any], tmp_path: Path) -> None:
+        """One run: its evaluation, its queries and rankings, and no comparison."""
+        p = made["paths"]
+        output = tmp_path / "one.html"
+        code, _, err = run_cli("report", p["qrels"], p["runs"][1], "-o", output, *made["m"])
+        assert code == 0, err
+        data = page_data(output)
+        expected = cli_json("evaluate", "-q", "--format", "json", p["qrels"], p["runs"][1], *made["m"])
+        assert data["comparison"] is None and data["diffs"] == {} and data["pairs"] == {}
+        assert data["evaluations"]["system1"]["per_query"] == expected["per_query"]
+        assert data["flags"]["q12"] == {"missing": ["system1"]}
+
+    def test_a_failed_report_leaves_the_old_file(self, made: dict[str, Any], tmp_path: Path) -> None:
+        p = made["paths"]
+        output = tmp_path / "report.html"
+        output.write_text("old")
+        (tmp_path / "docs.tsv").write_text("d1\tfine\nbroken line\n")
+        code, _, err = run_cli("report", p["qrels"], *p["runs"], "--docs", tmp_path / "docs.tsv", "-o", output)
+        assert code == 2
+        assert err == f"retrieval-eval: error: {tmp_path}/docs.tsv:2: expected a document id, a tab and the " \
+                      "document's text, found 'broken line'\n"
+        assert output.read_text() == "old" and sorted(f.name for f in tmp_path.iterdir()) == ["docs.tsv", "report.html"]
+
+    @pytest.mark.parametrize(("extra", "message"), [
+        (["-o", "{run}"], "-o: '{run}' is also an input ('{run}'); writing the report would replace it"),
+        (["-o", "{dir}/r.html", "--docs", "{dir}/nope.tsv"], "--docs: '{dir}/nope.tsv' is not a file"),
+        (["-o", "{dir}/r.html", "--topics", "-"], "--topics must be a file, not standard input"),
+        (["-o", "{dir}/r.html", "--unjudged-below", "1.5"],
+         "argument --unjudged-below: expected a number from 0 to 1, found '1.5'"),
+        (["-o", "{dir}/no/r.html"], "-o: the directory of '{dir}/no/r.html' does not exist"),
+    ])
+    def test_usage_errors_before_reading(self, made: dict[str, Any], tmp_path: Path, extra: list[str],
+                                         message: str) -> None:
+        p = made["paths"]
+        fill = {"run": str(p["runs"][0]), "dir": str(tmp_path)}
+        code, out, err = run_cli("report", p["qrels"], *p["runs"], *(e.format(**fill) for e in extra))
+        assert code == 2 and out == ""
+        assert message.format(**fill) in err and err.count("\n") == 1
+
+    def test_json_forms_only_where_they_exist(self, made: dict[str, Any]) -> None:
+        p = made["paths"]
+        code, _, err = run_cli("inspect", "--format", "json", p["qrels"], p["runs"][0])
+        assert code == 2 and "--format json shows one query; give --query Q" in err
+        code, _, err = run_cli("diff", "--format", "csv", "--query", "q1", p["qrels"], *p["runs"][:2])
+        assert code == 2 and "--query shows two rankings as text or json" in err
+
+    def test_python_function(self, made: dict[str, Any], tmp_path: Path) -> None:
+        """retrieval_eval.report: the package called; runs as a mapping or a list of files."""
+        import retrieval_eval
+        import retrieval_eval.report.text  # the subpackage imported first: the name stays callable
+
+        p = made["paths"]
+        data = retrieval_eval.report(p["qrels"], p["runs"][:2], ["AP"], output=tmp_path / "r.html", depth=3)
+        assert data["runs"] == ["run0.txt", "run1.txt"] and data["limits"]["depth"] == 3
+        assert data["comparison"] == cli_json("compare", p["qrels"], *p["runs"][:2], "-m", "AP", "--format", "json",
+                                              "--seed", "0", "--names", "run0.txt,run1.txt") | {
+            k: data["comparison"][k] for k in ("letters", "legend", "marks")}
+        with pytest.raises(retrieval_eval.RetrievalEvalError, match="same file name"):
+            retrieval_eval.report(p["qrels"], [p["runs"][0], p["runs"][0]], output=tmp_path / "x.html")
+        with pytest.raises(retrieval_eval.RetrievalEvalError, match="is also an input"):
+            retrieval_eval.report(p["qrels"], p["runs"][:2], output=p["qrels"])

@@ -95,8 +95,9 @@ class TestPage:
              _js(c[k])) for k in keys} for c in expected["comparisons"]]
         for run, path in zip(runs, p["runs"]):
             ci = cli_json("evaluate", "--ci", "--format", "json", p["qrels"], path, *small["m"])["ci"]
-            lows = cells(page, f'#means tr[data-run="{run}"] .ci', "data-low")
-            assert [float(x) for x in lows] == [ci[m]["low"] for m in MEASURES]
+            for end in ("low", "high"):
+                bounds = cells(page, f'#means tr[data-run="{run}"] .ci', f"data-{end}")
+                assert [float(x) for x in bounds] == [ci[m][end] for m in MEASURES]
 
     def test_query_table_numbers_are_evaluate_and_diff_json(self, page: Browser, small: dict[str, Any]) -> None:
         p = small["paths"]
@@ -164,8 +165,10 @@ class TestPage:
                               "unjudged" if d["judgment"] is None else str(d["judgment"])] for d in view["top"]]
         values = page.evaluate("Array.from(document.querySelectorAll('#query-values tbody tr')).map((r) => "
                                "[r.dataset.measure, Array.from(r.querySelectorAll('td.num')).map((c) => c.dataset.v)])")
-        for measure, numbers in values:
-            assert float(numbers[0]) == views[0]["values"][measure]
+        for i, path in enumerate(p["runs"]):  # every run's values of the query, when it has results for it
+            view = cli_json("inspect", "--format", "json", "--query", query, p["qrels"], path, *small["m"])
+            assert [float(numbers[i]) for _, numbers in values] == [view["values"][m] for m, _ in values]
+        assert [m for m, _ in values] == MEASURES
         moved = cli_json("diff", "--format", "json", "--query", query, "--depth", DEPTH, p["qrels"], p["runs"][0],
                          p["runs"][b])
         for table, key, rank in (("entered", "entered", "rank_in_a"), ("left", "left", "rank_in_b")):
@@ -249,4 +252,17 @@ def test_large_report_is_small_and_quick(browser: Browser, tmp_path: Path) -> No
     seconds = browser.open(output)
     assert seconds < 2.0
     assert len(visible_queries(browser)) == 200
+    assert browser.errors == []
+
+
+def test_one_run(browser: Browser, small: dict[str, Any], tmp_path: Path) -> None:
+    """A report of one run opens and shows its queries, with nothing to compare."""
+    p = small["paths"]
+    output = tmp_path / "one.html"
+    code, _, err = run_cli("report", p["qrels"], p["runs"][0], "-o", output, "--docs", p["docs"])
+    assert code == 0, err
+    browser.open(output)
+    assert browser.evaluate("document.querySelector('#comparison h2').textContent") == "Means"
+    browser.evaluate("document.querySelector('#query-table tr[data-query=\"q3\"]').click()")
+    assert len(cells(browser, "#side-by-side tbody tr")) == 10
     assert browser.errors == []

@@ -30,7 +30,8 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     report = commands.add_parser("report", help="a self-contained HTML report: comparison, queries, rankings",
                                  description=_REPORT_HELP, formatter_class=_RawDescriptionFormatter)
     report.add_argument("qrels", metavar="QRELS", help="TREC qrels file (.gz ok; - for stdin), read once")
-    report.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files (.gz ok), at least two")
+    report.add_argument("runs", metavar="RUN", nargs="+",
+                        help="TREC run files (.gz ok); with one run the page has no comparison")
     report.add_argument("-o", dest="output", required=True, metavar="FILE", help="the HTML file to write")
     report.add_argument("-m", dest="measures", action="append", default=None, metavar="MEASURE",
                         help="measure to report, repeatable (default: AP, nDCG@10, P@10, RR, R@1000)")
@@ -108,8 +109,6 @@ def run(args: argparse.Namespace) -> int:
     from ..report.html_data import DEFAULT_DEPTH, DEFAULT_TEXT_CHARS, DEFAULT_UNJUDGED_BELOW
     from .compare import _requested_measures
 
-    if len(args.runs) < 2:
-        raise _Usage("report needs at least two runs")
     _refuse_stdin_twice(args.qrels, args.runs)
     texts = [path for path in (args.docs, args.topics) if path is not None]
     _check_texts({"--docs": args.docs, "--topics": args.topics})
@@ -135,7 +134,8 @@ def run(args: argparse.Namespace) -> int:
     by_name = dict(zip(names, evaluations))
     comparison = compare(None, by_name, [r.label for r in requested], baseline=baseline, all_pairs=args.all_pairs,
                          test=args.test, correction=correction, alpha=args.alpha, permutations=args.permutations,
-                         samples=args.samples, seed=args.seed, rel=args.level, complete=not args.skip_missing)
+                         samples=args.samples, seed=args.seed, rel=args.level,
+                         complete=not args.skip_missing) if len(names) > 1 else None
     options = {"-m": [r.label for r in requested], "--test": args.test, "--correction": correction,
                "--alpha": args.alpha, "--seed": args.seed, "--all-pairs": args.all_pairs, "-c": not args.skip_missing,
                "-l": args.level, "-M": args.max_depth, "-J": args.judged_only, "--order": args.order,
@@ -146,7 +146,8 @@ def run(args: argparse.Namespace) -> int:
     if args.test == "bootstrap":
         options["--samples"] = args.samples
     try:
-        data = build_and_write(args.output, by_name, [r.measure for r in requested], comparison, limits=limits,
+        data = build_and_write(args.output, by_name, [r.measure for r in requested], comparison, rel=args.level,
+                               limits=limits,
                                qrels=args.qrels, runs=args.runs, docs=args.docs, topics=args.topics, options=options,
                                title=args.title)
     except OSError as exc:

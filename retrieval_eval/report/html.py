@@ -129,7 +129,7 @@ def report(
     """Write the HTML report of ``runs`` on ``qrels`` to ``output``; returns the data it embeds.
 
     ``retrieval_eval.report(...)`` calls this function. ``runs`` maps names to run files (a list of
-    files is named by their file names); ``measures``, ``baseline``, ``all_pairs``, ``test``,
+    files is named by their file names); with one run the page has no comparison; ``measures``, ``baseline``, ``all_pairs``, ``test``,
     ``correction``, ``alpha``, ``permutations``, ``samples`` and ``seed`` are
     :func:`~retrieval_eval.compare`'s (the seed defaults to 0 here, so a report is reproducible);
     ``rel`` to ``duplicates`` as in :meth:`~retrieval_eval.SetEvaluator.from_trec`. ``docs`` (TSV or
@@ -150,7 +150,12 @@ def report(
     from ..evaluators.options import _read_options
     from ..io.formats import read_qrels_columns, read_run_columns
 
-    named = dict(runs) if isinstance(runs, Mapping) else {os.path.basename(os.fspath(r)): r for r in runs}
+    if isinstance(runs, Mapping):
+        named = dict(runs)
+    else:
+        named = {os.path.basename(os.fspath(r)): r for r in runs}
+        if len(named) < len(runs):
+            raise RetrievalEvalError("two runs have the same file name; name them: runs={'a': path_a, 'b': path_b}")
     limits = check_limits(depth, text_chars, unjudged_below)
     paths = [qrels, *named.values(), *(p for p in (docs, topics) if p is not None)]
     clash = same_file(output, paths)
@@ -167,12 +172,12 @@ def report(
                    for name, path in named.items()}
     comparison = compare(None, evaluations, list(measure_of), baseline=baseline, all_pairs=all_pairs, test=test,
                          correction=correction, alpha=alpha, permutations=permutations, samples=samples, seed=seed,
-                         rel=rel)
+                         rel=rel) if len(evaluations) > 1 else None
     options = {"measures": list(measure_of), "test": test, "correction": correction, "alpha": alpha,
                "permutations": permutations, "samples": samples, "seed": seed, "rel": rel, "complete": complete,
                "judged_only": judged_only, "max_depth": max_depth, "order": order, "duplicates": duplicates,
                "depth": depth, "text_chars": text_chars, "unjudged_below": unjudged_below}
-    return build_and_write(output, evaluations, list(measure_of.values()), comparison, limits=limits, qrels=qrels,
+    return build_and_write(output, evaluations, list(measure_of.values()), comparison, rel=rel, limits=limits, qrels=qrels,
                            runs=list(named.values()), docs=docs, topics=topics, options=options, title=title)
 
 
@@ -188,7 +193,7 @@ def check_limits(depth: int, text_chars: int, unjudged_below: float) -> Limits:
 
 
 def build_and_write(output: str | os.PathLike[str], evaluations: Mapping[str, Any], measures: Sequence[Any],
-                    comparison: Any, *, limits: Limits, qrels: object, runs: Sequence[object],
+                    comparison: Any, *, rel: int, limits: Limits, qrels: object, runs: Sequence[object],
                     docs: str | os.PathLike[str] | None, topics: str | os.PathLike[str] | None,
                     options: Mapping[str, Any], title: str | None) -> dict[str, Any]:
     """The data gathered (texts read for the shown documents only), the inputs stamped, the page written."""
@@ -207,7 +212,7 @@ def build_and_write(output: str | os.PathLike[str], evaluations: Mapping[str, An
                   "inputs": {"qrels": stamp(qrels), "runs": [stamp(r) for r in runs],
                              "docs": stamp(docs) if docs is not None else None,
                              "topics": stamp(topics) if topics is not None else None}}
-    data = report_data(evaluations, measures, comparison, limits=limits, topics=topic_texts, provenance=provenance,
+    data = report_data(evaluations, measures, comparison, rel=rel, limits=limits, topics=topic_texts, provenance=provenance,
                        title=title)
     if docs is not None:
         data["docs"] = read_documents(docs, shown_documents(data["views"], limits.depth), chars=limits.text_chars)

@@ -2,7 +2,8 @@
 
 Nothing here computes a measure. Every number comes from a builder a command prints with:
 
-- ``comparison``: :meth:`Comparison.to_dict` (``compare --format json``), plus its letters, marks and legend;
+- ``comparison``: :meth:`Comparison.to_dict` (``compare --format json``), plus its letters, marks and legend
+  (null for a report of one run);
 - ``evaluations[run]``: :func:`~retrieval_eval.report.text.json_document` (``evaluate --format json -q``),
   with ``ci`` (``evaluate --ci``) and the precision-recall points (``-m iprec_at_recall``);
 - ``diffs[run]``: :func:`~retrieval_eval.report.query_json.run_diffs_json` (``diff --format json``) against the baseline;
@@ -107,20 +108,22 @@ def _pr_measures(rel: int) -> list[Requested]:
 
 
 def report_data(
-    evaluations: Mapping[str, SetEvaluator], measures: Sequence[Measure], comparison: Comparison, *,
-    limits: Limits = Limits(), topics: Mapping[str, tuple[str, str]] | None = None,
+    evaluations: Mapping[str, SetEvaluator], measures: Sequence[Measure], comparison: Comparison | None, *,
+    rel: int = 1, limits: Limits = Limits(), topics: Mapping[str, tuple[str, str]] | None = None,
     provenance: Mapping[str, Any] | None = None, title: str | None = None, ci: CiOptions | None = None,
 ) -> dict[str, Any]:
     """The page's data: the runs' JSON documents, the comparison and each query's views (see the module).
 
     ``evaluations`` are the runs in the report's order (the comparison's runs); ``measures`` the
-    measures compared, keyed everywhere by their canonical string. Document texts are added by the
+    measures compared, keyed everywhere by their canonical string. One run has no comparison
+    (None), and its relevance level is ``rel``. Document texts are added by the
     caller (``data["docs"]``), once the shown documents are known. ``ci`` sets how each mean's
     interval is made (default: ``evaluate --ci``'s).
     """
     requested = [Requested(m, str(m)) for m in measures]
     per_query = [r for r in requested if not r.measure.definition.summary_only]
-    names, baseline, rel = list(evaluations), comparison.baseline, comparison.rel
+    names = list(evaluations)
+    baseline, rel = (comparison.baseline, comparison.rel) if comparison is not None else (names[0], rel)
     judged_at = Requested(parse(f"Judged@{limits.depth}", rel=rel), f"Judged@{limits.depth}")
     documents, judged, pr, cis = {}, {}, {}, {}
     for name, results in evaluations.items():
@@ -138,8 +141,8 @@ def report_data(
     views = {name: {q: query_view_json(inspect_query(results, q, labelled, depth=limits.depth, where=name), run=name)
                     for q in results.query_ids} for name, results in evaluations.items()}
     pairs: dict[str, dict[str, Any]] = {}
-    compared = ([(a, b) for i, a in enumerate(names) for b in names[i + 1:]] if comparison.all_pairs
-                else [(baseline, b) for b in names if b != baseline])
+    compared = ([(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+                if comparison is not None and comparison.all_pairs else [(baseline, b) for b in names if b != baseline])
     for a, b in compared:  # each run with the baseline (linear in the runs), or every pair with all_pairs
         common = [q for q in evaluations[a].query_ids if q in views[b]]
         pairs[f"{a}\t{b}"] = {q: _moved(ranking_diff_json(
@@ -151,9 +154,9 @@ def report_data(
         "limits": {"depth": limits.depth, "text_chars": limits.text_chars, "unjudged_below": limits.unjudged_below},
         "runs": names, "baseline": baseline, "measures": [r.label for r in requested],
         "integer": [r.label for r in requested if r.measure.definition.integer],
-        "comparison": {**comparison.to_dict(), "letters": comparison.letters(), "legend": comparison.legend(),
-                       "marks": {run: {m: marks for (r, m), marks in comparison.beats().items() if r == run}
-                                 for run in names}},
+        "comparison": None if comparison is None else {
+            **comparison.to_dict(), "letters": comparison.letters(), "legend": comparison.legend(),
+            "marks": {run: {m: marks for (r, m), marks in comparison.beats().items() if r == run} for run in names}},
         "evaluations": documents, "ci": cis, "pr": pr, "diffs": diffs,
         "queries": queries, "topics": {q: list(topics[q]) for q in queries if q in topics} if topics else {},
         "flags": query_flags(documents, views, judged, limits),

@@ -47,8 +47,9 @@
     if (chosen !== undefined) select.value = chosen;
   }
   const others = D.runs.filter((r) => r !== D.baseline);
-  const perQueryMeasures = D.measures.filter((m) => D.diffs[others[0]] === undefined ||
-    D.diffs[others[0]].measures.some((x) => x.measure === m));
+  // the measures with a value per query (a summary-only measure, as gm_map, has none)
+  const firstRow = Object.values(D.evaluations[D.baseline].per_query)[0] || {};
+  const perQueryMeasures = D.measures.filter((m) => m in firstRow);
   // diffs[run][measure] -> {query: delta}
   const deltas = {};
   for (const run of others) {
@@ -65,19 +66,24 @@
   function header() {
     $("title").textContent = D.title;
     const c = D.comparison;
-    $("subtitle").textContent = `${D.runs.length} runs, ${D.queries.length} queries (${c.queries} compared), ` +
-      `baseline ${D.baseline}; made ${D.provenance.date} by retrieval-eval ${D.provenance.version}`;
+    const what = c ? `${D.runs.length} runs, ${D.queries.length} queries (${c.queries} compared), baseline ` +
+      D.baseline : `one run, ${D.queries.length} queries`;
+    $("subtitle").textContent = `${what}; made ${D.provenance.date} by retrieval-eval ${D.provenance.version}`;
   }
   function comparison() {
-    const c = D.comparison;
+    const c = D.comparison || { letters: {}, marks: {}, comparisons: [], means: {},
+      legend: "One run: nothing to compare. The means are evaluate's." };
+    for (const run of D.runs) {  // without a comparison, the means are the run's summary (evaluate)
+      if (!D.comparison) { c.means[run] = D.evaluations[run].aggregate; c.marks[run] = {}; c.letters[run] = ""; }
+    }
     const head = el("tr", {}, el("th", { text: "run" }), el("th", { text: "" }),
       ...D.measures.map((m) => el("th", { cls: "num", text: m })));
     const rows = D.runs.map((run) => {
-      const tr = el("tr", { "data-run": run }, el("td", { text: run + (run === D.baseline ? " (baseline)" : "") }),
+      const tr = el("tr", { "data-run": run }, el("td", { text: run + (run === D.baseline && D.comparison ? " (baseline)" : "") }),
         el("td", { cls: "marks", text: c.letters[run] }));
       for (const m of D.measures) {
         const td = numCell(c.means[run][m], m);
-        const marks = c.marks[run][m];
+        const marks = c.marks[run][m] || [];
         if (marks.length) td.append(el("span", { cls: "marks", text: "[" + marks.join("") + "]" }));
         const ci = D.ci[run] && D.ci[run][m];
         if (ci) {
@@ -104,6 +110,11 @@
       if (counts.has(k)) td.textContent = String(v);
       return td;
     })));
+    $("pairs").closest("details").hidden = !D.comparison;
+    if (!D.comparison) {  // one run: its means, and no run to draw against a baseline
+      $("comparison").querySelector("h2").textContent = "Means";
+      $("chart-run").closest(".controls").hidden = true;
+    }
     $("pairs").replaceChildren(el("thead", {}, el("tr", {}, ...cols.map((k) => el("th", { text: k })))),
       el("tbody", {}, ...body));
   }
@@ -112,7 +123,10 @@
   function diffChart() {
     const box = $("diff-chart");
     const run = $("chart-run").value, m = $("chart-measure").value;
-    if (!run || !deltas[run] || !deltas[run][m]) { box.replaceChildren(); return; }
+    if (!run || !deltas[run] || !deltas[run][m]) {
+      box.replaceChildren(el("p", { cls: "note", text: "One run: no differences to draw." }));
+      return;
+    }
     const items = D.diffs[run].measures.find((x) => x.measure === m).per_query;  // largest gain first
     const W = 620, H = 240, L = 44, R = 10, T = 18, B = 22;
     const max = Math.max(1e-9, ...items.map((q) => Math.abs(q.delta)));
@@ -254,12 +268,17 @@
     }
     return td;
   }
-  function moved(run, query) {
-    const a = $("run-a").value, b = $("run-b").value;
+  // What entered and left the top k between runs a and b (embedded for a pair in either order), or
+  // a note saying why there is nothing to show.
+  function moved(a, b, query) {
+    if (a === b) return { entered: [], left: [], rankOther: ["rank_in_a", "rank_in_b"] };
     const direct = D.pairs[a + "\t" + b], swapped = D.pairs[b + "\t" + a];
-    if (direct && direct[query]) return { entered: direct[query].entered, left: direct[query].left, rankOther: ["rank_in_a", "rank_in_b"] };
-    if (swapped && swapped[query]) return { entered: swapped[query].left, left: swapped[query].entered, rankOther: ["rank_in_b", "rank_in_a"] };
-    return null;
+    if (!direct && !swapped) {
+      return { note: "Not embedded for this pair of runs: make the report with --all-pairs, or run retrieval-eval diff --query." };
+    }
+    if (!D.views[a][query] || !D.views[b][query]) return { note: "The query is not evaluated in both runs." };
+    if (direct) return { entered: direct[query].entered, left: direct[query].left, rankOther: ["rank_in_a", "rank_in_b"] };
+    return { entered: swapped[query].left, left: swapped[query].entered, rankOther: ["rank_in_b", "rank_in_a"] };
   }
   function openQuery(q, run) {
     state.query = q;
@@ -271,6 +290,10 @@
     for (const tr of $("query-table").tBodies[0].rows) tr.classList.toggle("open", tr.dataset.query === q);
     showQuery();
     $("query").scrollIntoView({ block: "start" });
+  }
+  function side(label, run, view) {
+    return view ? `${label}: ${run}, ${view.retrieved} retrieved` : `${label}: ${run} has no results for this query ` +
+      "(left out with --skip-missing)";
   }
   function showQuery() {
     const q = state.query, a = $("run-a").value, b = $("run-b").value;
@@ -285,7 +308,7 @@
     const depth = D.limits.depth;
     $("cap-note").textContent = `Each ranking shows its top ${depth} documents (report --depth).` +
       (Object.keys(D.docs).length ? ` Texts are cut to ${D.limits.text_chars} characters; only shown documents' texts are in this file.` : " No document texts (report --docs).") +
-      ` A: ${a}, ${va ? va.retrieved : 0} retrieved; B: ${b}, ${vb ? vb.retrieved : 0} retrieved; R = ${(va || vb || { relevant: 0 }).relevant}.`;
+      ` ${side("A", a, va)}; ${side("B", b, vb)}; R = ${runs.length ? D.views[runs[0]][q].relevant : "\u2013"}.`;
     const top = (v) => (v ? v.top : []);
     const n = Math.max(top(va).length, top(vb).length);
     const rows = [];
@@ -307,7 +330,7 @@
         el("th", { cls: "num", text: "score" }), el("th", { text: "judgment" }), el("th"), el("th", { text: "B: " + b }),
         el("th", { cls: "num", text: "score" }), el("th", { text: "judgment" }))),
       el("tbody", {}, ...rows));
-    const m = a === b ? { entered: [], left: [], rankOther: ["rank_in_a", "rank_in_b"] } : moved(a, q);
+    const m = moved(a, b, q);
     $("entered-title").textContent = `Entered the top ${depth} (in B's, not in A's)`;
     $("left-title").textContent = `Left the top ${depth} (in A's, not in B's)`;
     const movedTable = (items, here, other, key) => [
@@ -316,13 +339,13 @@
       el("tbody", {}, ...(items || []).map((d) => el("tr", { cls: d.relevant ? "rel" : "" }, docCell(d.doc_id),
         el("td", { cls: "num", text: String(d.rank) }), el("td", { cls: "num", text: d[key] === null ? "\u2013" : String(d[key]) }),
         el("td", {}, grade(d)))))];
-    if (m) {
+    if (m.note) {
+      for (const id of ["entered", "left"]) {
+        $(id).replaceChildren(el("tbody", {}, el("tr", {}, el("td", { cls: "note", text: m.note }))));
+      }
+    } else {
       $("entered").replaceChildren(...movedTable(m.entered, "B", "A", m.rankOther[0]));
       $("left").replaceChildren(...movedTable(m.left, "A", "B", m.rankOther[1]));
-    } else {
-      const note = el("caption", { cls: "note", text: "Not embedded for this pair: make the report with --all-pairs, or run retrieval-eval diff --query." });
-      $("entered").replaceChildren(note);
-      $("left").replaceChildren(note.cloneNode(true));
     }
     for (const [box, run, v] of [["missed-a", a, va], ["missed-b", b, vb]]) {
       const missed = v ? v.missed : [];
@@ -354,7 +377,7 @@
   options($("table-measure"), perQueryMeasures);
   options($("chart-run"), others);
   options($("run-a"), D.runs, D.baseline);
-  options($("run-b"), D.runs, others[0]);
+  options($("run-b"), D.runs, others.length ? others[0] : D.baseline);
   $("chart-measure").addEventListener("change", diffChart);
   $("chart-run").addEventListener("change", diffChart);
   $("table-measure").addEventListener("change", queryTable);
