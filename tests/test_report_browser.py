@@ -234,8 +234,10 @@ def test_hostile_inputs_stay_text(browser: Browser, tmp_path: Path) -> None:
     assert browser.evaluate("window.__pwned === undefined") is True
     assert browser.evaluate("document.querySelectorAll('img, iframe, b, #query svg').length") == 0
     assert browser.evaluate("document.title") == "<script>window.__pwned=5</script>"
-    # The byte that is not UTF-8 is the id's lone surrogate in the DOM (so ids stay distinct), drawn as U+FFFD.
-    assert cells(browser, "#side-by-side tbody .docid")[0] == "d<script>window.__pwned=1</script>\"'\x01\udcff"
+    # A control character shows as its escape, as the command line prints it; a byte that is not UTF-8 as U+FFFD.
+    assert cells(browser, "#side-by-side tbody .docid")[0] == "d<script>window.__pwned=1</script>\"'\\x01\ufffd"
+    assert browser.evaluate("document.querySelector('#query-table tbody tr').dataset.query") == query.decode(
+        "utf-8", "surrogateescape")  # the page keeps the id itself
     assert cells(browser, "#side-by-side tbody .text")[0].startswith("</script><svg onload=window.__pwned=3>")
     assert browser.evaluate("document.getElementById('query-id').textContent") == "q<img/src=x/onerror=window.__pwned=2>"
     assert browser.errors == []

@@ -10,10 +10,16 @@
   const COLORS = ["#2957a4", "#c4572a", "#1a7f4b", "#8d3fa8", "#a8861a", "#2a8fa8", "#b42335", "#555f6e"];
   const state = { sortCol: null, sortDir: 1, query: null };
 
+  // Text as shown: a control character as its escape (\x1b, as the command line prints it), a byte
+  // of an id that is not UTF-8 (kept as a lone surrogate) as U+FFFD.
+  function shown(text) {
+    return String(text).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g,
+      (c) => "\\x" + c.charCodeAt(0).toString(16).padStart(2, "0")).replace(/[\udc80-\udcff]/gu, "\ufffd");
+  }
   function el(tag, props, ...kids) {
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(props || {})) {
-      if (k === "text") e.textContent = v;
+      if (k === "text") e.textContent = shown(v);
       else if (k === "cls") e.className = v;
       else e.setAttribute(k, v);
     }
@@ -23,7 +29,7 @@
   function svg(tag, attrs, text) {
     const e = document.createElementNS(SVG, tag);
     for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-    if (text !== undefined) e.textContent = text;
+    if (text !== undefined) e.textContent = shown(text);
     return e;
   }
   // A number cell: the rounded text shown, the exact value in data-v (JavaScript's shortest
@@ -64,11 +70,11 @@
 
   // ---------------------------------------------------------------- header and comparison
   function header() {
-    $("title").textContent = D.title;
+    $("title").textContent = shown(D.title);
     const c = D.comparison;
     const what = c ? `${D.runs.length} runs, ${D.queries.length} queries (${c.queries} compared), baseline ` +
       D.baseline : `one run, ${D.queries.length} queries`;
-    $("subtitle").textContent = `${what}; made ${D.provenance.date} by retrieval-eval ${D.provenance.version}`;
+    $("subtitle").textContent = shown(`${what}; made ${D.provenance.date} by retrieval-eval ${D.provenance.version}`);
   }
   function comparison() {
     const c = D.comparison || { letters: {}, marks: {}, comparisons: [], means: {},
@@ -99,7 +105,7 @@
     });
     $("means").replaceChildren(el("thead", {}, head), el("tbody", {}, ...rows));
     const anyCi = D.runs.some((r) => D.ci[r] && Object.values(D.ci[r]).some((x) => x));
-    $("legend").textContent = c.legend + (anyCi ? " Below each mean: its confidence interval (evaluate --ci)." : "");
+    $("legend").textContent = shown(c.legend) + (anyCi ? " Below each mean: its confidence interval (evaluate --ci)." : "");
     const cols = ["measure", "baseline", "run", "delta", "p_value", "p_adjusted", "significant", "effect_size",
       "ci_low", "ci_high", "wins", "ties", "losses"];
     const counts = new Set(["wins", "ties", "losses"]);
@@ -244,14 +250,14 @@
   }
   function filterRows() {
     const needle = $("filter").value.trim().toLowerCase();
-    let shown = 0;
+    let count = 0;
     for (const tr of $("query-table").tBodies[0].rows) {
       const q = tr.dataset.query;
       const hit = !needle || q.toLowerCase().includes(needle) || topicText(q).toLowerCase().includes(needle);
       tr.hidden = !hit;
-      shown += hit ? 1 : 0;
+      count += hit ? 1 : 0;
     }
-    $("shown-count").textContent = `${shown} of ${D.queries.length} queries`;
+    $("shown-count").textContent = `${count} of ${D.queries.length} queries`;
   }
 
   // ---------------------------------------------------------------- one query
@@ -283,9 +289,9 @@
   function openQuery(q, run) {
     state.query = q;
     $("query").hidden = false;
-    $("query-id").textContent = q;
+    $("query-id").textContent = shown(q);
     const topic = D.topics[q];
-    $("query-text").textContent = topic ? topic[0] + (topic[1] ? " \u2014 " + topic[1] : "") : "";
+    $("query-text").textContent = topic ? shown(topic[0] + (topic[1] ? " \u2014 " + topic[1] : "")) : "";
     if (run && run !== D.baseline) { $("run-a").value = D.baseline; $("run-b").value = run; }
     for (const tr of $("query-table").tBodies[0].rows) tr.classList.toggle("open", tr.dataset.query === q);
     showQuery();
@@ -306,9 +312,9 @@
       el("tbody", {}, ...labels.map((m) => el("tr", { "data-measure": m }, el("td", { text: m }),
         ...runs.map((r) => numCell(D.views[r][q].values[m], m))))));
     const depth = D.limits.depth;
-    $("cap-note").textContent = `Each ranking shows its top ${depth} documents (report --depth).` +
+    $("cap-note").textContent = shown(`Each ranking shows its top ${depth} documents (report --depth).` +
       (Object.keys(D.docs).length ? ` Texts are cut to ${D.limits.text_chars} characters; only shown documents' texts are in this file.` : " No document texts (report --docs).") +
-      ` ${side("A", a, va)}; ${side("B", b, vb)}; R = ${runs.length ? D.views[runs[0]][q].relevant : "\u2013"}.`;
+      ` ${side("A", a, va)}; ${side("B", b, vb)}; R = ${runs.length ? D.views[runs[0]][q].relevant : "\u2013"}.`);
     const top = (v) => (v ? v.top : []);
     const n = Math.max(top(va).length, top(vb).length);
     const rows = [];
