@@ -2,13 +2,13 @@
 in headless Chromium (the tests' driver, tests/chromium.py).
 
     python benchmarks/report_page.py [--queries 200] [--runs 4] [--depth 100] [--words 40]
-                                     [--report-depth 10] [--screenshot PREFIX] [--workdir DIR]
+                                     [--report-depth 10] [--screenshot FILE.png] [--workdir DIR]
 
 The inputs come from tests/report_inputs.py: a pool of 150 documents a query, each with a text of
 ``--words`` words (about 7 characters each), and runs of ``--depth`` documents. Prints the time to
 write the report, its size, the size of its embedded data by part, and the time until the page's
-script has run in Chromium. ``--screenshot PREFIX`` also writes PREFIX-top.png (the first screen)
-and PREFIX-query.png (a query opened).
+script has run in Chromium. ``--screenshot FILE.png`` also photographs the first screen into
+FILE.png, and the first query opened into FILE-query.png.
 """
 
 from __future__ import annotations
@@ -54,9 +54,9 @@ def measure(args: argparse.Namespace, folder: Path) -> None:
         seconds = min(browser.open(output) for _ in range(3))
         print(f"  opened in Chromium in {seconds:.2f} s (best of 3); console errors: {len(browser.errors)}")
         if args.screenshot:
-            browser.screenshot(f"{args.screenshot}-top.png")
+            browser.screenshot(args.screenshot)
             browser.evaluate("document.querySelector('#query-table tbody tr').click()")
-            browser.screenshot(f"{args.screenshot}-query.png")
+            browser.screenshot(args.screenshot.removesuffix(".png") + "-query.png")
     finally:
         browser.close()
 
@@ -68,7 +68,7 @@ def main_() -> None:
     parser.add_argument("--depth", type=int, default=100)
     parser.add_argument("--words", type=int, default=40)
     parser.add_argument("--report-depth", type=int, default=10)
-    parser.add_argument("--screenshot", metavar="PREFIX")
+    parser.add_argument("--screenshot", metavar="FILE.png")
     parser.add_argument("--workdir", type=Path)
     args = parser.parse_args()
     if args.workdir:

@@ -7,6 +7,8 @@ import gzip
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from retrieval_eval.io.texts import read_documents, read_topics
 from retrieval_eval.model import InputFormatError
@@ -50,6 +52,29 @@ class TestDocuments:
         with pytest.raises(InputFormatError) as error:
             read_documents(path, {"a", "d1"})
         assert str(error.value).startswith(f"{path.parent}/{message}")
+
+    @settings(max_examples=40, deadline=None)
+    @given(st.dictionaries(st.text(st.characters(blacklist_characters="\t\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029",
+                                                 blacklist_categories=("Cs",)), min_size=1, max_size=8).filter(
+                               lambda i: i.strip() and i.lower() not in ("docid", "doc_id", "id", "_id", "qid",
+                                                                         "query_id", "topic")),
+                           st.text(st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)),
+                                   max_size=30), max_size=6),
+           st.integers(1, 40))
+    def test_tsv_and_jsonl_read_the_same_texts(self, tmp_path_factory: pytest.TempPathFactory,
+                                               docs: dict[str, str], chars: int) -> None:
+        """Any ids and texts: both formats give each wanted text, on one line, cut at ``chars``."""
+        import json
+
+        folder = tmp_path_factory.mktemp("docs")
+        (folder / "d.tsv").write_text("".join(f"{k}\t{v}\n" for k, v in docs.items()), encoding="utf-8")
+        (folder / "d.jsonl").write_text("".join(json.dumps({"id": k, "text": v}) + "\n" for k, v in docs.items()),
+                                        encoding="utf-8")
+        wanted = set(list(docs)[::2])
+        expected = {k: (" ".join(v.split())[:chars] + ("…" if len(" ".join(v.split())) > chars else ""))
+                    for k, v in docs.items() if k in wanted}
+        assert read_documents(folder / "d.tsv", wanted, chars=chars) == expected
+        assert read_documents(folder / "d.jsonl", wanted, chars=chars) == expected
 
     def test_missing_file(self, tmp_path: Path) -> None:
         with pytest.raises(InputFormatError, match="cannot read it"):
