@@ -143,7 +143,7 @@ class TestFlags:
                 kinds = []
                 if q not in rankings:
                     kinds.append("missing")
-                elif sum(d in judged_here for _, d in top) / DEPTH < 0.5:
+                elif sum(d in judged_here for _, d in top) / len(top) < 0.5:  # Judged@k: over min(k, n) documents
                     kinds.append("unjudged")
                 if len({s for s, _ in top}) < len(top):
                     kinds.append("tied")
