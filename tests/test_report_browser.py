@@ -173,9 +173,10 @@ class TestPage:
                          p["runs"][b])
         for table, key, rank in (("entered", "entered", "rank_in_a"), ("left", "left", "rank_in_b")):
             shown = page.evaluate(f"Array.from(document.querySelectorAll('#{table} tbody tr')).map((r) => "
-                                  "[r.querySelector('.docid').textContent, r.cells[1].textContent, r.cells[2].textContent])")
-            assert shown == [[d["doc_id"], str(d["rank"]), "\u2013" if d[rank] is None else str(d[rank])]
-                             for d in moved[key]]
+                                  "r.querySelector('.docid') ? [r.querySelector('.docid').textContent, "
+                                  "r.cells[1].textContent, r.cells[2].textContent] : r.textContent)")
+            assert shown == ([[d["doc_id"], str(d["rank"]), "\u2013" if d[rank] is None else str(d[rank])]
+                              for d in moved[key]] or ["none"])
         missed = cells(page, "#missed-a tbody .docid")
         assert missed == [d["doc_id"] for d in views[0]["missed"]]
         assert page.errors == []

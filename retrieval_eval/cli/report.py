@@ -6,7 +6,7 @@ import argparse
 import os
 
 from ._options import _add_run_options, _at_least_one, _Parser, _positive_int, _RawDescriptionFormatter
-from ._output import EXIT_OK, _note, _OutputFailed, _short, _Usage
+from ._output import EXIT_OK, _counted, _note, _OutputFailed, _short, _Usage
 from ._runs import _given_names, _load_runs, _names, _refuse_stdin_twice, _run_names, _sources
 
 _REPORT_HELP = """\
@@ -154,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
         raise _OutputFailed(f"{args.output}: {exc.strerror or exc}") from None
     if not args.quiet:
         shown = len(data["docs"])
-        _note(f"wrote {args.output}: {len(names)} runs, {len(data['queries'])} queries"
+        _note(f"wrote {args.output}: {_counted(len(names), 'run', 'runs')}, "
+              f"{_counted(len(data['queries']), 'query', 'queries')}"
               + (f", {shown} document texts" if args.docs is not None else ""))
     return EXIT_OK

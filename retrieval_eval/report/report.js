@@ -342,9 +342,9 @@
     const movedTable = (items, here, other, key) => [
       el("thead", {}, el("tr", {}, el("th", { text: "doc_id" }), el("th", { cls: "num", text: "rank in " + here }),
         el("th", { cls: "num", text: "rank in " + other }), el("th", { text: "judgment" }))),
-      el("tbody", {}, ...(items || []).map((d) => el("tr", { cls: d.relevant ? "rel" : "" }, docCell(d.doc_id),
+      el("tbody", {}, ...(items.length ? items.map((d) => el("tr", { cls: d.relevant ? "rel" : "" }, docCell(d.doc_id),
         el("td", { cls: "num", text: String(d.rank) }), el("td", { cls: "num", text: d[key] === null ? "\u2013" : String(d[key]) }),
-        el("td", {}, grade(d)))))];
+        el("td", {}, grade(d)))) : [el("tr", {}, el("td", { cls: "note", colspan: "4", text: "none" }))]))];
     if (m.note) {
       for (const id of ["entered", "left"]) {
         $(id).replaceChildren(el("tbody", {}, el("tr", {}, el("td", { cls: "note", text: m.note }))));
@@ -355,9 +355,10 @@
     }
     for (const [box, run, v] of [["missed-a", a, va], ["missed-b", b, vb]]) {
       const missed = v ? v.missed : [];
-      $(box).replaceChildren(el("p", { cls: "note", text: `${run}: ${missed.length} relevant not retrieved` +
-        (missed.length > depth ? ` (texts for the first ${depth})` : "") }),
-        el("table", {}, el("tbody", {}, ...missed.map((d) => el("tr", {}, docCell(d.doc_id), el("td", { cls: "num", text: String(d.judgment) }))))));
+      const texts = Object.keys(D.docs).length && missed.length > depth ? ` (texts for the first ${depth})` : "";
+      $(box).replaceChildren(el("p", { cls: "note", text: `${run}: ${missed.length} relevant not retrieved${texts}` }),
+        el("div", { cls: "missed" }, el("table", {}, el("tbody", {}, ...missed.map((d) => el("tr", {},
+          docCell(d.doc_id), el("td", { cls: "num", text: String(d.judgment) })))))));
     }
   }
 
