@@ -28,6 +28,7 @@ _EXPORTS = {
     "SetEvaluator": "evaluators",
     "evaluate": "evaluators.one_call",
     "compare": "analysis.comparison",
+    "report": "report",  # the package, which is callable: retrieval_eval.report(qrels, runs, output=...)
     "Comparison": "analysis.comparison",
     "Measure": "measures",
     "UnknownMeasureError": "measures",

@@ -21,7 +21,7 @@ from attrs import frozen
 from ..evaluators import RetrievalEvaluator, SetEvaluator
 from ..measures import Measure
 from ..measures.registry import non_finite_error
-from ..model import RetrievalEvalError
+from ..model import RetrievalEvalError, id_bytes
 
 
 def _finite(values: np.ndarray, ids: Sequence[str], measure: Measure, run: str) -> np.ndarray:
@@ -147,14 +147,27 @@ def _as_read(shown: str) -> str:
 
 
 def _ranked(evaluator: RetrievalEvaluator, depth: int) -> tuple[RankedDocument, ...]:
-    """The top ``depth`` documents of one query, each with its qrels value (relevant: a value >= rel, >= 0)."""
+    """The top ``depth`` documents of one query, each with its qrels value (relevant: a value >= rel, >= 0).
+
+    Only those documents are made (``retrieved_documents()[:depth]``, without the rest of a long
+    ranking: the report asks this of every query of every run)."""
     level = max(evaluator.rel, 0)
+    top = evaluator._documents(np.arange(len(evaluator._batch.doc_ids)) < depth)
     return tuple(
         RankedDocument(i, document.doc_id, document.score, judgment,
                        judgment is not None and judgment >= level)
-        for i, (document, judgment) in enumerate(
-            zip(evaluator.retrieved_documents()[:depth], evaluator.retrieved_judgments()[:depth]), 1)
+        for i, (document, judgment) in enumerate(zip(top, evaluator.retrieved_judgments()[:depth]), 1)
     )
+
+
+def _ranks(evaluator: RetrievalEvaluator, doc_ids: Sequence[str]) -> dict[str, int]:
+    """The ranks of ``doc_ids`` in the query's whole ranking (those it retrieved), as
+    ``retrieved_documents()`` numbers them, made for these documents only."""
+    if not doc_ids:
+        return {}
+    wanted = np.array([id_bytes(doc) for doc in doc_ids])
+    return {d.doc_id: d.rank for d in evaluator._documents(np.isin(evaluator._batch.doc_ids, wanted))
+            if d.rank is not None}
 
 
 def _value(evaluator: RetrievalEvaluator, measure: Measure) -> float | int | str:
@@ -310,9 +323,10 @@ def diff_query(
     """The view of ``diff --query``: one query's top ``k`` in both runs and what changed in it."""
     ev_a, ev_b = find_query(a, query_id, names[0]), find_query(b, query_id, names[1])
     top_a, top_b = _ranked(ev_a, k), _ranked(ev_b, k)
-    rank_a = {d.doc_id: d.rank for d in ev_a.retrieved_documents()}  # ranks in the whole rankings
-    rank_b = {d.doc_id: d.rank for d in ev_b.retrieved_documents()}
     in_top_a, in_top_b = {d.doc_id for d in top_a}, {d.doc_id for d in top_b}
+    # ranks in the whole rankings, of the documents that moved
+    rank_a = _ranks(ev_a, [d.doc_id for d in top_b if d.doc_id not in in_top_a])
+    rank_b = _ranks(ev_b, [d.doc_id for d in top_a if d.doc_id not in in_top_b])
     def score(evaluator: RetrievalEvaluator, m: Measure, name: str) -> float:
         return float(_finite(np.array([evaluator.score(m)]), [query_id], m, name)[0])
 

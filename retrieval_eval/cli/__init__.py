@@ -59,6 +59,7 @@ COMMANDS = {
     "inspect": "inspect",
     "diff": "diff",
     "plot": "plot",
+    "report": "report",
     "flaky": "flaky",
     "similarity": "similarity",
     "agree": "agree",

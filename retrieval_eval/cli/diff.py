@@ -30,7 +30,7 @@ RUN_B helped, hurt or left unchanged against RUN_A, and the largest gains and lo
 formats (csv, tsv, markdown, latex) and json give every query's change, largest gain first.
 
 With --query Q: the two rankings of Q side by side, and the documents that entered or left the
-top k (--depth) with their judgments."""
+top k (--depth) with their judgments (as text, or --format json)."""
 
 
 def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
@@ -64,8 +64,8 @@ def run(args: argparse.Namespace) -> int:
         raise _Usage("--depth applies to one query's rankings; give --query Q")
     if args.query is not None and args.top is not None:
         raise _Usage("--top lists the largest changes over all queries; drop --query to see them")
-    if args.query is not None and args.format != "text":
-        raise _Usage("--query shows two rankings as text; drop --format")
+    if args.query is not None and args.format not in ("text", "json"):
+        raise _Usage("--query shows two rankings as text or json; drop --format or give --format json")
     _refuse_stdin_twice(args.qrels, [args.run_a, args.run_b])
     requested = _per_query_measures(args.measures or ["nDCG@10"], args.level)
     qrels, runs = _sources(args.qrels, [args.run_a, args.run_b])
@@ -75,7 +75,14 @@ def run(args: argparse.Namespace) -> int:
     if args.query is not None:
         view = diff_query(a, b, args.query, [(r.label, r.measure) for r in requested],
                           k=args.depth or 10, names=(name_a, name_b))
-        _emit(format_ranking_diff(view, (name_a, name_b), digits=args.digits))
+        if args.format == "json":
+            import json
+
+            from ..report.query_json import ranking_diff_json
+
+            _emit(json.dumps(ranking_diff_json(view, (name_a, name_b)), indent=2, allow_nan=False) + "\n")
+        else:
+            _emit(format_ranking_diff(view, (name_a, name_b), digits=args.digits))
         return EXIT_OK
     if not args.quiet:
         for name, results in ((name_a, a), (name_b, b)):
@@ -86,11 +93,9 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "json":
         import json
 
-        _emit(json.dumps({"runs": [name_a, name_b], "measures": [{
-            "measure": d.label, "mean": {name_a: d.mean_a, name_b: d.mean_b},
-            "helped": d.helped, "hurt": d.hurt, "unchanged": d.unchanged,
-            "per_query": [{"query": q.query_id, "a": q.a, "b": q.b, "delta": q.delta} for q in d.deltas],
-        } for d in diffs]}, indent=2, allow_nan=False) + "\n")
+        from ..report.query_json import run_diffs_json
+
+        _emit(json.dumps(run_diffs_json(diffs, (name_a, name_b)), indent=2, allow_nan=False) + "\n")
     else:
         header = ["measure", "query", name_a, name_b, "delta"]
         lines: list[list[tables.Cell]] = [[d.label, q.query_id, q.a, q.b, q.delta] for d in diffs for q in d.deltas]

@@ -44,6 +44,8 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     inspect.add_argument("-m", dest="measures", action="append", default=None, metavar="MEASURE",
                          help="measure to show, repeatable (trec_eval or ir_measures names); the worst queries are "
                               "those lowest on the first one")
+    inspect.add_argument("--format", choices=("text", "json"), default="text",
+                         help="with --query: text (default) or json (full precision, as report embeds it)")
     inspect.add_argument("--digits", type=_digits, default=4, metavar="N",
                          help=f"decimals printed, 0 to {MAX_DIGITS} (default 4)")
     _add_run_options(inspect)
@@ -57,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
         raise _Usage("--depth applies to one query's ranking; give --query Q")
     if args.query is not None and args.worst is not None:
         raise _Usage("--worst lists the worst queries; drop --query to see them")
+    if args.query is None and args.format != "text":
+        raise _Usage("--format json shows one query; give --query Q")
     _refuse_stdin_twice(args.qrels, [args.run])
     specs = args.measures or (list(INSPECT_MEASURES) if args.query is not None else ["map"])
     if args.query is not None:
@@ -70,7 +74,14 @@ def run(args: argparse.Namespace) -> int:
     if args.query is not None:
         view = inspect_query(results, args.query, [(r.label, r.measure) for r in requested],
                              depth=args.depth or 20, where=_run_names(runs)[0])
-        _emit(format_query(view, run=name, rel=args.level, digits=args.digits))
+        if args.format == "json":
+            import json
+
+            from ..report.query_json import query_view_json
+
+            _emit(json.dumps(query_view_json(view, run=name), indent=2, allow_nan=False) + "\n")
+        else:
+            _emit(format_query(view, run=name, rel=args.level, digits=args.digits))
         return EXIT_OK
     if not args.quiet:
         _report_query_set(args, results, requested)
