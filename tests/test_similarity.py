@@ -192,3 +192,18 @@ def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     with pytest.raises(SystemExit) as exited:  # argparse's usage error
         main(["similarity", a, b, "-p", "1"])
     assert exited.value.code == 2
+
+
+def test_the_command_reads_ties_as_rbo_ties_says(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # --rbo-ties, not --ties: on the evaluating commands --ties picks the engine's tie policy
+    (tmp_path / "a.run").write_text("1 Q0 a 1 3 x\n1 Q0 b 2 2 x\n1 Q0 c 3 2 x\n")
+    (tmp_path / "b.run").write_text("1 Q0 c 1 3 y\n1 Q0 b 2 2 y\n1 Q0 a 3 1 y\n")
+    a, b = str(tmp_path / "a.run"), str(tmp_path / "b.run")
+    for variant, groups in (("trec_eval", [0, 1, 2]), ("w", [0, 1, 1])):
+        assert main(["similarity", a, b, "-p", "0.8", "--rbo-ties", variant, "--format", "json", "--quiet"]) == 0
+        got = json.loads(capsys.readouterr().out)["queries"][0]["rbo_min"]
+        want = rbo(["a", "c", "b"], ["c", "b", "a"], p=0.8, ties=variant, a_groups=groups, b_groups=[0, 1, 2])
+        assert got == pytest.approx(want.min)
+    with pytest.raises(SystemExit) as exited:
+        main(["similarity", a, b, "--ties", "w"])
+    assert exited.value.code == 2

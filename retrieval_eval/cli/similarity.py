@@ -20,7 +20,7 @@ score descending, ties by doc_id descending), and on average:
   tau                                  Kendall's tau on the documents both runs retrieved
   shared                               how many documents both runs retrieved
 
-Tied scores count in RBO as --ties says (Corsi & Urbano, SIGIR 2024): a (default) each depth's
+Tied scores count in RBO as --rbo-ties says (Corsi & Urbano, SIGIR 2024): a (default) each depth's
 overlap expected over the orders of the ties; b the same, normalised so that a run compared with
 itself gives 1; w tied documents share one rank; trec_eval no ties (trec_eval's order). Queries
 that only one run has are named on stderr and left out. See docs/judgments.md."""
@@ -33,7 +33,8 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     parser.add_argument("-p", dest="p", type=_persistence, default=0.9, metavar="P",
                         help="RBO's persistence, strictly between 0 and 1 (default 0.9: the top 10 carry 86%% of "
                              "the weight)")
-    parser.add_argument("--ties", choices=("a", "b", "w", "trec_eval"), default="a",
+    # Not --ties: on the evaluating commands that flag picks the engine's tie policy, a different choice.
+    parser.add_argument("--rbo-ties", dest="ties", choices=("a", "b", "w", "trec_eval"), default="a",
                         help="how RBO reads tied scores (default a); see above")
     parser.add_argument("-k", dest="k", type=_at_least_one, default=10, metavar="K",
                         help="depth of jaccard@K and overlap@K (default 10)")
