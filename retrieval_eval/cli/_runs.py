@@ -173,13 +173,13 @@ def _check_overlap(results: SetEvaluator, qrels: object, run: object) -> None:
         + (f"; {hint}" if hint else ""))
 
 
-def _read_judgments(qrels: Any, first_run: object, *, subtopics: bool) -> QrelsColumns:
+def _read_judgments(qrels: Any, first_run: object, *, subtopics: bool, rel_format: str = "qrels") -> QrelsColumns:
     """The qrels, read once for every run; a qrels file that looks like a run gets the swap hint."""
     from ..io.formats import read_qrels_columns
     from ..model import TrecFormatError
 
     try:
-        return read_qrels_columns(qrels, with_subtopics=subtopics)
+        return read_qrels_columns(qrels, with_subtopics=subtopics, rel_format=rel_format)
     except TrecFormatError as exc:
         hint = _swap_hint(qrels, first_run)
         if hint and str(exc).startswith(f"{_name(qrels)}:"):

@@ -76,6 +76,12 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
                                "the names on a text log's header line (default: columns named group, item, "
                                "score, label in any order, else the first four in that order)")
     _add_evaluation_options(evaluate)
+    evaluate.add_argument("-R", "--rel-format", dest="rel_format", choices=("qrels", "prefs", "qrels_prefs"),
+                          default="qrels",
+                          help="what QRELS holds, as trec_eval's -R: qrels (default); prefs, preference judgments "
+                               "'query_id group subgroup doc_id rel_level'; qrels_prefs, qrels read as preferences "
+                               "(their second field the group). Preferences give the prefs_* measures (default "
+                               "-m all_prefs); see docs/preferences.md")
     evaluate.add_argument("--names", metavar="A,B,...",
                           help="names of the runs, in order (default: each run's run_id; its file name when the "
                                "run_id is missing or shared)")
@@ -112,6 +118,8 @@ def _evaluate_usage_problem(args: argparse.Namespace) -> str | None:
         return "--wide prints a table; give --format csv, tsv, markdown or latex"
     if args.wide is not None and args.measures is not None:
         return "--wide MEASURE replaces -m; give one or the other"
+    if args.log is not None and args.rel_format != "qrels":
+        return f"-R {args.rel_format} describes QRELS; a --log holds its own judgments"
     return _ci_problem(args) or _stdin_problem(args.qrels, args.runs)
 
 
@@ -165,7 +173,8 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
         requested, show_run_id = parsed, False
         given_order = _as_typed([args.wide], parsed, args.level)
     else:
-        requested, show_run_id = _requested(args.measures, args.level)
+        preferences = args.measures is None and args.rel_format != "qrels"  # trec_eval's official set needs qrels
+        requested, show_run_id = _requested(["all_prefs"] if preferences else args.measures, args.level)
         given_order = as_given(_as_typed(args.measures, requested, args.level))
         requested = order_requested(requested)
     if log is not None:
@@ -173,8 +182,8 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
             log, rel=args.level, max_depth=args.max_depth, judged_only=args.judged_only, duplicates=args.duplicates,
             columns=tuple(args.log_columns.split(",")) if args.log_columns else None)])
     else:
-        judged = _read_judgments(qrels, runs[0],
-                                 subtopics=any(item.measure.definition.subtopics for item in requested))
+        judged = _read_judgments(qrels, runs[0], subtopics=any(item.measure.definition.subtopics for item in requested),
+                                 rel_format=args.rel_format)
         # One run at a time: each is read, evaluated, printed and dropped before the next is read. The
         # qrels columns go with the last run's build: its measures reuse their memory (300 MB at 10 M queries).
         preparing = _Preparing(args, judged)

@@ -98,7 +98,7 @@ def _regular_file(path: str) -> bool:
         return False
 
 
-def read_qrels_columns(source: Source, *, with_subtopics: bool = False) -> QrelsColumns:
+def read_qrels_columns(source: Source, *, with_subtopics: bool = False, rel_format: str = "qrels") -> QrelsColumns:
     """Read a qrels file into columns: a Parquet table, a JSON object, or text (see the module's rules).
 
     A text file is read by :func:`.trec.read_text_qrels_columns` in the layout :func:`qrels_layout`
@@ -111,6 +111,8 @@ def read_qrels_columns(source: Source, *, with_subtopics: bool = False) -> Qrels
     TrecFormatError
         On a malformed line (with ``path:line``) or row, or when the file holds no judgment.
     """
+    if rel_format != "qrels":  # preference judgments (trec_eval -R prefs, -R qrels_prefs)
+        return read_preference_columns(source, rel_format=rel_format)
     if is_parquet(source):  # columns query_id, doc_id, relevance (and subtopic): see retrieval_eval.io.frames
         from .frames import read_parquet_qrels
 
@@ -123,6 +125,25 @@ def read_qrels_columns(source: Source, *, with_subtopics: bool = False) -> Qrels
 
         return read_json_qrels(cast("str | os.PathLike[str]", source))
     return read_text_qrels_columns(source, with_subtopics=with_subtopics, layout=qrels_layout(source))
+
+
+#: The judgment formats of trec_eval's -R that we read.
+REL_FORMATS = ("qrels", "prefs", "qrels_prefs")
+
+
+def read_preference_columns(source: Source, *, rel_format: str = "prefs") -> QrelsColumns:
+    """Read preference judgments: a ``prefs`` file (``qid jg jsg docno rel_level``), a qrels file read as
+    preferences (``qrels_prefs``), or a Parquet table with columns ``query_id, group, subgroup, doc_id,
+    level`` (either format). The result's ``preferences`` hold them (see :mod:`.prefs`)."""
+    from .prefs import prefs_as_qrels, read_prefs_columns
+
+    if rel_format not in REL_FORMATS[1:]:
+        raise ValueError(f"rel_format must be one of {', '.join(REL_FORMATS)}; got {rel_format!r}")
+    if is_parquet(source):
+        from .frames import read_parquet_prefs
+
+        return prefs_as_qrels(read_parquet_prefs(cast("str | os.PathLike[str]", source)))
+    return prefs_as_qrels(read_prefs_columns(source, rel_format=rel_format))
 
 
 def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:

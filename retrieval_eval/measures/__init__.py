@@ -10,7 +10,7 @@ from __future__ import annotations
 # Registration order is the order of the measures page and, after trec_eval's own, the print order:
 # the family modules register as they are imported, so import sorting must not reorder this line.
 # isort: off
-from . import counts, precision, average_precision, graded, sets, judged, auc, diversity, cwl, preference  # noqa: F401
+from . import counts, precision, average_precision, graded, sets, judged, auc, diversity, cwl, preference, prefs  # noqa: F401
 # isort: on
 from .gains import Gains
 from .params import CUTOFF, REL, InvalidParameterError, MeasureError, Param, TrecName, UnknownMeasureError

@@ -1,0 +1,261 @@
+"""Preference judgments on the batch: trec_eval's judgment groups, their preferences, and the ranks
+of the judged documents in a ranking.
+
+Everything that depends on the judgments alone is made once, when the preferences are attached to a
+batch (:func:`attach_preferences`): each query's judged documents, each group's judgments, and every
+preference of every group as a pair (preferred, other) of documents. Within a judgment subgroup a
+higher rel_level is preferred; a group of several subgroups also holds every preference implied by
+transitivity (trec_eval multiplies a group's preference matrix by itself until it stops changing;
+here the pairs are joined with themselves, for all groups at once, until no pair is new). What
+depends on a ranking is each judged document's rank among the judged retrieved ones
+(:func:`judged_ranks`), which the measures of :mod:`retrieval_eval.measures.prefs` compare.
+
+Indices are local to a query (its documents 0.., its groups 0..), so that a block of queries is a
+slice of every array.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from attrs import frozen
+
+from ..model import BoolArray, FloatArray, InputFormatError, IntArray, PrefsColumns, _display, _location
+from .ids import _as_bytes, intern
+from .segments import _block_rows, _gather_segments, _offsets_of, segment_ids
+
+
+@frozen(eq=False)
+class Preferences:
+    """Each query's preference judgments, in four tables cut into per-query segments by their offsets.
+
+    - documents: every document judged for the query, in byte order of its id (trec_eval gives the
+      judged documents a run lacks their ranks in that order).
+    - judgments: one row per (group, document), groups in byte order of their ids: the document's
+      rel_level (the same 0 or non-0 in every subgroup) and whether it is relevant (> 0).
+    - groups: whether the group has a single subgroup (trec_eval's "equivalence classes"; several
+      subgroups make it a "preference array", whose Rnonrel measures count differently).
+    - pairs: every preference (preferred judgment, other judgment) of every group, by judgment row
+      (local to the query), without repeats.
+    """
+
+    doc_offsets: IntArray
+    doc_ids: np.ndarray
+    judgment_offsets: IntArray
+    judgment_group: IntArray  #: group of each judgment, local to its query
+    judgment_doc: IntArray  #: document of each judgment, local to its query
+    judgment_level: FloatArray
+    group_offsets: IntArray
+    group_single: BoolArray  #: the group has one subgroup
+    pair_offsets: IntArray
+    pair_better: IntArray  #: the preferred judgment, local to its query
+    pair_worse: IntArray
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.doc_offsets) - 1
+
+    def select(self, indices: IntArray) -> Preferences:
+        """The queries at ``indices``, in that order."""
+        tables = []
+        for offsets, columns in self._tables():
+            rows = _gather_segments(offsets, indices)
+            tables.append((_offsets_of(np.diff(offsets)[indices]), [column[rows] for column in columns]))
+        return self._of(tables)
+
+    def block(self, start: int, stop: int) -> Preferences:
+        """The queries ``start`` to ``stop`` (exclusive): views of the rows."""
+        tables = []
+        for offsets, columns in self._tables():
+            bounds = offsets[start : stop + 1]
+            rows = slice(int(bounds[0]), int(bounds[-1]))
+            tables.append((bounds - bounds[0], [column[rows] for column in columns]))
+        return self._of(tables)
+
+    def _tables(self) -> list[tuple[IntArray, list[np.ndarray]]]:
+        return [(self.doc_offsets, [self.doc_ids]),
+                (self.judgment_offsets, [self.judgment_group, self.judgment_doc, self.judgment_level]),
+                (self.group_offsets, [self.group_single]),
+                (self.pair_offsets, [self.pair_better, self.pair_worse])]
+
+    @staticmethod
+    def _of(tables: list[tuple[IntArray, list[np.ndarray]]]) -> Preferences:
+        (do, (d,)), (jo, (jg, jd, jl)), (go, (gs,)), (po, (pb, pw)) = tables
+        return Preferences(do, d, jo, jg, jd, jl, go, gs, po, pb, pw)
+
+
+def attach_preferences(prefs: PrefsColumns, query_vocab: np.ndarray) -> Preferences:
+    """The preferences of the queries in ``query_vocab`` (byte-ordered ids; other queries' rows are left
+    out), checked as trec_eval checks a group of several subgroups: a document judged 0 in one subgroup
+    and above 0 in another, or preferences that contradict each other, are errors naming the lines."""
+    query_ids, doc_ids = _as_bytes(prefs.query_ids), _as_bytes(prefs.doc_ids)
+    n_q = len(query_vocab)
+    place = np.searchsorted(query_vocab, query_ids) if n_q else np.zeros(len(query_ids), dtype=np.int64)
+    known = place < n_q
+    known[known] = query_vocab[place[known]] == query_ids[known]
+    q = place[known].astype(np.int64)
+    doc_ids, levels, lines = doc_ids[known], np.asarray(prefs.levels, dtype=np.float64)[known], prefs.lines[known]
+    _, group = intern(_as_bytes(prefs.groups)[known])
+    _, subgroup = intern(_as_bytes(prefs.subgroups)[known])
+    _, doc = intern(doc_ids) if len(doc_ids) else (doc_ids, np.zeros(0, dtype=np.int64))
+
+    # Documents: distinct (query, document), in byte order within each query.
+    doc_key = _pair_key(q, doc)
+    _, doc_index, doc_inverse = np.unique(doc_key, return_index=True, return_inverse=True)
+    doc_query = q[doc_index]
+    doc_offsets = _offsets_of(np.bincount(doc_query, minlength=n_q))
+    local_doc = doc_inverse.reshape(-1) - doc_offsets[q]
+
+    # Groups: distinct (query, group); single-subgroup or not.
+    group_keys, group_index, group_inverse = np.unique(_pair_key(q, group), return_index=True, return_inverse=True)
+    group_inverse = group_inverse.reshape(-1)
+    group_query = q[group_index]
+    group_offsets = _offsets_of(np.bincount(group_query, minlength=n_q))
+    sub_keys = np.unique(_pair_key(group_inverse, subgroup))
+    subgroups_per_group = np.bincount(sub_keys // (int(subgroup.max(initial=0)) + 1), minlength=len(group_keys))
+    group_single = subgroups_per_group == 1
+
+    # Judgments: distinct (group, document); a document's level must be 0 everywhere or nowhere.
+    judgment_key = _pair_key(group_inverse, local_doc)
+    j_keys, j_index, j_inverse = np.unique(judgment_key, return_index=True, return_inverse=True)
+    j_inverse = j_inverse.reshape(-1)
+    zero = np.bincount(j_inverse, weights=levels == 0, minlength=len(j_keys))
+    positive = np.bincount(j_inverse, weights=levels > 0, minlength=len(j_keys))
+    mixed = (zero > 0) & (positive > 0)
+    if mixed.any():
+        rows = np.flatnonzero(mixed[j_inverse])
+        first, second = rows[levels[rows] == 0][0], rows[levels[rows] > 0][0]
+        later, earlier = (first, second) if lines[first] > lines[second] else (second, first)
+        raise InputFormatError(
+            f"{_location(prefs.origin, prefs.unit, int(lines[later]))}: document {_display(doc_ids[later])!r} has "
+            f"rel_level {levels[later]:g} here and {levels[earlier]:g} at {prefs.unit} {lines[earlier]} in the same "
+            "judgment group; expected 0 (non-relevant) in every subgroup of a group or in none")
+    j_query = q[j_index]
+    judgment_offsets = _offsets_of(np.bincount(j_query, minlength=n_q))
+    judgment_group = group_inverse[j_index] - group_offsets[j_query]
+    judgment_doc = local_doc[j_index]
+    judgment_level = levels[j_index]
+
+    better, worse = _subgroup_pairs(q, group, subgroup, levels, j_inverse)
+    better, worse = _closed(better, worse, group_single[group_inverse[j_index]], len(j_keys))
+    looped = better == worse
+    if looped.any():
+        at = int(np.flatnonzero(j_inverse == better[looped][0])[0])
+        raise InputFormatError(
+            f"{_location(prefs.origin, prefs.unit, int(lines[at]))}: document {_display(doc_ids[at])!r} of query "
+            f"{_display(query_ids[known][at])!r} is preferred to itself through the subgroups of its judgment group "
+            f"{_display(_as_bytes(prefs.groups)[known][at])!r}; expected preferences that do not contradict each "
+            "other within a group (put contradicting assessments in different groups)")
+    pair_query = j_query[better]
+    order = np.lexsort((worse, better))
+    better, worse, pair_query = better[order], worse[order], pair_query[order]
+    pair_offsets = _offsets_of(np.bincount(pair_query, minlength=n_q))
+    return Preferences(
+        doc_offsets=doc_offsets, doc_ids=doc_ids[doc_index], judgment_offsets=judgment_offsets,
+        judgment_group=judgment_group, judgment_doc=judgment_doc, judgment_level=judgment_level,
+        group_offsets=group_offsets, group_single=group_single, pair_offsets=pair_offsets,
+        pair_better=better - judgment_offsets[pair_query], pair_worse=worse - judgment_offsets[pair_query],
+    )
+
+
+def _pair_key(major: IntArray, minor: IntArray) -> IntArray:
+    """One int64 per (major, minor) pair, ordered as the pairs are."""
+    span = int(minor.max(initial=0)) + 1
+    return major.astype(np.int64) * span + minor
+
+
+def _subgroup_pairs(q: IntArray, group: IntArray, subgroup: IntArray, levels: FloatArray,
+                    judgment: IntArray) -> tuple[IntArray, IntArray]:
+    """Every (preferred, other) pair of judgment rows within a subgroup: each row against every row of
+    its subgroup with a lower rel_level (the rows sorted by subgroup and level descending)."""
+    order = np.lexsort((-levels, subgroup, group, q))
+    q, group, subgroup, levels, judgment = q[order], group[order], subgroup[order], levels[order], judgment[order]
+    n = len(order)
+    index = np.arange(n)
+    new_sub = np.ones(n, dtype=bool)
+    new_sub[1:] = (q[1:] != q[:-1]) | (group[1:] != group[:-1]) | (subgroup[1:] != subgroup[:-1])
+    new_level = new_sub.copy()
+    new_level[1:] |= levels[1:] != levels[:-1]
+    sub_end = _run_ends(new_sub, index)
+    level_end = _run_ends(new_level, index)
+    counts = sub_end - level_end
+    starts = level_end
+    worse_rows = _block_rows(starts, counts)
+    better_rows = np.repeat(index, counts)
+    return judgment[better_rows], judgment[worse_rows]
+
+
+def _run_ends(new: BoolArray, index: IntArray) -> IntArray:
+    """For each row, the index just past the run of rows it belongs to (runs start where ``new``)."""
+    heads = np.flatnonzero(new)
+    ends = np.append(heads[1:], len(new))
+    return ends[np.cumsum(new) - 1] if len(new) else index
+
+
+def _closed(better: IntArray, worse: IntArray, single: BoolArray, n_judgments: int) -> tuple[IntArray, IntArray]:
+    """The pairs without repeats, with the transitive ones added for groups of several subgroups.
+
+    A group of one subgroup is transitive already. For the others, the pairs are joined with
+    themselves ((a, b) and (b, c) give (a, c)) until a round adds nothing: each round at least doubles
+    the length of the chains it covers, so a group of n documents needs about log2(n) rounds.
+    """
+    key = np.unique(better * n_judgments + worse)
+    better, worse = key // n_judgments, key % n_judgments
+    several = ~single[better]
+    fixed = (better[~several], worse[~several])
+    b, w = better[several], worse[several]
+    while len(b):
+        order = np.argsort(b, kind="stable")
+        sources = b[order]
+        low = np.searchsorted(sources, w, "left")
+        counts = np.searchsorted(sources, w, "right") - low
+        joined_b, joined_w = np.repeat(b, counts), w[order][_block_rows(low, counts)]
+        key = np.unique(np.concatenate((b * n_judgments + w, joined_b * n_judgments + joined_w)))
+        grown = len(key) > len(b)
+        b, w = key // n_judgments, key % n_judgments
+        if not grown or bool((b == w).any()):  # complete, or a cycle (which the caller reports)
+            break
+    return np.concatenate((fixed[0], b)), np.concatenate((fixed[1], w))
+
+
+def judged_ranks(prefs: Preferences, query_vocab_size: int, offsets: IntArray, doc_ids: np.ndarray,
+                 scores: FloatArray) -> tuple[IntArray, IntArray]:
+    """Each judged document's rank, as trec_eval's preference measures number them, and each query's
+    number of judged documents retrieved (njr).
+
+    The ranking is re-sorted as trec_eval's preference code sorts it: score descending, ties by
+    doc_id *ascending* (the other measures break ties by doc_id descending; this code does not). The
+    judged documents retrieved get ranks 0..njr-1 in that order; the judged documents the ranking
+    lacks get njr, njr+1, ... in byte order of their ids.
+    """
+    n_q = query_vocab_size
+    row_query = segment_ids(offsets)
+    # Rows of a tie (same query and score) are in doc_id descending order: reversed, they ascend.
+    n = len(row_query)
+    tied = np.zeros(n, dtype=bool)
+    if n > 1:
+        tied[1:] = (row_query[1:] == row_query[:-1]) & (scores[1:] == scores[:-1])
+    heads = np.flatnonzero(~tied)
+    ends = np.append(heads[1:], n)
+    run = np.cumsum(~tied) - 1
+    position = np.arange(n)
+    prefs_position = heads[run] + ends[run] - 1 - position  # each row's place in the re-sorted ranking
+    doc_query = segment_ids(prefs.doc_offsets)
+    ranked_ids, judged_ids = _as_bytes(doc_ids), _as_bytes(prefs.doc_ids)
+    width = max(ranked_ids.dtype.itemsize, judged_ids.dtype.itemsize, 1)
+    _, codes = intern(np.concatenate((ranked_ids.astype(f"S{width}"), judged_ids.astype(f"S{width}"))))
+    span = int(codes.max(initial=0)) + 1
+    ranked_key = row_query * span + codes[:n]
+    judged_key = doc_query * span + codes[n:]
+    order = np.argsort(ranked_key, kind="stable")
+    found = np.searchsorted(ranked_key[order], judged_key) if n else np.zeros(len(judged_key), dtype=np.int64)
+    retrieved = found < n
+    retrieved[retrieved] = ranked_key[order][found[retrieved]] == judged_key[retrieved]
+    position_of = np.full(len(judged_key), -1, dtype=np.int64)
+    position_of[retrieved] = prefs_position[order[found[retrieved]]]
+    njr = np.bincount(doc_query[retrieved], minlength=n_q).astype(np.int64)
+    # Retrieved: the order of their positions within the query. Others: njr + their byte order.
+    rank = np.empty(len(judged_key), dtype=np.int64)
+    by_position = np.lexsort((position_of, ~retrieved, doc_query))
+    start = prefs.doc_offsets[doc_query[by_position]]
+    rank[by_position] = np.arange(len(by_position)) - start  # retrieved first, then the rest in id order
+    return rank, njr
