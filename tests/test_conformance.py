@@ -4,8 +4,8 @@ The expected files and the command lines that produced them are in ../shared/ref
 trec_eval-testdata (see its MANIFEST.md). Every line of every file is compared (whitespace aside),
 and the whole output must also be byte-identical.
 
-Not covered here: out.test.aqZ (-Z), out.test.prefs / out.test.qrels_prefs (-R prefs) and
-out.test.qrels_jg (-R qrels_jg): those input formats and options are not implemented.
+Not covered here: out.test.aqZ (-Z) and out.test.qrels_jg (-R qrels_jg): those input formats and
+options are not implemented.
 """
 
 from __future__ import annotations
@@ -46,6 +46,12 @@ CASES = [
          "-mndcg.1=3,2=9,4=4.5", "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20", "qrels.test", "results.test"],
         id="out.test.meas_params",
     ),
+    pytest.param("out.test.prefs", ["-m", "all_prefs", "-q", "-R", "prefs", "prefs.test", "prefs.results.test"],
+                 id="out.test.prefs"),
+    pytest.param("out.test.prefs", ["-m", "all_prefs", "-q", "-R", "prefs", "prefs.comment.test",
+                                    "prefs.results.test"], id="prefs-with-comments"),
+    pytest.param("out.test.qrels_prefs", ["-m", "all_prefs", "-q", "-R", "qrels_prefs", "qrels.test", "results.test"],
+                 id="out.test.qrels_prefs"),
 ]
 
 

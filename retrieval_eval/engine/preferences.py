@@ -46,6 +46,7 @@ class Preferences:
     judgment_level: FloatArray
     group_offsets: IntArray
     group_single: BoolArray  #: the group has one subgroup
+    group_ids: np.ndarray  #: the group's id (bytes)
     pair_offsets: IntArray
     pair_better: IntArray  #: the preferred judgment, local to its query
     pair_worse: IntArray
@@ -74,13 +75,13 @@ class Preferences:
     def _tables(self) -> list[tuple[IntArray, list[np.ndarray]]]:
         return [(self.doc_offsets, [self.doc_ids]),
                 (self.judgment_offsets, [self.judgment_group, self.judgment_doc, self.judgment_level]),
-                (self.group_offsets, [self.group_single]),
+                (self.group_offsets, [self.group_single, self.group_ids]),
                 (self.pair_offsets, [self.pair_better, self.pair_worse])]
 
     @staticmethod
     def _of(tables: list[tuple[IntArray, list[np.ndarray]]]) -> Preferences:
-        (do, (d,)), (jo, (jg, jd, jl)), (go, (gs,)), (po, (pb, pw)) = tables
-        return Preferences(do, d, jo, jg, jd, jl, go, gs, po, pb, pw)
+        (do, (d,)), (jo, (jg, jd, jl)), (go, (gs, gi)), (po, (pb, pw)) = tables
+        return Preferences(do, d, jo, jg, jd, jl, go, gs, gi, po, pb, pw)
 
 
 def attach_preferences(prefs: PrefsColumns, query_vocab: np.ndarray) -> Preferences:
@@ -94,7 +95,7 @@ def attach_preferences(prefs: PrefsColumns, query_vocab: np.ndarray) -> Preferen
     known[known] = query_vocab[place[known]] == query_ids[known]
     q = place[known].astype(np.int64)
     doc_ids, levels, lines = doc_ids[known], np.asarray(prefs.levels, dtype=np.float64)[known], prefs.lines[known]
-    _, group = intern(_as_bytes(prefs.groups)[known])
+    group_vocab, group = intern(_as_bytes(prefs.groups)[known])
     _, subgroup = intern(_as_bytes(prefs.subgroups)[known])
     _, doc = intern(doc_ids) if len(doc_ids) else (doc_ids, np.zeros(0, dtype=np.int64))
 
@@ -152,7 +153,8 @@ def attach_preferences(prefs: PrefsColumns, query_vocab: np.ndarray) -> Preferen
     return Preferences(
         doc_offsets=doc_offsets, doc_ids=doc_ids[doc_index], judgment_offsets=judgment_offsets,
         judgment_group=judgment_group, judgment_doc=judgment_doc, judgment_level=judgment_level,
-        group_offsets=group_offsets, group_single=group_single, pair_offsets=pair_offsets,
+        group_offsets=group_offsets, group_single=group_single, group_ids=group_vocab[group[group_index]],
+        pair_offsets=pair_offsets,
         pair_better=better - judgment_offsets[pair_query], pair_worse=worse - judgment_offsets[pair_query],
     )
 

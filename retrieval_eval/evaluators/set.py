@@ -120,7 +120,7 @@ class SetEvaluator(SetResults):
     def from_trec(
         cls, qrels: str | os.PathLike[str] | Any, run: str | os.PathLike[str] | Any, *, rel: int = 1,
         max_depth: int | None = None, judged_only: bool = False, duplicates: Duplicates = "error",
-        complete: bool = True, order: str = "score", subtopics: bool = False,
+        complete: bool = True, order: str = "score", subtopics: bool = False, rel_format: str = "qrels",
     ) -> SetEvaluator:
         """Read a TREC qrels file and a TREC run file (paths, ``.gz`` paths or open files).
 
@@ -146,6 +146,8 @@ class SetEvaluator(SetResults):
             Read the qrels' second column as the subtopic (intent) id of each judgment, as the
             diversity measures (``alpha_nDCG``, ``ERR_IA``, ...) need. A document may then be judged
             once per subtopic; every other measure sees its largest value.
+        rel_format : {"qrels", "prefs", "qrels_prefs"}, default "qrels"
+            What ``qrels`` holds, as trec_eval's ``-R`` (preferences: see docs/preferences.md).
 
         Raises
         ------
@@ -159,7 +161,7 @@ class SetEvaluator(SetResults):
         options = _read_options(max_depth, duplicates, order)
         # Nobody else holds the run just read: handed over, its columns are freed as the build uses them.
         return cls._built(
-            read_qrels_columns(qrels, with_subtopics=subtopics), RunHandoff(read_run_columns(run, with_ranks=order == "rank")), rel=rel,
+            read_qrels_columns(qrels, with_subtopics=subtopics, rel_format=rel_format), RunHandoff(read_run_columns(run, with_ranks=order == "rank")), rel=rel,
             judged_only=judged_only, complete=complete, **options,
         )
 

@@ -135,13 +135,11 @@ def read_preference_columns(source: Source, *, rel_format: str = "prefs") -> Qre
     """Read preference judgments: a ``prefs`` file (``qid jg jsg docno rel_level``), a qrels file read as
     preferences (``qrels_prefs``), or a Parquet table with columns ``query_id, group, subgroup, doc_id,
     level`` (either format). The result's ``preferences`` hold them (see :mod:`.prefs`)."""
-    from .prefs import prefs_as_qrels, read_prefs_columns
+    from .prefs import prefs_as_qrels, read_parquet_prefs, read_prefs_columns
 
     if rel_format not in REL_FORMATS[1:]:
         raise ValueError(f"rel_format must be one of {', '.join(REL_FORMATS)}; got {rel_format!r}")
     if is_parquet(source):
-        from .frames import read_parquet_prefs
-
         return prefs_as_qrels(read_parquet_prefs(cast("str | os.PathLike[str]", source)))
     return prefs_as_qrels(read_prefs_columns(source, rel_format=rel_format))
 

@@ -21,11 +21,24 @@ Examples
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
-from ..model import IntArray, PrefsColumns, QrelsColumns, TrecFormatError, _display
+from ..model import (
+    InputFormatError,
+    InputTypeError,
+    IntArray,
+    PrefsColumns,
+    QrelsColumns,
+    TrecFormatError,
+    _display,
+    check_id,
+    id_problem,
+)
 from ._source import _FRONT, Source, _blocks, _snippet, _source_name, _Unreadable
 
 #: What each format's lines hold, as the messages say it.
@@ -159,3 +172,89 @@ def prefs_as_qrels(prefs: PrefsColumns) -> QrelsColumns:
     by_line = np.argsort(lines, kind="stable")  # in file order, as a qrels reader gives them
     return QrelsColumns(query_ids[first][by_line], doc_ids[first][by_line], relevant.astype(np.int64)[by_line],
                         lines[by_line], origin=prefs.origin, unit=prefs.unit, preferences=prefs)
+
+
+def prefs_columns_from_dict(prefs: Mapping[str, Mapping[str, Mapping[str, Mapping[str, object]]]]) -> PrefsColumns:
+    """Preference judgments given as ``{query_id: {group: {subgroup: {doc_id: rel_level}}}}``.
+
+    Entries are numbered 1.. in the dicts' order, for the messages. A rel_level is an int or float,
+    finite and >= 0 (a bool is not a level).
+
+    Examples
+    --------
+    >>> prefs_columns_from_dict({"q1": {"alice": {"s1": {"d1": 2, "d2": 0}}}}).levels.tolist()
+    [2.0, 0.0]
+    """
+    rows: list[tuple[str, str, str, str, float]] = []
+    for query_id, groups in _items(prefs, "preferences", "{group: {subgroup: {doc_id: rel_level}}}"):
+        for group, subgroups in _items(groups, f"query {query_id!r}", "{subgroup: {doc_id: rel_level}}"):
+            for subgroup, levels in _items(subgroups, f"group {group!r}", "{doc_id: rel_level}"):
+                for doc_id, level in _items(levels, f"subgroup {subgroup!r}", "a number"):
+                    where = f"preferences dict, entry {len(rows) + 1}"
+                    if isinstance(level, bool) or not isinstance(level, (int, float, np.integer, np.floating)):
+                        raise InputTypeError(f"{where}: rel_level of {doc_id!r} must be a number; got {level!r}")
+                    if not np.isfinite(level) or level < 0:
+                        raise InputFormatError(f"{where}: rel_level of {doc_id!r} must be a finite number >= 0 "
+                                               f"(0 is non-relevant); got {level!r}")
+                    rows.append((query_id, group, subgroup, doc_id, float(level)))
+    if not rows:
+        raise InputFormatError("preferences dict: no preferences found; expected "
+                               "{query_id: {group: {subgroup: {doc_id: rel_level}}}}")
+    query_ids, groups, subgroups, doc_ids = (np.array([row[i] for row in rows], dtype=str) for i in range(4))
+    return PrefsColumns(query_ids, groups, subgroups, doc_ids, np.array([row[4] for row in rows]),
+                        np.arange(1, len(rows) + 1), origin="preferences dict", unit="entry")
+
+
+def _items(mapping: object, what: str, expected: str) -> list[tuple[str, Any]]:
+    """The items of a dict level, its keys checked as ids."""
+    if not isinstance(mapping, Mapping):
+        raise InputTypeError(f"{what} must map to {expected}; got {type(mapping).__name__}")
+    for key in mapping:
+        check_id(key, "preferences id")
+    return list(mapping.items())
+
+
+#: The columns of a Parquet preferences table.
+PARQUET_COLUMNS = ("query_id", "group", "subgroup", "doc_id", "level")
+
+
+def read_parquet_prefs(path: str | os.PathLike[str]) -> PrefsColumns:
+    """Preference judgments from a Parquet file with the columns ``query_id, group, subgroup, doc_id,
+    level`` (ids as strings, levels as numbers >= 0); rows are numbered 1.. for the messages."""
+    from .frames import pyarrow
+
+    pyarrow("reading Parquet preferences")
+    import pyarrow.parquet as pq
+
+    name = os.fspath(path)
+    try:
+        table = pq.read_table(name)
+    except (OSError, ValueError) as exc:
+        raise TrecFormatError(f"{name}: cannot read as Parquet: {exc}") from None
+    missing = [column for column in PARQUET_COLUMNS if column not in table.column_names]
+    if missing:
+        raise TrecFormatError(f"{name}: no column {', '.join(missing)}; expected the columns "
+                              f"{', '.join(PARQUET_COLUMNS)}; got {', '.join(table.column_names)}")
+    values = {column: table.column(column).to_pylist() for column in PARQUET_COLUMNS}
+    if not values["query_id"]:
+        raise TrecFormatError(f"{name}: no preferences found; expected rows with {', '.join(PARQUET_COLUMNS)}")
+    for column in PARQUET_COLUMNS[:4]:
+        for row, value in enumerate(values[column], 1):
+            if not isinstance(value, str) or id_problem(value) is not None:
+                raise TrecFormatError(f"{name}, row {row}: {column} must be a non-empty string without "
+                                      f"whitespace; got {value!r}")
+    levels = values["level"]
+    for row, level in enumerate(levels, 1):
+        if isinstance(level, bool) or not isinstance(level, (int, float)) or not np.isfinite(level) or level < 0:
+            raise TrecFormatError(f"{name}, row {row}: level must be a finite number >= 0 (0 is non-relevant); "
+                                  f"got {level!r}")
+    query_ids, groups, subgroups, doc_ids = (_utf8(values[column]) for column in PARQUET_COLUMNS[:4])
+    prefs = PrefsColumns(query_ids, groups, subgroups, doc_ids, np.array(levels, dtype=np.float64),
+                         np.arange(1, len(levels) + 1), origin=name, unit="row")
+    _check_repeats(query_ids, groups, subgroups, doc_ids, prefs.lines, name)
+    return prefs
+
+
+def _utf8(values: list[Any]) -> np.ndarray:
+    """Ids as the text readers give them: UTF-8 bytes."""
+    return np.array([value.encode("utf-8", "surrogateescape") for value in values], dtype=bytes)
