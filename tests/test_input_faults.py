@@ -151,6 +151,25 @@ CASES = [
          r"^retrieval-eval: warning: 2 queries have no relevant judgment \(relevance >= 3\), so map, Rprec, "
          r"bpref, .* are 0 for them: q1, q2$", options=("-l", "3")),
     Case("first-id-par1", "accepted", "PAR1q 0 a 1\nq2 0 c 1\n", "PAR1q Q0 a 1 2.0 r\nq2 Q0 c 1 1.0 PAR1\n"),
+    # Preference judgments (-R prefs): 'query_id group subgroup doc_id rel_level'
+    Case("prefs-missing-column", "rejected", "q1 u s a 1\nq1 u s b\n", RUN, r"2: 4 fields; expected 5 fields",
+         "qrels", options=("-R", "prefs")),
+    Case("prefs-level-abc", "rejected", "q1 u s a 1\nq1 u s b abc\n", RUN, r"2: rel_level must be a number",
+         "qrels", options=("-R", "prefs")),
+    Case("prefs-level-negative", "rejected", "q1 u s a 1\nq1 u s b -1\n", RUN, r"2: rel_level must be >= 0",
+         "qrels", options=("-R", "prefs")),
+    Case("prefs-duplicate-line", "rejected", "q1 u s a 1\nq1 u s b 0\nq1 u s a 1\n", RUN,
+         r"3: query 'q1', group 'u', subgroup 's', document 'a' again \(first at line 1\)", "qrels",
+         options=("-R", "prefs")),
+    Case("prefs-zero-and-nonzero", "rejected", "q1 u s1 a 1\nq1 u s1 b 0\nq1 u s2 b 2\nq1 u s2 c 1\n", RUN,
+         r"3: document 'b' has rel_level 2 here and 0 at line 2 in the same judgment group", "qrels",
+         options=("-R", "prefs")),
+    Case("prefs-contradiction", "rejected", "q1 u s1 a 2\nq1 u s1 b 1\nq1 u s2 b 2\nq1 u s2 a 1\n", RUN,
+         r"1: document 'a' of query 'q1' is preferred to itself", "qrels", options=("-R", "prefs")),
+    Case("prefs-empty", "rejected", "# only a comment\n", RUN, r" no preferences found", "qrels",
+         options=("-R", "prefs")),
+    Case("qrels-prefs-level-abc", "rejected", "q1 0 a 1\nq1 0 b x\n", RUN, r"2: rel_level must be a number",
+         "qrels", options=("-R", "qrels_prefs")),
 ]
 
 

@@ -91,6 +91,20 @@ INSQ = REGISTRY["INSQ"]
 BPM = REGISTRY["BPM"]
 Compat = REGISTRY["Compat"]
 Accuracy = REGISTRY["Accuracy"]
+PrefsPossible = REGISTRY["PrefsPossible"]
+PrefsFulfilled = REGISTRY["PrefsFulfilled"]
+PrefsFulfilledRet = REGISTRY["PrefsFulfilledRet"]
+PrefsSimp = REGISTRY["PrefsSimp"]
+PrefsPair = REGISTRY["PrefsPair"]
+PrefsAvgJg = REGISTRY["PrefsAvgJg"]
+PrefsAvgJgRnonrel = REGISTRY["PrefsAvgJgRnonrel"]
+PrefsSimpRet = REGISTRY["PrefsSimpRet"]
+PrefsPairRet = REGISTRY["PrefsPairRet"]
+PrefsAvgJgRet = REGISTRY["PrefsAvgJgRet"]
+PrefsAvgJgRnonrelRet = REGISTRY["PrefsAvgJgRnonrelRet"]
+PrefsSimpImp = REGISTRY["PrefsSimpImp"]
+PrefsPairImp = REGISTRY["PrefsPairImp"]
+PrefsAvgJgImp = REGISTRY["PrefsAvgJgImp"]
 
 __all__ = [
     "ALIASES",
@@ -145,6 +159,20 @@ __all__ = [
     "P",
     "Param",
     "PooledAUC",
+    "PrefsAvgJg",
+    "PrefsAvgJgImp",
+    "PrefsAvgJgRet",
+    "PrefsAvgJgRnonrel",
+    "PrefsAvgJgRnonrelRet",
+    "PrefsFulfilled",
+    "PrefsFulfilledRet",
+    "PrefsPair",
+    "PrefsPairImp",
+    "PrefsPairRet",
+    "PrefsPossible",
+    "PrefsSimp",
+    "PrefsSimpImp",
+    "PrefsSimpRet",
     "R",
     "RBPResid",
     "RelP",

@@ -21,6 +21,7 @@ import test_err_judged_f1
 import test_evaluator
 import test_log_measures
 import test_oracles
+import test_prefs
 import test_vs_ir_measures
 from conftest import TESTDATA
 
@@ -29,7 +30,7 @@ from retrieval_eval.measures import REGISTRY, parse, trec_table
 ROOT = Path(__file__).resolve().parents[2]
 #: The expected outputs test_conformance compares with, all of them in full.
 CONFORMANCE_FILES = ("out.test", "out.test.a", "out.test.aq", "out.test.aqc", "out.test.aqcM", "out.test.aql",
-                     "out.test.meas_params", "out.comment.test")
+                     "out.test.meas_params", "out.comment.test", "out.test.prefs", "out.test.qrels_prefs")
 
 
 def _names(texts: list[str]) -> set[str]:
@@ -41,7 +42,8 @@ def hand_computed() -> set[str]:
     beyond = [case[0] for case in (*test_err_judged_f1.ERR_CASES, *test_err_judged_f1.JUDGED_CASES, *test_err_judged_f1.F1_CASES)]
     flagr = ["P@1", "R@1", "F1@1", "DCG@1", "IDCG@1", "nDCG@1", "AP@1"]  # test_flagr_example's worked table
     return (set(test_evaluator.HAND_COMPUTED) | _names(all_trec) | _names(beyond) | _names(flagr)
-            | test_log_measures.HAND_COMPUTED | test_diversity.HAND_COMPUTED | test_cwl_compat.HAND_COMPUTED)
+            | test_log_measures.HAND_COMPUTED | test_diversity.HAND_COMPUTED | test_cwl_compat.HAND_COMPUTED
+            | test_prefs.HAND_COMPUTED)
 
 
 def oracle_compared() -> set[str]:
@@ -49,6 +51,7 @@ def oracle_compared() -> set[str]:
     names |= {"ERR", "Judged", "F1"}  # test_err_judged_f1.test_batch_matches_per_query_oracle
     names |= test_oracles.ORACLE_CHECKED | test_log_measures.ORACLE_CHECKED | test_diversity.ORACLE_CHECKED
     names |= test_cwl_compat.ORACLE_CHECKED
+    names |= test_prefs.ORACLE_CHECKED  # trec_eval 10 itself: tests/test_vs_trec_eval_c_prefs.py
     if (TESTDATA / "MANIFEST.md").is_file():
         for expected in CONFORMANCE_FILES:
             for line in (TESTDATA / expected).read_text().splitlines():
