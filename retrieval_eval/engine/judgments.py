@@ -222,6 +222,10 @@ def _prepare_qrels(qrels: QrelsColumns, queries: npt.ArrayLike | None, duplicate
     relevance, lines = np.asarray(qrels.relevance), np.asarray(qrels.lines)
     own_relevance = False  # whether ``relevance`` is a copy made here (else the caller's column)
     subtopics = None
+    if qrels.preferences is not None:  # a row per preference line: each judged (query, document) kept once
+        rows, relevance = _judged_once(query_code, q_docs, relevance)
+        query_code, q_docs, lines = query_code[rows], q_docs[rows], lines[rows]
+        own_relevance = True
     if qrels.subtopics is not None:  # diversity qrels: a document may be judged once per subtopic
         subtopics, rows, relevance = _diversity_judgments(query_code, q_docs, _as_bytes(qrels.subtopics), relevance,
                                                           lines, qrels, query_vocab, duplicates)
@@ -308,3 +312,19 @@ def _diversity_judgments(
     starts = np.flatnonzero(np.concatenate(([True], (q[1:] != q[:-1]) | (d[1:] != d[:-1]))))
     largest = np.maximum.reduceat(value, starts) if len(starts) else value[:0]
     return subtopics, order[starts], largest
+
+
+def _judged_once(query_code: IntArray, docs: np.ndarray, relevance: IntArray) -> tuple[IntArray, IntArray]:
+    """The first row of each (query, document) of preference judgments, in input order, and the pair's
+    largest value (relevant when some line gives the document a rel_level > 0)."""
+    _, doc_code = intern(docs)
+    key = query_code * (int(doc_code.max(initial=0)) + 1) + doc_code
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = ordered[1:] != ordered[:-1]
+    starts = np.flatnonzero(first)
+    largest = np.maximum.reduceat(np.asarray(relevance)[order], starts) if len(starts) else relevance[:0]
+    rows = order[starts]
+    by_input = np.argsort(rows, kind="stable")
+    return rows[by_input], largest[by_input].astype(np.int64)

@@ -95,32 +95,29 @@ def attach_preferences(prefs: PrefsColumns, query_vocab: np.ndarray) -> Preferen
     known[known] = query_vocab[place[known]] == query_ids[known]
     q = place[known].astype(np.int64)
     doc_ids, levels, lines = doc_ids[known], np.asarray(prefs.levels, dtype=np.float64)[known], prefs.lines[known]
-    group_vocab, group = intern(_as_bytes(prefs.groups)[known])
-    _, subgroup = intern(_as_bytes(prefs.subgroups)[known])
+    groups, subgroups = _as_bytes(prefs.groups)[known], _as_bytes(prefs.subgroups)[known]
+    group_vocab, group = intern(groups)
+    _, subgroup = intern(subgroups)
     _, doc = intern(doc_ids) if len(doc_ids) else (doc_ids, np.zeros(0, dtype=np.int64))
 
     # Documents: distinct (query, document), in byte order within each query.
-    doc_key = _pair_key(q, doc)
-    _, doc_index, doc_inverse = np.unique(doc_key, return_index=True, return_inverse=True)
+    doc_index, doc_inverse = _distinct(_pair_key(q, doc))
     doc_query = q[doc_index]
     doc_offsets = _offsets_of(np.bincount(doc_query, minlength=n_q))
     local_doc = doc_inverse.reshape(-1) - doc_offsets[q]
 
     # Groups: distinct (query, group); single-subgroup or not.
-    group_keys, group_index, group_inverse = np.unique(_pair_key(q, group), return_index=True, return_inverse=True)
-    group_inverse = group_inverse.reshape(-1)
+    group_index, group_inverse = _distinct(_pair_key(q, group))
     group_query = q[group_index]
     group_offsets = _offsets_of(np.bincount(group_query, minlength=n_q))
-    sub_keys = np.unique(_pair_key(group_inverse, subgroup))
-    subgroups_per_group = np.bincount(sub_keys // (int(subgroup.max(initial=0)) + 1), minlength=len(group_keys))
-    group_single = subgroups_per_group == 1
+    sub_index, sub_inverse = _distinct(_pair_key(group_inverse, subgroup))
+    group_single = np.bincount(group_inverse[sub_index], minlength=len(group_index)) == 1
+    _refuse_repeats(_pair_key(sub_inverse, doc), prefs, lines, (query_ids[known], groups, subgroups, doc_ids))
 
     # Judgments: distinct (group, document); a document's level must be 0 everywhere or nowhere.
-    judgment_key = _pair_key(group_inverse, local_doc)
-    j_keys, j_index, j_inverse = np.unique(judgment_key, return_index=True, return_inverse=True)
-    j_inverse = j_inverse.reshape(-1)
-    zero = np.bincount(j_inverse, weights=levels == 0, minlength=len(j_keys))
-    positive = np.bincount(j_inverse, weights=levels > 0, minlength=len(j_keys))
+    j_index, j_inverse = _distinct(_pair_key(group_inverse, local_doc))
+    zero = np.bincount(j_inverse, weights=levels == 0, minlength=len(j_index))
+    positive = np.bincount(j_inverse, weights=levels > 0, minlength=len(j_index))
     mixed = (zero > 0) & (positive > 0)
     if mixed.any():
         rows = np.flatnonzero(mixed[j_inverse])
@@ -136,19 +133,17 @@ def attach_preferences(prefs: PrefsColumns, query_vocab: np.ndarray) -> Preferen
     judgment_doc = local_doc[j_index]
     judgment_level = levels[j_index]
 
-    better, worse = _subgroup_pairs(q, group, subgroup, levels, j_inverse)
-    better, worse = _closed(better, worse, group_single[group_inverse[j_index]], len(j_keys))
+    better, worse = _subgroup_pairs(sub_inverse, levels, j_inverse)
+    better, worse = _closed(better, worse, group_inverse[j_index], group_single)
     looped = better == worse
     if looped.any():
         at = int(np.flatnonzero(j_inverse == better[looped][0])[0])
         raise InputFormatError(
             f"{_location(prefs.origin, prefs.unit, int(lines[at]))}: document {_display(doc_ids[at])!r} of query "
             f"{_display(query_ids[known][at])!r} is preferred to itself through the subgroups of its judgment group "
-            f"{_display(_as_bytes(prefs.groups)[known][at])!r}; expected preferences that do not contradict each "
+            f"{_display(groups[at])!r}; expected preferences that do not contradict each "
             "other within a group (put contradicting assessments in different groups)")
     pair_query = j_query[better]
-    order = np.lexsort((worse, better))
-    better, worse, pair_query = better[order], worse[order], pair_query[order]
     pair_offsets = _offsets_of(np.bincount(pair_query, minlength=n_q))
     return Preferences(
         doc_offsets=doc_offsets, doc_ids=doc_ids[doc_index], judgment_offsets=judgment_offsets,
@@ -159,29 +154,56 @@ def attach_preferences(prefs: PrefsColumns, query_vocab: np.ndarray) -> Preferen
     )
 
 
+def _distinct(key: IntArray) -> tuple[IntArray, IntArray]:
+    """``np.unique(key, return_index=True, return_inverse=True)`` without the keys: the first row of
+    each distinct key (keys in increasing order) and each row's key number. One stable sort."""
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = ordered[1:] != ordered[:-1]
+    inverse = np.empty(len(order), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return order[new], inverse
+
+
+def _refuse_repeats(key: IntArray, prefs: PrefsColumns, lines: IntArray, ids: tuple[np.ndarray, ...]) -> None:
+    """A document twice in one subgroup is an error naming both lines (trec_eval would count its
+    preferences twice in a group of one subgroup)."""
+    order = np.argsort(key, kind="stable")
+    repeated = np.flatnonzero(key[order][1:] == key[order][:-1])
+    if len(repeated):
+        firsts, seconds = order[repeated], order[repeated + 1]
+        at = int(np.argmin(lines[seconds]))
+        first, second = int(firsts[at]), int(seconds[at])
+        query, group, subgroup, doc = (_display(column[second]) for column in ids)
+        raise InputFormatError(
+            f"{_location(prefs.origin, prefs.unit, int(lines[second]))}: query {query!r}, group {group!r}, subgroup "
+            f"{subgroup!r}, document {doc!r} again (first at {prefs.unit} {lines[first]}); expected each document "
+            "at most once per subgroup")
+
+
 def _pair_key(major: IntArray, minor: IntArray) -> IntArray:
     """One int64 per (major, minor) pair, ordered as the pairs are."""
     span = int(minor.max(initial=0)) + 1
     return major.astype(np.int64) * span + minor
 
 
-def _subgroup_pairs(q: IntArray, group: IntArray, subgroup: IntArray, levels: FloatArray,
-                    judgment: IntArray) -> tuple[IntArray, IntArray]:
+def _subgroup_pairs(subgroup: IntArray, levels: FloatArray, judgment: IntArray) -> tuple[IntArray, IntArray]:
     """Every (preferred, other) pair of judgment rows within a subgroup: each row against every row of
     its subgroup with a lower rel_level (the rows sorted by subgroup and level descending)."""
-    order = np.lexsort((-levels, subgroup, group, q))
-    q, group, subgroup, levels, judgment = q[order], group[order], subgroup[order], levels[order], judgment[order]
+    _, level_code = np.unique(-levels, return_inverse=True)  # few distinct levels: a small sort
+    order = np.argsort(_pair_key(subgroup, level_code.reshape(-1)), kind="stable")
+    subgroup, level_code, judgment = subgroup[order], level_code.reshape(-1)[order], judgment[order]
     n = len(order)
     index = np.arange(n)
     new_sub = np.ones(n, dtype=bool)
-    new_sub[1:] = (q[1:] != q[:-1]) | (group[1:] != group[:-1]) | (subgroup[1:] != subgroup[:-1])
+    new_sub[1:] = subgroup[1:] != subgroup[:-1]
     new_level = new_sub.copy()
-    new_level[1:] |= levels[1:] != levels[:-1]
+    new_level[1:] |= level_code[1:] != level_code[:-1]
     sub_end = _run_ends(new_sub, index)
     level_end = _run_ends(new_level, index)
     counts = sub_end - level_end
-    starts = level_end
-    worse_rows = _block_rows(starts, counts)
+    worse_rows = _block_rows(level_end, counts)
     better_rows = np.repeat(index, counts)
     return judgment[better_rows], judgment[worse_rows]
 
@@ -193,30 +215,47 @@ def _run_ends(new: BoolArray, index: IntArray) -> IntArray:
     return ends[np.cumsum(new) - 1] if len(new) else index
 
 
-def _closed(better: IntArray, worse: IntArray, single: BoolArray, n_judgments: int) -> tuple[IntArray, IntArray]:
-    """The pairs without repeats, with the transitive ones added for groups of several subgroups.
+def _closed(better: IntArray, worse: IntArray, judgment_group: IntArray, single: BoolArray
+            ) -> tuple[IntArray, IntArray]:
+    """The pairs with the transitive ones added for groups of several subgroups, grouped by group.
 
-    A group of one subgroup is transitive already. For the others, the pairs are joined with
-    themselves ((a, b) and (b, c) give (a, c)) until a round adds nothing: each round at least doubles
-    the length of the chains it covers, so a group of n documents needs about log2(n) rounds.
+    A group of one subgroup is transitive already, and its pairs are distinct (a document is at most
+    once in a subgroup). The others are closed as trec_eval closes its preference matrix, but on
+    bit rows: each group's relation is a (documents x documents) bit matrix, and Warshall's step k
+    ORs row k into every row holding bit k, for every group of a similar size at once. Groups are
+    bucketed by size rounded up to a power of two, so a large group does not make the small ones pay.
     """
-    key = np.unique(better * n_judgments + worse)
-    better, worse = key // n_judgments, key % n_judgments
-    several = ~single[better]
-    fixed = (better[~several], worse[~several])
-    b, w = better[several], worse[several]
-    while len(b):
-        order = np.argsort(b, kind="stable")
-        sources = b[order]
-        low = np.searchsorted(sources, w, "left")
-        counts = np.searchsorted(sources, w, "right") - low
-        joined_b, joined_w = np.repeat(b, counts), w[order][_block_rows(low, counts)]
-        key = np.unique(np.concatenate((b * n_judgments + w, joined_b * n_judgments + joined_w)))
-        grown = len(key) > len(b)
-        b, w = key // n_judgments, key % n_judgments
-        if not grown or bool((b == w).any()):  # complete, or a cycle (which the caller reports)
-            break
-    return np.concatenate((fixed[0], b)), np.concatenate((fixed[1], w))
+    n_groups = len(single)
+    start = _offsets_of(np.bincount(judgment_group, minlength=n_groups))
+    pair_group = judgment_group[better]
+    several = ~single[pair_group]
+    pieces = [(pair_group[~several], better[~several], worse[~several])]
+    pb, pw, pg = better[several], worse[several], pair_group[several]
+    size = np.diff(start)
+    padded = np.maximum(8, 2 ** np.ceil(np.log2(np.maximum(size, 1))).astype(np.int64))
+    for m in np.unique(padded[pg]).tolist():
+        groups = np.unique(pg[padded[pg] == m])
+        place = np.full(n_groups, -1, dtype=np.int64)
+        place[groups] = np.arange(len(groups))
+        chosen = padded[pg] == m
+        g, a, c = place[pg[chosen]], pb[chosen] - start[pg[chosen]], pw[chosen] - start[pg[chosen]]
+        words = (m + 63) // 64
+        rows = np.zeros((len(groups), m, words), dtype=np.uint64)
+        np.bitwise_or.at(rows, (g, a, c // 64), np.left_shift(np.uint64(1), (c % 64).astype(np.uint64)))
+        largest = int(size[groups].max())
+        for k in range(largest):
+            has = (rows[:, :, k // 64] >> np.uint64(k % 64)) & np.uint64(1)  # (groups, m): rows holding bit k
+            rows |= has[:, :, None] * rows[:, k : k + 1, :]  # (0 or 1) x row k: row k where the bit is set
+        chunk = max(1, (1 << 24) // (m * 64 * words))  # groups unpacked at a time: 16 MB of bits
+        for low in range(0, len(groups), chunk):
+            bits = np.unpackbits(rows[low : low + chunk].astype("<u8", copy=False).view(np.uint8), axis=-1, bitorder="little")
+            g, a, c = np.nonzero(bits[:, :largest, :largest])  # (the words are little-endian: bit k is column k)
+            first = start[groups[low + g]]
+            pieces.append((groups[low + g], first + a, first + c))
+    group = np.concatenate([piece[0] for piece in pieces])
+    order = np.argsort(group, kind="stable")
+    return (np.concatenate([piece[1] for piece in pieces])[order],
+            np.concatenate([piece[2] for piece in pieces])[order])
 
 
 def judged_ranks(prefs: Preferences, query_vocab_size: int, offsets: IntArray, doc_ids: np.ndarray,

@@ -192,7 +192,11 @@ def prefs_simple_implied(b: RankedBatch) -> FloatArray:
 # ------------------------------------------------------------------------------- per pair
 
 
-def _pair_ratios(c: _Counts) -> tuple[FloatArray, FloatArray, IntArray, IntArray, IntArray]:
+def _pair_ratios(b: RankedBatch) -> tuple[FloatArray, FloatArray, IntArray, IntArray, IntArray]:
+    return b._cached(("prefs-pairs",), lambda: _pair_sums(_counts(b)))
+
+
+def _pair_sums(c: _Counts) -> tuple[FloatArray, FloatArray, IntArray, IntArray, IntArray]:
     """Per query: the sums of the pairs' ratios over the retrieved pairs and over the implied ones, and
     the numbers of retrieved, implied and not retrieved pairs.
 
@@ -205,7 +209,12 @@ def _pair_ratios(c: _Counts) -> tuple[FloatArray, FloatArray, IntArray, IntArray
     forward = pr.rank_better < pr.rank_worse
     njr = c.njr[pr.query]
     region = np.where(bottom < njr, 0, np.where(top < njr, 1, 2))
-    order = np.lexsort((bottom, top, region, pr.query))
+    # One sort, by query, region, x, y: in one int64 key when it fits (ranks are below a query's judged count).
+    span = int(bottom.max(initial=0)) + 1
+    if (c.n_queries + 1) * 3 * span * span < 2**62:
+        order = np.argsort(((pr.query * 3 + region) * span + top) * span + bottom, kind="stable")
+    else:
+        order = np.lexsort((bottom, top, region, pr.query))
     q, r, x, y, f = pr.query[order], region[order], top[order], bottom[order], forward[order]
     new = np.ones(len(q), dtype=bool)
     new[1:] = (q[1:] != q[:-1]) | (x[1:] != x[:-1]) | (y[1:] != y[:-1])
@@ -230,7 +239,7 @@ def prefs_pair(b: RankedBatch) -> FloatArray:
     neither document retrieved scores 0 but counts. Equals PrefsSimp when no pair is in two groups.
     Reference: trec_eval 10, prefs_pair.
     """
-    _, both, n_ret, n_imp, n_not = _pair_ratios(_counts(b))
+    _, both, n_ret, n_imp, n_not = _pair_ratios(b)
     return safe_div(both, n_ret + n_imp + n_not)
 
 
@@ -240,7 +249,7 @@ def prefs_pair_retrieved(b: RankedBatch) -> FloatArray:
 
     Reference: trec_eval 10, prefs_pair_ret.
     """
-    retrieved, _, n_ret, _, _ = _pair_ratios(_counts(b))
+    retrieved, _, n_ret, _, _ = _pair_ratios(b)
     return safe_div(retrieved, n_ret)
 
 
@@ -250,7 +259,7 @@ def prefs_pair_implied(b: RankedBatch) -> FloatArray:
 
     Reference: trec_eval 10, prefs_pair_imp.
     """
-    _, both, n_ret, n_imp, _ = _pair_ratios(_counts(b))
+    _, both, n_ret, n_imp, _ = _pair_ratios(b)
     return safe_div(both, n_ret + n_imp)
 
 
@@ -291,21 +300,27 @@ def prefs_average_group_implied(b: RankedBatch) -> FloatArray:
 # ------------------------------------------------------------------------------- R non-relevant
 
 
-def _first_nonrel(c: _Counts, limit: FloatArray, retrieved_only: bool) -> BoolArray:
-    """The judgments judged 0 that are among the first ``limit[group]`` of their group's, by rank
-    (retrieved ones only when ``retrieved_only``)."""
+def _nonrel_places(c: _Counts, retrieved_only: bool) -> tuple[BoolArray, IntArray]:
+    """Which judgments are at level 0 (and retrieved, when ``retrieved_only``), and the place of each
+    such judgment among its group's, by rank (0 for the first)."""
     p = c.prefs
     jq = segment_ids(p.judgment_offsets)
     eligible = p.judgment_level == 0
     if retrieved_only:
         eligible &= c.judgment_rank < c.njr[jq]
-    order = np.lexsort((c.judgment_rank, ~eligible, c.judgment_group))
+    span = int(c.judgment_rank.max(initial=0)) + 1
+    order = np.argsort((c.judgment_group * 2 + ~eligible) * span + c.judgment_rank, kind="stable")
     group = c.judgment_group[order]
     starts = _offsets_of(np.bincount(group, minlength=len(c.group_query)))
-    within = np.arange(len(order)) - starts[group]
-    chosen = np.zeros(len(order), dtype=bool)
-    chosen[order] = eligible[order] & (within < limit[group])
-    return chosen
+    place = np.empty(len(order), dtype=np.int64)
+    place[order] = np.arange(len(order)) - starts[group]
+    return eligible, place
+
+
+def _first_nonrel(c: _Counts, places: tuple[BoolArray, IntArray], limit: FloatArray) -> BoolArray:
+    """The level-0 judgments among the first ``limit[group]`` of their group's (see _nonrel_places)."""
+    eligible, place = places
+    return eligible & (place < limit[c.judgment_group])
 
 
 def _below(c: _Counts, group: IntArray, threshold: IntArray, retrieved_only: bool) -> FloatArray:
@@ -345,7 +360,8 @@ def _rnonrel(c: _Counts, retrieved_only: bool) -> FloatArray:
     ful = np.bincount(pr.group[among_rel & fulfilled], minlength=n_groups).astype(np.float64)
     poss = np.bincount(pr.group[among_rel], minlength=n_groups).astype(np.float64)
     limit = big if retrieved_only else c.rel
-    kept_zero = _first_nonrel(c, limit, retrieved_only)
+    places = _nonrel_places(c, retrieved_only)
+    kept_zero = _first_nonrel(c, places, limit)
     jq = segment_ids(c.prefs.judgment_offsets)
     targets = kept_zero & single[c.judgment_group] & recount[c.judgment_group]
     t_group, t_rank = c.judgment_group[targets], c.judgment_rank[targets]
@@ -355,7 +371,7 @@ def _rnonrel(c: _Counts, retrieved_only: bool) -> FloatArray:
     poss += members * np.bincount(t_group, minlength=n_groups)
     # Groups of several subgroups: their own preferences, without the judgments at 0 after the first
     # R (R counts every relevant judgment of the group, retrieved or not, in both measures).
-    dropped = (level == 0) & ~_first_nonrel(c, c.rel, retrieved_only)
+    dropped = (level == 0) & ~_first_nonrel(c, places, c.rel)
     kept = ~single[pr.group] & recount[pr.group] & ~dropped[pr.better] & ~dropped[pr.worse]
     if retrieved_only:
         kept &= a_ret & b_ret
