@@ -225,11 +225,8 @@ def build_batch(
         judged_doc_ids=judged.doc_ids,
         in_run=in_run,
         subtopics=judged.subtopics,
+        preferences=judged.preferences,
     )
-    if qrels.preferences is not None:  # trec_eval -R prefs: the judgments' rows stand for the query set
-        from .preferences import attach_preferences
-
-        batch.preferences = attach_preferences(qrels.preferences, judged.query_vocab)
     missing = [id_text(judged.query_vocab[i]) for i in np.flatnonzero(~in_run)]
     report = QuerySetReport(missing_from_run=missing, not_judged=not_judged, dropped_missing=not complete)
     if not complete and missing:

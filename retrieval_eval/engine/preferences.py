@@ -1,8 +1,8 @@
 """Preference judgments on the batch: trec_eval's judgment groups, their preferences, and the ranks
 of the judged documents in a ranking.
 
-Everything that depends on the judgments alone is made once, when the preferences are attached to a
-batch (:func:`attach_preferences`): each query's judged documents, each group's judgments, and every
+Everything that depends on the judgments alone is made once, when the judgments are prepared for
+joining with runs (:func:`prepare_preferences`, called by ``engine.judgments``): each query's judged documents, each group's judgments, and every
 preference of every group as a pair (preferred, other) of documents. Within a judgment subgroup a
 higher rel_level is preferred; a group of several subgroups also holds every preference implied by
 transitivity (trec_eval multiplies a group's preference matrix by itself until it stops changing;
@@ -84,21 +84,20 @@ class Preferences:
         return Preferences(do, d, jo, jg, jd, jl, go, gs, gi, po, pb, pw)
 
 
-def attach_preferences(prefs: PrefsColumns, query_vocab: np.ndarray) -> Preferences:
-    """The preferences of the queries in ``query_vocab`` (byte-ordered ids; other queries' rows are left
-    out), checked as trec_eval checks a group of several subgroups: a document judged 0 in one subgroup
-    and above 0 in another, or preferences that contradict each other, are errors naming the lines."""
+def prepare_preferences(prefs: PrefsColumns, q: IntArray, n_q: int) -> tuple[Preferences, IntArray]:
+    """The preferences of ``prefs``, whose rows belong to the queries ``q`` (codes of a byte-ordered
+    vocabulary of ``n_q`` queries), and each row's document code (ids in byte order).
+
+    They are checked as trec_eval checks a group of several subgroups: a document judged 0 in one
+    subgroup and above 0 in another, or preferences that contradict each other, are errors naming
+    the lines; so is a document twice in one subgroup."""
     query_ids, doc_ids = _as_bytes(prefs.query_ids), _as_bytes(prefs.doc_ids)
-    n_q = len(query_vocab)
-    place = np.searchsorted(query_vocab, query_ids) if n_q else np.zeros(len(query_ids), dtype=np.int64)
-    known = place < n_q
-    known[known] = query_vocab[place[known]] == query_ids[known]
-    q = place[known].astype(np.int64)
-    doc_ids, levels, lines = doc_ids[known], np.asarray(prefs.levels, dtype=np.float64)[known], prefs.lines[known]
-    groups, subgroups = _as_bytes(prefs.groups)[known], _as_bytes(prefs.subgroups)[known]
+    levels, lines = np.asarray(prefs.levels, dtype=np.float64), np.asarray(prefs.lines)
+    groups, subgroups = _as_bytes(prefs.groups), _as_bytes(prefs.subgroups)
     group_vocab, group = intern(groups)
     _, subgroup = intern(subgroups)
     _, doc = intern(doc_ids) if len(doc_ids) else (doc_ids, np.zeros(0, dtype=np.int64))
+    q = q.astype(np.int64, copy=False)
 
     # Documents: distinct (query, document), in byte order within each query.
     doc_index, doc_inverse = _distinct(_pair_key(q, doc))
@@ -112,7 +111,7 @@ def attach_preferences(prefs: PrefsColumns, query_vocab: np.ndarray) -> Preferen
     group_offsets = _offsets_of(np.bincount(group_query, minlength=n_q))
     sub_index, sub_inverse = _distinct(_pair_key(group_inverse, subgroup))
     group_single = np.bincount(group_inverse[sub_index], minlength=len(group_index)) == 1
-    _refuse_repeats(_pair_key(sub_inverse, doc), prefs, lines, (query_ids[known], groups, subgroups, doc_ids))
+    _refuse_repeats(_pair_key(sub_inverse, doc), prefs, lines, (query_ids, groups, subgroups, doc_ids))
 
     # Judgments: distinct (group, document); a document's level must be 0 everywhere or nowhere.
     j_index, j_inverse = _distinct(_pair_key(group_inverse, local_doc))
@@ -140,24 +139,25 @@ def attach_preferences(prefs: PrefsColumns, query_vocab: np.ndarray) -> Preferen
         at = int(np.flatnonzero(j_inverse == better[looped][0])[0])
         raise InputFormatError(
             f"{_location(prefs.origin, prefs.unit, int(lines[at]))}: document {_display(doc_ids[at])!r} of query "
-            f"{_display(query_ids[known][at])!r} is preferred to itself through the subgroups of its judgment group "
+            f"{_display(query_ids[at])!r} is preferred to itself through the subgroups of its judgment group "
             f"{_display(groups[at])!r}; expected preferences that do not contradict each "
             "other within a group (put contradicting assessments in different groups)")
     pair_query = j_query[better]
     pair_offsets = _offsets_of(np.bincount(pair_query, minlength=n_q))
-    return Preferences(
+    preferences = Preferences(
         doc_offsets=doc_offsets, doc_ids=doc_ids[doc_index], judgment_offsets=judgment_offsets,
         judgment_group=judgment_group, judgment_doc=judgment_doc, judgment_level=judgment_level,
         group_offsets=group_offsets, group_single=group_single, group_ids=group_vocab[group[group_index]],
         pair_offsets=pair_offsets,
         pair_better=better - judgment_offsets[pair_query], pair_worse=worse - judgment_offsets[pair_query],
     )
+    return preferences, doc
 
 
 def _distinct(key: IntArray) -> tuple[IntArray, IntArray]:
-    """``np.unique(key, return_index=True, return_inverse=True)`` without the keys: the first row of
-    each distinct key (keys in increasing order) and each row's key number. One stable sort."""
-    order = np.argsort(key, kind="stable")
+    """``np.unique(key, return_index=True, return_inverse=True)`` without the keys: a row of each
+    distinct key (keys in increasing order) and each row's key number. One sort."""
+    order = np.argsort(key)  # any row of a key will do: its ids and the sign of its level are the same
     ordered = key[order]
     new = np.ones(len(order), dtype=bool)
     new[1:] = ordered[1:] != ordered[:-1]
@@ -232,30 +232,40 @@ def _closed(better: IntArray, worse: IntArray, judgment_group: IntArray, single:
     pieces = [(pair_group[~several], better[~several], worse[~several])]
     pb, pw, pg = better[several], worse[several], pair_group[several]
     size = np.diff(start)
-    padded = np.maximum(8, 2 ** np.ceil(np.log2(np.maximum(size, 1))).astype(np.int64))
-    for m in np.unique(padded[pg]).tolist():
-        groups = np.unique(pg[padded[pg] == m])
+    # Buckets: sizes rounded up to a multiple of 8 up to 64, then to a power of two.
+    padded = np.where(size <= 64, -(-size // 8) * 8, 2 ** np.ceil(np.log2(np.maximum(size, 1))).astype(np.int64))
+    closing = np.bincount(pg, minlength=n_groups) > 0  # groups of several subgroups with some preference
+    pair_padded = padded[pg]
+    for m in sorted(set(padded[closing].tolist())):
+        groups = np.flatnonzero(closing & (padded == m))
         place = np.full(n_groups, -1, dtype=np.int64)
         place[groups] = np.arange(len(groups))
-        chosen = padded[pg] == m
-        g, a, c = place[pg[chosen]], pb[chosen] - start[pg[chosen]], pw[chosen] - start[pg[chosen]]
+        chosen = pair_padded == m
+        first = start[pg[chosen]]
+        g, a, c = place[pg[chosen]], pb[chosen] - first, pw[chosen] - first
         words = (m + 63) // 64
         rows = np.zeros((len(groups), m, words), dtype=np.uint64)
         np.bitwise_or.at(rows, (g, a, c // 64), np.left_shift(np.uint64(1), (c % 64).astype(np.uint64)))
         largest = int(size[groups].max())
         for k in range(largest):
-            has = (rows[:, :, k // 64] >> np.uint64(k % 64)) & np.uint64(1)  # (groups, m): rows holding bit k
-            rows |= has[:, :, None] * rows[:, k : k + 1, :]  # (0 or 1) x row k: row k where the bit is set
-        chunk = max(1, (1 << 24) // (m * 64 * words))  # groups unpacked at a time: 16 MB of bits
+            holds = ((rows[:, :, k // 64] >> np.uint64(k % 64)) & np.uint64(1)).astype(bool)  # rows holding bit k
+            row_k = rows[:, k : k + 1, :].copy()
+            np.bitwise_or(rows, row_k, out=rows, where=holds[:, :, None])  # those rows take row k's bits too
+        chunk = max(1, (1 << 24) // (m * largest))  # groups whose bits are spread out at a time: 16 MB
         for low in range(0, len(groups), chunk):
-            bits = np.unpackbits(rows[low : low + chunk].astype("<u8", copy=False).view(np.uint8), axis=-1, bitorder="little")
-            g, a, c = np.nonzero(bits[:, :largest, :largest])  # (the words are little-endian: bit k is column k)
+            part = rows[low : low + chunk]
+            bits = np.empty((len(part), m, largest), dtype=bool)
+            for k in range(largest):
+                bits[:, :, k] = (part[:, :, k // 64] >> np.uint64(k % 64)) & np.uint64(1)
+            g, a, c = np.nonzero(bits)  # by group, then row, then column
             first = start[groups[low + g]]
             pieces.append((groups[low + g], first + a, first + c))
     group = np.concatenate([piece[0] for piece in pieces])
-    order = np.argsort(group, kind="stable")
-    return (np.concatenate([piece[1] for piece in pieces])[order],
-            np.concatenate([piece[2] for piece in pieces])[order])
+    better, worse = np.concatenate([piece[1] for piece in pieces]), np.concatenate([piece[2] for piece in pieces])
+    if len(group) > 1 and bool((group[1:] < group[:-1]).any()):  # (one kind of group, one bucket: in order)
+        order = np.argsort(group, kind="stable")
+        better, worse = better[order], worse[order]
+    return better, worse
 
 
 def judged_ranks(prefs: Preferences, query_vocab_size: int, offsets: IntArray, doc_ids: np.ndarray,

@@ -212,7 +212,7 @@ def _pair_sums(c: _Counts) -> tuple[FloatArray, FloatArray, IntArray, IntArray, 
     # One sort, by query, region, x, y: in one int64 key when it fits (ranks are below a query's judged count).
     span = int(bottom.max(initial=0)) + 1
     if (c.n_queries + 1) * 3 * span * span < 2**62:
-        order = np.argsort(((pr.query * 3 + region) * span + top) * span + bottom, kind="stable")
+        order = np.argsort(((pr.query * 3 + region) * span + top) * span + bottom)  # (equal keys: one pair)
     else:
         order = np.lexsort((bottom, top, region, pr.query))
     q, r, x, y, f = pr.query[order], region[order], top[order], bottom[order], forward[order]
