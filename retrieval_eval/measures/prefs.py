@@ -209,19 +209,26 @@ def _pair_sums(c: _Counts) -> tuple[FloatArray, FloatArray, IntArray, IntArray, 
     forward = pr.rank_better < pr.rank_worse
     njr = c.njr[pr.query]
     region = np.where(bottom < njr, 0, np.where(top < njr, 1, 2))
-    # One sort, by query, region, x, y: in one int64 key when it fits (ranks are below a query's judged count).
     span = int(bottom.max(initial=0)) + 1
-    if (c.n_queries + 1) * 3 * span * span < 2**62:
-        order = np.argsort(((pr.query * 3 + region) * span + top) * span + bottom)  # (equal keys: one pair)
+    if (c.n_queries + 1) * 6 * span * span < 2**62:
+        # One sort of one int64 key: query, region, x, y, and last a bit that is 0 for a preference of
+        # x over y (ranks are below a query's number of judged documents).
+        key = np.sort(((((pr.query * 3 + region) * span + top) * span + bottom) << 1) | ~forward)
+        unit_key = key >> 1
+        new = np.ones(len(key), dtype=bool)
+        new[1:] = unit_key[1:] != unit_key[:-1]
+        unit = np.cumsum(new) - 1
+        forward_count = np.bincount(unit, weights=(key & 1) == 0).astype(np.float64)
+        uq, ur = unit_key[new] // (3 * span * span), unit_key[new] // (span * span) % 3
     else:
         order = np.lexsort((bottom, top, region, pr.query))
-    q, r, x, y, f = pr.query[order], region[order], top[order], bottom[order], forward[order]
-    new = np.ones(len(q), dtype=bool)
-    new[1:] = (q[1:] != q[:-1]) | (x[1:] != x[:-1]) | (y[1:] != y[:-1])
-    unit = np.cumsum(new) - 1
-    forward_count = np.bincount(unit, weights=f).astype(np.float64)
+        q, r, x, y, f = pr.query[order], region[order], top[order], bottom[order], forward[order]
+        new = np.ones(len(q), dtype=bool)
+        new[1:] = (q[1:] != q[:-1]) | (x[1:] != x[:-1]) | (y[1:] != y[:-1])
+        unit = np.cumsum(new) - 1
+        forward_count = np.bincount(unit, weights=f).astype(np.float64)
+        uq, ur = q[new], r[new]
     total = np.bincount(unit).astype(np.float64)
-    uq, ur = q[new], r[new]
     ratio = forward_count / np.maximum(total, 1.0)
     n = c.n_queries
     retrieved = np.bincount(uq[ur == 0], weights=ratio[ur == 0], minlength=n).astype(np.float64)
