@@ -173,7 +173,8 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
         requested, show_run_id = parsed, False
         given_order = _as_typed([args.wide], parsed, args.level)
     else:
-        preferences = args.measures is None and args.rel_format != "qrels"  # trec_eval's official set needs qrels
+        rel_format = getattr(args, "rel_format", "qrels")  # (demo shares this function, and has no -R)
+        preferences = args.measures is None and rel_format != "qrels"  # trec_eval's official set needs qrels
         requested, show_run_id = _requested(["all_prefs"] if preferences else args.measures, args.level)
         given_order = as_given(_as_typed(args.measures, requested, args.level))
         requested = order_requested(requested)
@@ -183,7 +184,7 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
             columns=tuple(args.log_columns.split(",")) if args.log_columns else None)])
     else:
         judged = _read_judgments(qrels, runs[0], subtopics=any(item.measure.definition.subtopics for item in requested),
-                                 rel_format=args.rel_format)
+                                 rel_format=getattr(args, "rel_format", "qrels"))
         # One run at a time: each is read, evaluated, printed and dropped before the next is read. The
         # qrels columns go with the last run's build: its measures reuse their memory (300 MB at 10 M queries).
         preparing = _Preparing(args, judged)
