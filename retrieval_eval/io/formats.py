@@ -111,8 +111,10 @@ def read_qrels_columns(source: Source, *, with_subtopics: bool = False, rel_form
     TrecFormatError
         On a malformed line (with ``path:line``) or row, or when the file holds no judgment.
     """
-    if rel_format != "qrels":  # preference judgments (trec_eval -R prefs, -R qrels_prefs)
+    if rel_format in PREFERENCE_FORMATS:  # preference judgments (trec_eval -R prefs, -R qrels_prefs)
         return read_preference_columns(source, rel_format=rel_format)
+    if rel_format != "qrels":
+        raise ValueError(f"rel_format must be 'qrels', 'prefs' or 'qrels_prefs'; got {rel_format!r:.80}")
     if is_parquet(source):  # columns query_id, doc_id, relevance (and subtopic): see retrieval_eval.io.frames
         from .frames import read_parquet_qrels
 
@@ -127,8 +129,8 @@ def read_qrels_columns(source: Source, *, with_subtopics: bool = False, rel_form
     return read_text_qrels_columns(source, with_subtopics=with_subtopics, layout=qrels_layout(source))
 
 
-#: The judgment formats of trec_eval's -R that we read.
-REL_FORMATS = ("qrels", "prefs", "qrels_prefs")
+#: trec_eval's -R formats of preference judgments.
+PREFERENCE_FORMATS = ("prefs", "qrels_prefs")
 
 
 def read_preference_columns(source: Source, *, rel_format: str = "prefs") -> QrelsColumns:
@@ -137,8 +139,8 @@ def read_preference_columns(source: Source, *, rel_format: str = "prefs") -> Qre
     level`` (either format). The result's ``preferences`` hold them (see :mod:`.prefs`)."""
     from .prefs import prefs_as_qrels, read_parquet_prefs, read_prefs_columns
 
-    if rel_format not in REL_FORMATS[1:]:
-        raise ValueError(f"rel_format must be one of {', '.join(REL_FORMATS)}; got {rel_format!r}")
+    if rel_format not in PREFERENCE_FORMATS:
+        raise ValueError(f"rel_format must be one of {', '.join(PREFERENCE_FORMATS)}; got {rel_format!r:.80}")
     if is_parquet(source):
         return prefs_as_qrels(read_parquet_prefs(cast("str | os.PathLike[str]", source)))
     return prefs_as_qrels(read_prefs_columns(source, rel_format=rel_format))
