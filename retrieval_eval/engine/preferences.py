@@ -269,14 +269,15 @@ def _closed(better: IntArray, worse: IntArray, judgment_group: IntArray, single:
 
 
 def judged_ranks(prefs: Preferences, query_vocab_size: int, offsets: IntArray, doc_ids: np.ndarray,
-                 scores: FloatArray) -> tuple[IntArray, IntArray]:
+                 scores: FloatArray, labels: IntArray | None = None) -> tuple[IntArray, IntArray]:
     """Each judged document's rank, as trec_eval's preference measures number them, and each query's
     number of judged documents retrieved (njr).
 
     The ranking is re-sorted as trec_eval's preference code sorts it: score descending, ties by
     doc_id *ascending* (the other measures break ties by doc_id descending; this code does not). The
     judged documents retrieved get ranks 0..njr-1 in that order; the judged documents the ranking
-    lacks get njr, njr+1, ... in byte order of their ids.
+    lacks get njr, njr+1, ... in byte order of their ids. ``labels`` (the batch's) tells which ranked
+    rows are judged at all: only those are looked up among the preferences' documents.
     """
     n_q = query_vocab_size
     row_query = segment_ids(offsets)
@@ -291,18 +292,25 @@ def judged_ranks(prefs: Preferences, query_vocab_size: int, offsets: IntArray, d
     position = np.arange(n)
     prefs_position = heads[run] + ends[run] - 1 - position  # each row's place in the re-sorted ranking
     doc_query = segment_ids(prefs.doc_offsets)
-    ranked_ids, judged_ids = _as_bytes(doc_ids), _as_bytes(prefs.doc_ids)
-    width = max(ranked_ids.dtype.itemsize, judged_ids.dtype.itemsize, 1)
-    _, codes = intern(np.concatenate((ranked_ids.astype(f"S{width}"), judged_ids.astype(f"S{width}"))))
+    rows = np.arange(n) if labels is None else np.flatnonzero(labels >= 0)  # the judged ranked rows
+    ranked_ids, judged_ids = _as_bytes(doc_ids)[rows], _as_bytes(prefs.doc_ids)
+    if ranked_ids.dtype.kind == "S" and judged_ids.dtype.kind == "S":
+        width = max(ranked_ids.dtype.itemsize, judged_ids.dtype.itemsize, 1)
+        both = np.concatenate((ranked_ids.astype(f"S{width}"), judged_ids.astype(f"S{width}")))
+    else:  # a column of very long ids is one of bytes objects
+        both = np.concatenate((ranked_ids.astype(object), judged_ids.astype(object)))
+    _, codes = intern(both)
     span = int(codes.max(initial=0)) + 1
-    ranked_key = row_query * span + codes[:n]
-    judged_key = doc_query * span + codes[n:]
-    order = np.argsort(ranked_key, kind="stable")
-    found = np.searchsorted(ranked_key[order], judged_key) if n else np.zeros(len(judged_key), dtype=np.int64)
-    retrieved = found < n
-    retrieved[retrieved] = ranked_key[order][found[retrieved]] == judged_key[retrieved]
+    m = len(rows)
+    ranked_key = row_query[rows] * span + codes[:m]
+    judged_key = doc_query * span + codes[m:]
+    order = np.argsort(ranked_key)  # (a document is at most once in a ranking: no equal keys)
+    ordered = ranked_key[order]
+    found = np.searchsorted(ordered, judged_key) if m else np.zeros(len(judged_key), dtype=np.int64)
+    retrieved = found < m
+    retrieved[retrieved] = ordered[found[retrieved]] == judged_key[retrieved]
     position_of = np.full(len(judged_key), -1, dtype=np.int64)
-    position_of[retrieved] = prefs_position[order[found[retrieved]]]
+    position_of[retrieved] = prefs_position[rows[order[found[retrieved]]]]
     njr = np.bincount(doc_query[retrieved], minlength=n_q).astype(np.int64)
     # Retrieved: the order of their positions within the query. Others: njr + their byte order.
     rank = np.empty(len(judged_key), dtype=np.int64)

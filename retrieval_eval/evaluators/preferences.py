@@ -63,7 +63,7 @@ def preference_list(evaluator: RetrievalEvaluator) -> list[Preference]:
     p = b.preferences
     if p is None:
         return []
-    rank, njr = judged_ranks(p, b.n_queries, b.offsets, b.doc_ids, b.scores)
+    rank, njr = judged_ranks(p, b.n_queries, b.offsets, b.doc_ids, b.scores, b.labels)
     jq = segment_ids(p.judgment_offsets)
     doc_row = p.doc_offsets[jq] + p.judgment_doc
     pq = segment_ids(p.pair_offsets)

@@ -72,7 +72,7 @@ def _count(b: RankedBatch) -> _Counts:
     p = b.preferences
     assert p is not None  # (compute checks it first)
     n_q = b.n_queries
-    rank, njr = judged_ranks(p, n_q, b.offsets, b.doc_ids, b.scores)
+    rank, njr = judged_ranks(p, n_q, b.offsets, b.doc_ids, b.scores, b.labels)
     group_query = segment_ids(p.group_offsets)
     n_groups = len(group_query)
     jq = segment_ids(p.judgment_offsets)

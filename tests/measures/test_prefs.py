@@ -223,3 +223,15 @@ def test_cli_defaults_to_all_prefs(tmp_path: Path, capsys: pytest.CaptureFixture
     assert err == ""
     assert main(["evaluate", "-R", "prefs", "-m", "map", str(tmp_path / "prefs"), str(tmp_path / "run")]) == 2
     assert "needs relevance judgments" in capsys.readouterr().err
+
+
+def test_very_long_ids_give_the_values_of_short_ones(tmp_path: Path) -> None:
+    """A document id of 300 bytes makes the reader's column one of bytes objects: same values."""
+    long_id = "d" * 300
+    values = []
+    for name in ("b", long_id):
+        (tmp_path / "prefs").write_text(f"q g s a 2\nq g s {name} 1\nq g s c 0\nq g t {name} 2\nq g t e 1\n")
+        (tmp_path / "run").write_text(f"q Q0 {name} 1 2.0 r\nq Q0 a 2 2.0 r\nq Q0 e 3 1.0 r\n")
+        ev = SetEvaluator.from_trec(tmp_path / "prefs", tmp_path / "run", rel_format="prefs")
+        values.append(ev.evaluate(parse_all("all_prefs")))
+    assert values[0] == values[1]
