@@ -85,8 +85,11 @@ TOLERANCE = 1e-4
 #: timed in one process by ``dicts.py`` (``from_dict`` + AP, nDCG@10, P@10 beside pytrec_eval,
 #: ir_measures and warm ranx); ``--tools`` then names some of ours,pytrec_eval,ir_measures,ranx.
 DICT_SHAPES = {"dicts": 2000, "dicts-100k": 100_000}
+#: preference judgments (-R prefs), timed by ``prefs.py`` against trec_eval 10 built with -O2: queries
+#: of 100 preference lines each (``prefs-1m``: 1 M lines over 10,000 queries)
+PREFS_SHAPES = {"prefs-1m": 10_000, "prefs-small": 200}
 SHAPES = ("msmarco", "dl", "robust", "skewed", "tiny", "msmarco-10x", "sessions-1", "sessions-10", "sessions-1-small",
-          "sessions-10-small", "long-ids", *DICT_SHAPES)
+          "sessions-10-small", "long-ids", *DICT_SHAPES, *PREFS_SHAPES)
 END_TO_END = ("cli", "api", "pytrec_eval", "ir_measures", "ranx", "trec_eval")
 COMPUTE_ONLY = ("ours", "pytrec_eval", "ranx")
 
@@ -538,6 +541,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--repeat must be >= 1")
     if args.shape in DICT_SHAPES:
         return dict_shape(args.shape, args.repeat, args.tools)
+    if args.shape in PREFS_SHAPES:  # our CLI against trec_eval -O2 on preference judgments
+        sys.path.insert(0, HERE)
+        import prefs
+
+        return prefs.main(["--queries", str(PREFS_SHAPES[args.shape]), "--repeat", str(args.repeat),
+                           "--workdir", args.workdir])
 
     global CHILD_ENV
     CHILD_ENV = child_environment(args.workdir)

@@ -27,6 +27,7 @@ _EXPORTS = {
     "RetrievalEvaluator": "evaluators",
     "SetEvaluator": "evaluators",
     "evaluate": "evaluators.one_call",
+    "preferences_evaluator": "evaluators.preferences",
     "compare": "analysis.comparison",
     "report": "report",  # the package, which is callable: retrieval_eval.report(qrels, runs, output=...)
     "Comparison": "analysis.comparison",

@@ -333,8 +333,27 @@ class QrelsColumns:
     subtopics: np.ndarray | None = None
     #: What those ids are, as errors name them: "subtopic", or "judgment group" (``-R qrels_jg``).
     second_column: str = "subtopic"
+    #: Preference judgments (trec_eval ``-R prefs`` or ``qrels_prefs``); the rows above then list each
+    #: judged (query, document) once, so that the query set and the join see them as judgments.
+    preferences: PrefsColumns | None = None
 
 
+
+
+@frozen
+class PrefsColumns:
+    """Preference judgments as parallel arrays, one row per ``qid jg jsg docno rel_level`` line (the
+    preferences are implied within a judgment subgroup: a higher rel_level is preferred). ``lines``
+    number the rows 1.. in ``origin``, as in :class:`QrelsColumns`."""
+
+    query_ids: np.ndarray
+    groups: np.ndarray  #: judgment group (jg) of each row: one assessor, one information need
+    subgroups: np.ndarray  #: judgment subgroup (jsg) within its group
+    doc_ids: np.ndarray
+    levels: FloatArray  #: rel_level: a finite number >= 0; 0 means judged non-relevant
+    lines: IntArray
+    origin: str = "<prefs>"
+    unit: str = "line"
 
 
 @frozen

@@ -4,8 +4,6 @@ The expected files and the command lines that produced them are in ../shared/ref
 trec_eval-testdata (see its MANIFEST.md). Every line of every file is compared (whitespace aside),
 and the whole output must also be byte-identical.
 
-Not covered here: out.test.prefs / out.test.qrels_prefs (-R prefs): those input formats are not
-implemented.
 """
 
 from __future__ import annotations
@@ -52,6 +50,12 @@ CASES = [
                  id="qrels_jg-with-comments"),
     pytest.param("out.test.aqZ", ["-q", "-m", "all_trec", "-Z", "zscores_file", "qrels.test", "results.test"],
                  id="out.test.aqZ"),
+    pytest.param("out.test.prefs", ["-m", "all_prefs", "-q", "-R", "prefs", "prefs.test", "prefs.results.test"],
+                 id="out.test.prefs"),
+    pytest.param("out.test.prefs", ["-m", "all_prefs", "-q", "-R", "prefs", "prefs.comment.test",
+                                    "prefs.results.test"], id="prefs-with-comments"),
+    pytest.param("out.test.qrels_prefs", ["-m", "all_prefs", "-q", "-R", "qrels_prefs", "qrels.test", "results.test"],
+                 id="out.test.qrels_prefs"),
 ]
 
 

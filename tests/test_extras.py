@@ -33,6 +33,7 @@ FEATURE_EXTRAS: dict[str, tuple[str, ...]] = {
     "integrations/ir_measures.py": ("ir_measures",),  # the ir_measures provider
     "io/frames.py": ("parquet", "dataframe"),  # Parquet files; from_dataframe converts every frame through pyarrow
     "io/logs.py": ("parquet",),  # Parquet logs
+    "io/prefs.py": ("parquet",),  # Parquet preference judgments
     "analysis/stats.py": ("stats",),  # t, Wilcoxon and sign tests
     "evaluators/*.py": ("dataframe",),  # SetEvaluator.to_dataframe
     "analysis/comparison.py": ("dataframe",),  # Comparison.to_dataframe

@@ -171,6 +171,25 @@ CASES = [
     Case("zscores-missing-entry", "accepted", zscores="q1 map 0.5 0.1\n", options=("-Z",)),
     Case("zscores-empty", "rejected", zscores="", where="zscores", pattern=r": expected 'query_id measure mean stddev' "
          "lines; found none", options=("-Z",)),
+    # Preference judgments (-R prefs): 'query_id group subgroup doc_id rel_level'
+    Case("prefs-missing-column", "rejected", "q1 u s a 1\nq1 u s b\n", RUN, r"2: 4 fields; expected 5 fields",
+         "qrels", options=("-R", "prefs")),
+    Case("prefs-level-abc", "rejected", "q1 u s a 1\nq1 u s b abc\n", RUN, r"2: rel_level must be a number",
+         "qrels", options=("-R", "prefs")),
+    Case("prefs-level-negative", "rejected", "q1 u s a 1\nq1 u s b -1\n", RUN, r"2: rel_level must be >= 0",
+         "qrels", options=("-R", "prefs")),
+    Case("prefs-duplicate-line", "rejected", "q1 u s a 1\nq1 u s b 0\nq1 u s a 1\n", RUN,
+         r"3: query 'q1', group 'u', subgroup 's', document 'a' again \(first at line 1\)", "qrels",
+         options=("-R", "prefs")),
+    Case("prefs-zero-and-nonzero", "rejected", "q1 u s1 a 1\nq1 u s1 b 0\nq1 u s2 b 2\nq1 u s2 c 1\n", RUN,
+         r"3: document 'b' has rel_level 2 here and 0 at line 2 in the same judgment group", "qrels",
+         options=("-R", "prefs")),
+    Case("prefs-contradiction", "rejected", "q1 u s1 a 2\nq1 u s1 b 1\nq1 u s2 b 2\nq1 u s2 a 1\n", RUN,
+         r"1: document 'a' of query 'q1' is preferred to itself", "qrels", options=("-R", "prefs")),
+    Case("prefs-empty", "rejected", "# only a comment\n", RUN, r" no preferences found", "qrels",
+         options=("-R", "prefs")),
+    Case("qrels-prefs-level-abc", "rejected", "q1 0 a 1\nq1 0 b x\n", RUN, r"2: rel_level must be a number",
+         "qrels", options=("-R", "qrels_prefs")),
 ]
 
 

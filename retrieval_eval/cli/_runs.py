@@ -399,7 +399,7 @@ def _report_query_set(
               f"never judged), so every measure is 0 for {_them(unjudged)}: {_preview(unjudged)}")
     unjudged_set = set(unjudged)
     no_relevant = [q for q in results.without_relevant if q not in unjudged_set]
-    if no_relevant:
+    if no_relevant and getattr(args, "rel_format", "qrels") == "qrels":  # (a preference needs no relevant document)
         zero = _zero_for(results, requested, no_relevant)
         so = f", so {_preview(zero)} {'is' if len(zero) == 1 else 'are'} 0 for {_them(no_relevant)}" if zero else ""
         _warn(about + f"{_counted(len(no_relevant), 'query has', 'queries have')} no relevant judgment (relevance >= "

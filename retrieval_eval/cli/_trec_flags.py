@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..report.text import Requested
 
 #: -R's values (retrieval_eval.io.formats.REL_FORMATS, written here to keep --help import-free).
-_REL_FORMATS = ("qrels", "qrels_jg")
+_REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
 #: The measures -R qrels_jg computes: averaged over judgment groups (and the count of queries).
 _GROUP_MEASURES = ("AP_avgjg", "P_avgjg", "RprecMult_avgjg")
 
@@ -29,9 +29,12 @@ def add_trec_eval_flags(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("-R", "--rel-format", "--Rel_info_format", dest="rel_format", choices=_REL_FORMATS,
                         default="qrels",
-                        help="format of QRELS: qrels (default), or qrels_jg: 'query_id group doc_id relevance' with "
+                        help="format of QRELS: qrels (default); qrels_jg: 'query_id group doc_id relevance' with "
                              "the judgment group (assessor) in the second field, for map_avgjg, P_avgjg and "
-                             "Rprec_mult_avgjg (-m qrels_jg)")
+                             "Rprec_mult_avgjg (-m qrels_jg); prefs, preference judgments 'query_id group subgroup "
+                             "doc_id rel_level'; qrels_prefs, qrels read as preferences (their second field the "
+                             "group). Preferences give the prefs_* measures (default -m all_prefs); see "
+                             "docs/preferences.md")
     parser.add_argument("-Z", "--zscores", "--Zscore", dest="zscores", metavar="FILE",
                         help="print z-scores, (value - mean) / stddev, with the mean and stddev of each query and "
                              "measure read from FILE's 'query_id measure mean stddev' lines (trec lines name them "
@@ -57,8 +60,8 @@ def trec_flags_problem(args: argparse.Namespace) -> str | None:
         return "-D LEVEL.QUERY (evaluate one query) is not available; 'retrieval-eval inspect' shows one query"
     if args.zscores is not None and args.log is not None:
         return "-Z reads z-scores of trec_eval's measures per query; it takes QRELS and RUN, not --log"
-    if args.rel_format == "qrels_jg" and args.log is not None:
-        return "-R qrels_jg names the format of QRELS; --log has no qrels"
+    if args.rel_format != "qrels" and args.log is not None:
+        return f"-R {args.rel_format} names the format of QRELS; a --log holds its own judgments"
     return None
 
 

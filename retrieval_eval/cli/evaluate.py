@@ -170,6 +170,7 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
     sources = [args.log] if log is not None else list(runs)
     ci = _ci_options(args)
     given = _given_names(args, len(sources))
+    rel_format = getattr(args, "rel_format", "qrels")  # (demo has none of trec_eval's other flags)
     if args.wide is not None:
         parsed = _per_query_measures([args.wide], args.level)
         if len(parsed) != 1:
@@ -177,10 +178,11 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
         requested, show_run_id = parsed, False
         given_order = _as_typed([args.wide], parsed, args.level)
     else:
-        requested, show_run_id = _requested(args.measures, args.level)
+        # trec_eval's official set needs relevance qrels: preferences default to their own group
+        preferences = args.measures is None and rel_format in ("prefs", "qrels_prefs")
+        requested, show_run_id = _requested(["all_prefs"] if preferences else args.measures, args.level)
         given_order = as_given(_as_typed(args.measures, requested, args.level))
         requested = order_requested(requested)
-    rel_format = getattr(args, "rel_format", "qrels")  # (demo has none of trec_eval's other flags)
     check_rel_format(rel_format, requested)
     requested = with_collection_size(requested, getattr(args, "collection_size", None))
     given_order = with_collection_size(given_order, getattr(args, "collection_size", None))

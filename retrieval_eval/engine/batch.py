@@ -34,6 +34,8 @@ from .segments import (
 if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
     import numpy.typing as npt
 
+    from .preferences import Preferences
+
 T = TypeVar("T")
 
 NONPOOL = -1  #: label of a retrieved document the query's qrels do not mention
@@ -194,6 +196,8 @@ class RankedBatch:
     in_run: BoolArray
     subtopics: Subtopics | None = None
     ties: str = "trec_eval"
+    #: Preference judgments (trec_eval -R prefs, qrels_prefs); None for relevance judgments.
+    preferences: Preferences | None = None
     _cache: dict[tuple[object, ...], Any] = field(factory=dict, init=False, repr=False)
 
     # ---- shape
@@ -362,6 +366,7 @@ class RankedBatch:
             judged_doc_ids=self.judged_doc_ids[judged],
             in_run=self.in_run[indices],
             subtopics=None if self.subtopics is None else self.subtopics.select(indices), ties=self.ties,
+            preferences=None if self.preferences is None else self.preferences.select(indices),
         )
 
     def block(self, start: int, stop: int) -> RankedBatch:
@@ -375,6 +380,7 @@ class RankedBatch:
             judged_relevance=self.judged_relevance[judged_rows], judged_doc_ids=self.judged_doc_ids[judged_rows],
             in_run=self.in_run[start:stop], subtopics=None if self.subtopics is None else self.subtopics.block(start, stop),
             ties=self.ties,
+            preferences=None if self.preferences is None else self.preferences.block(start, stop),
         )
         for key, counts in self._cache.items():  # R and NR, once made for the whole batch (the CLI's notes
             if key[0] in ("R", "NR"):  # need R): the block's are slices of them, not counted again
@@ -398,7 +404,7 @@ class RankedBatch:
                 query_vocab=self.query_vocab, offsets=kept[self.offsets], labels=self.labels[keep],
                 doc_ids=self.doc_ids[keep], scores=self.scores[keep], judged_offsets=self.judged_offsets,
                 judged_relevance=self.judged_relevance, judged_doc_ids=self.judged_doc_ids, in_run=self.in_run,
-                subtopics=self.subtopics, ties=self.ties,
+                subtopics=self.subtopics, ties=self.ties, preferences=self.preferences,
             )
 
         return self._cached(("judged-only",), compute)

@@ -245,6 +245,7 @@ def build_batch(
         in_run=in_run,
         subtopics=judged.subtopics,
         ties=ties,
+        preferences=judged.preferences,
     )
     missing = [id_text(judged.query_vocab[i]) for i in np.flatnonzero(~in_run)]
     report = QuerySetReport(missing_from_run=missing, not_judged=not_judged, dropped_missing=not complete)

@@ -35,6 +35,8 @@ from .threads import in_order, workers
 if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
     import numpy.typing as npt
 
+    from .preferences import Preferences
+
 
 @frozen(eq=False)
 class PreparedQrels:
@@ -54,6 +56,8 @@ class PreparedQrels:
     subtopics: Subtopics | None
     #: The hash table of the judged (query code, document id) pairs, made when first needed.
     _pairs: list[PairIndex] = field(factory=list, alias="pairs")
+    #: Preference judgments (trec_eval -R prefs), made ready once for every run; None otherwise.
+    preferences: Preferences | None = None
 
     def pairs(self) -> PairIndex:
         """The hash table of the judged pairs (made once; two threads may both make it, harmlessly)."""
@@ -222,6 +226,14 @@ def _prepare_qrels(qrels: QrelsColumns, queries: npt.ArrayLike | None, duplicate
     relevance, lines = np.asarray(qrels.relevance), np.asarray(qrels.lines)
     own_relevance = False  # whether ``relevance`` is a copy made here (else the caller's column)
     subtopics = None
+    preferences = None
+    if qrels.preferences is not None:  # a row per preference line: each judged (query, document) kept once
+        from .preferences import prepare_preferences
+
+        preferences, doc_code = prepare_preferences(qrels.preferences, query_code, len(query_vocab))
+        rows, relevance = _judged_once(query_code, doc_code, relevance)
+        query_code, q_docs, lines = query_code[rows], q_docs[rows], lines[rows]
+        own_relevance = True
     if qrels.subtopics is not None:  # diversity qrels: a document may be judged once per subtopic
         subtopics, rows, relevance = _diversity_judgments(query_code, q_docs, _as_bytes(qrels.subtopics), relevance,
                                                           lines, qrels, query_vocab, duplicates)
@@ -265,6 +277,7 @@ def _prepare_qrels(qrels: QrelsColumns, queries: npt.ArrayLike | None, duplicate
         doc_ids=q_docs,
         subtopics=subtopics,
         pairs=pairs,
+        preferences=preferences,
     )
 
 
@@ -310,3 +323,18 @@ def _diversity_judgments(
     starts = np.flatnonzero(np.concatenate(([True], (q[1:] != q[:-1]) | (d[1:] != d[:-1]))))
     largest = np.maximum.reduceat(value, starts) if len(starts) else value[:0]
     return subtopics, order[starts], largest
+
+
+def _judged_once(query_code: IntArray, doc_code: IntArray, relevance: GradeArray) -> tuple[IntArray, GradeArray]:
+    """The first row of each (query, document) of preference judgments, in input order, and the pair's
+    largest value (relevant when some line gives the document a rel_level > 0)."""
+    key = query_code * (int(doc_code.max(initial=0)) + 1) + doc_code
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = ordered[1:] != ordered[:-1]
+    starts = np.flatnonzero(first)
+    largest = np.maximum.reduceat(np.asarray(relevance)[order], starts) if len(starts) else relevance[:0]
+    rows = order[starts]
+    by_input = np.argsort(rows, kind="stable")
+    return rows[by_input], largest[by_input].astype(np.int64)

@@ -18,7 +18,7 @@ from typing import Literal
 import numpy as np
 from attrs import evolve, frozen
 
-from ..model import BoolArray, FloatArray, IntArray
+from ..model import BoolArray, FloatArray, GradeArray, IntArray
 from .batch import RankedBatch
 from .segments import _offsets_of
 
@@ -94,7 +94,7 @@ def straddles(b: RankedBatch, k: int) -> BoolArray:
     return out
 
 
-def within_ties(b: RankedBatch, key: IntArray | FloatArray) -> RankedBatch:
+def within_ties(b: RankedBatch, key: GradeArray) -> RankedBatch:
     """``b`` with the rows of each tie group in ascending ``key`` (one per ranked row), the present
     order kept among equal keys: the pessimistic and optimistic orders of the tie report."""
     order = np.lexsort((key, tie_groups(b).group))  # stable: equal keys keep trec_eval's order

@@ -40,6 +40,7 @@ from ..model import (
 )
 from .one_query import OneQuery, direct_batch, missed_ids
 from .options import _DEPTH, _check_cutoff, _check_rel
+from .preferences import preference_list
 
 #: Whether queries take :func:`.one_query.direct_batch` or :func:`~..engine.build.one_query_batch` (False
 #: only to test the general path).
@@ -113,6 +114,7 @@ class RetrievalEvaluator:
     FIXED_POINTS: tuple[int, ...] = P_CUTOFFS
     #: The 11 recall levels of :meth:`interpolated_precision`.
     RECALL_POINTS: tuple[float, ...] = RECALL_POINTS
+    preferences = preference_list  #: ``preferences()``: the query's preference judgments, each kept or not
 
     def __init__(
         self, query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], *, rel: int = 1, ties: str = "trec_eval",

@@ -148,7 +148,8 @@ class SetEvaluator(SetResults):
             diversity measures (``alpha_nDCG``, ``ERR_IA``, ...) need. A document may then be judged
             once per subtopic; every other measure sees its largest value.
         rel_format, zscores : trec_eval's ``-R`` and ``-Z``: ``rel_format="qrels_jg"`` reads the second column as
-            each judgment's group (assessor), for ``map_avgjg`` and co.; ``zscores``, a path or ``{query_id:
+            each judgment's group (assessor), for ``map_avgjg`` and co.; ``"prefs"`` and ``"qrels_prefs"`` read
+            preference judgments (docs/preferences.md); ``zscores``, a path or ``{query_id:
             {trec_name: (mean, stddev)}}``, turns every value and summary into a z-score (see :mod:`.zscored`).
         ties : {"trec_eval", "rank", "expected"}, default "trec_eval": equal scores by doc_id descending, by rank, or all orders.
 

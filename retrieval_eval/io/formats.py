@@ -100,9 +100,9 @@ def _regular_file(path: str) -> bool:
         return False
 
 
-#: The relevance formats of trec_eval's -R that are read here: plain qrels, and qrels whose second
-#: column names the judgment group (assessor) of each judgment.
-REL_FORMATS = ("qrels", "qrels_jg")
+#: The relevance formats of trec_eval's -R that are read here: plain qrels, qrels whose second
+#: column names the judgment group (assessor) of each judgment, and preference judgments.
+REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
 
 
 def read_qrels_columns(source: Source, *, with_subtopics: bool = False, rel_format: str = "qrels") -> QrelsColumns:
@@ -115,7 +115,8 @@ def read_qrels_columns(source: Source, *, with_subtopics: bool = False, rel_form
 
     ``rel_format="qrels_jg"`` (trec_eval ``-R qrels_jg``) reads TREC text qrels ``query_id group doc_id
     relevance`` whose second column is the judgment group (assessor) of each judgment: it is kept as
-    the ``subtopics`` column, and a document may be judged once per group.
+    the ``subtopics`` column, and a document may be judged once per group. ``"prefs"`` and
+    ``"qrels_prefs"`` read preference judgments: see :func:`read_preference_columns`.
 
     Raises
     ------
@@ -126,6 +127,8 @@ def read_qrels_columns(source: Source, *, with_subtopics: bool = False, rel_form
         raise InputFormatError(f"rel_format must be one of {', '.join(map(repr, REL_FORMATS))}; got {rel_format!r:.80}")
     if rel_format == "qrels_jg":
         return _judgment_groups(source)
+    if rel_format in PREFERENCE_FORMATS:  # preference judgments (trec_eval -R prefs, -R qrels_prefs)
+        return read_preference_columns(source, rel_format=rel_format)
     if is_parquet(source):  # columns query_id, doc_id, relevance (and subtopic): see retrieval_eval.io.frames
         from .frames import read_parquet_qrels
 
@@ -146,6 +149,23 @@ def _judgment_groups(source: Source) -> QrelsColumns:
         raise TrecFormatError(f"{os.fsdecode(cast('str', source))}: qrels_jg is TREC text, "
                               "'query_id group doc_id relevance' lines")
     return evolve(read_text_qrels_columns(source, with_subtopics=True, layout="trec"), second_column="judgment group")
+
+
+#: trec_eval's -R formats of preference judgments.
+PREFERENCE_FORMATS = ("prefs", "qrels_prefs")
+
+
+def read_preference_columns(source: Source, *, rel_format: str = "prefs") -> QrelsColumns:
+    """Read preference judgments: a ``prefs`` file (``qid jg jsg docno rel_level``), a qrels file read as
+    preferences (``qrels_prefs``), or a Parquet table with columns ``query_id, group, subgroup, doc_id,
+    level`` (either format). The result's ``preferences`` hold them (see :mod:`.prefs`)."""
+    from .prefs import prefs_as_qrels, read_parquet_prefs, read_prefs_columns
+
+    if rel_format not in PREFERENCE_FORMATS:
+        raise ValueError(f"rel_format must be one of {', '.join(PREFERENCE_FORMATS)}; got {rel_format!r:.80}")
+    if is_parquet(source):
+        return prefs_as_qrels(read_parquet_prefs(cast("str | os.PathLike[str]", source)))
+    return prefs_as_qrels(read_prefs_columns(source, rel_format=rel_format))
 
 
 def read_run_columns(source: Source, *, with_ranks: bool = False) -> RunColumns:

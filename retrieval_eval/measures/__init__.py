@@ -10,7 +10,7 @@ from __future__ import annotations
 # Registration order is the order of the measures page and, after trec_eval's own, the print order:
 # the family modules register as they are imported, so import sorting must not reorder this line.
 # isort: off
-from . import counts, precision, average_precision, graded, sets, judged, auc, diversity, cwl, preference  # noqa: F401
+from . import counts, precision, average_precision, graded, sets, judged, auc, diversity, cwl, preference, prefs  # noqa: F401
 from . import judgment_groups  # noqa: F401  (-R qrels_jg)
 # isort: on
 from .gains import Gains
@@ -95,6 +95,20 @@ Accuracy = REGISTRY["Accuracy"]
 AP_avgjg = REGISTRY["AP_avgjg"]
 P_avgjg = REGISTRY["P_avgjg"]
 RprecMult_avgjg = REGISTRY["RprecMult_avgjg"]
+PrefsPossible = REGISTRY["PrefsPossible"]
+PrefsFulfilled = REGISTRY["PrefsFulfilled"]
+PrefsFulfilledRet = REGISTRY["PrefsFulfilledRet"]
+PrefsSimp = REGISTRY["PrefsSimp"]
+PrefsPair = REGISTRY["PrefsPair"]
+PrefsAvgJg = REGISTRY["PrefsAvgJg"]
+PrefsAvgJgRnonrel = REGISTRY["PrefsAvgJgRnonrel"]
+PrefsSimpRet = REGISTRY["PrefsSimpRet"]
+PrefsPairRet = REGISTRY["PrefsPairRet"]
+PrefsAvgJgRet = REGISTRY["PrefsAvgJgRet"]
+PrefsAvgJgRnonrelRet = REGISTRY["PrefsAvgJgRnonrelRet"]
+PrefsSimpImp = REGISTRY["PrefsSimpImp"]
+PrefsPairImp = REGISTRY["PrefsPairImp"]
+PrefsAvgJgImp = REGISTRY["PrefsAvgJgImp"]
 
 __all__ = [
     "ALIASES",
@@ -151,6 +165,20 @@ __all__ = [
     "P_avgjg",
     "Param",
     "PooledAUC",
+    "PrefsAvgJg",
+    "PrefsAvgJgImp",
+    "PrefsAvgJgRet",
+    "PrefsAvgJgRnonrel",
+    "PrefsAvgJgRnonrelRet",
+    "PrefsFulfilled",
+    "PrefsFulfilledRet",
+    "PrefsPair",
+    "PrefsPairImp",
+    "PrefsPairRet",
+    "PrefsPossible",
+    "PrefsSimp",
+    "PrefsSimpImp",
+    "PrefsSimpRet",
     "R",
     "RBPResid",
     "RelP",

@@ -62,6 +62,8 @@ class MeasureDef:
     weight: Kernel | None = None
     #: The kernel reads the qrels' subtopic column (``batch.subtopics``): the diversity measures.
     subtopics: bool = False
+    #: The kernel reads preference judgments (``batch.preferences``): trec_eval's ``-R prefs`` measures.
+    preferences: bool = False
     #: For ``aggregate="pooled"``: ``pool(batch, **params)``, a block of queries' share of the summary,
     #: and ``pooled(shares)``, the summary from the shares of every block (PooledAUC: score counts).
     pool: Kernel | None = None
@@ -216,6 +218,7 @@ def measure(
     weight: Kernel | None = None,
     judged_only: bool = False,
     subtopics: bool = False,
+    preferences: bool = False,
     pool: Kernel | None = None,
     pooled: Callable[[list[Any]], float] | None = None,
 ) -> Callable[[Kernel], MeasureDef]:
@@ -251,7 +254,7 @@ def measure(
             name=name, kernel=kernel, params=all_params, cutoff=cutoff,
             cutoff_required=cutoff_required, aliases=alias_names, trec=trec, aggregate=aggregate,
             integer=integer, summary_only=summary_only, summary=doc.splitlines()[0], doc=doc, text=text,
-            weight=weight, subtopics=subtopics, pool=pool, pooled=pooled,
+            weight=weight, subtopics=subtopics, pool=pool, pooled=pooled, preferences=preferences,
         )
         for key in (name, *alias_names):
             if key in REGISTRY or key in ALIASES:
@@ -299,7 +302,7 @@ def compute_one(batch: RankedBatch, measure: Measure) -> float:
     plan = _PLANS.get(measure)
     if plan is None:
         value = float(compute(batch, measure)[0])  # (raises for a measure the batch cannot give)
-        if not measure.definition.subtopics and len(_PLANS) < _RESOLVED_MAX:  # (those: a check per batch)
+        if not (measure.definition.subtopics or measure.definition.preferences) and len(_PLANS) < _RESOLVED_MAX:  # (those: a check per batch)
             params = dict(_kernel_arguments(batch, measure)[1])
             _PLANS[measure] = (measure.definition.kernel, params, bool(measure.resolved().get("judged_only")))
         return value
@@ -381,6 +384,16 @@ def _kernel_arguments(batch: RankedBatch, measure: Measure) -> tuple[RankedBatch
             f"{measure} needs diversity qrels, whose second column is the subtopic id: read them with "
             "SetEvaluator.from_trec(..., subtopics=True) or read_qrels_columns(..., with_subtopics=True) "
             "(the command line does so when a diversity measure is asked for)"
+        )
+    if measure.definition.preferences and batch.preferences is None:
+        raise MeasureError(
+            f"{measure} needs preference judgments: read them with SetEvaluator.from_trec(..., rel_format='prefs') "
+            "or 'qrels_prefs' (the command line's -R prefs or -R qrels_prefs)"
+        )
+    if batch.preferences is not None and not measure.definition.preferences and measure.name != "NumQ":
+        raise MeasureError(
+            f"{measure} needs relevance judgments (qrels); preference judgments (-R prefs, -R qrels_prefs) give "
+            "the preference measures only (-m all_prefs)"
         )
     return batch, params
 

@@ -41,12 +41,13 @@ class TrecRow:
 
 _O, _A, _S = "official", "all_trec", "set"
 _J = "qrels_jg"  #: the measures of -R qrels_jg (trec_eval's nickname for them)
+_PREFS = "all_prefs"  # trec_eval's preference measures (-R prefs, -R qrels_prefs), with runid and num_q
 
 #: trec_eval's measure table, in its print order. ``runid`` is not a measure: it is the line that
 #: names the run, printed first when a group (or ``-m runid``) is asked for.
 TREC_TABLE: tuple[TrecRow, ...] = (
-    TrecRow("runid", (_O, _A, _S, _J)),
-    TrecRow("num_q", (_O, _A, _S, _J)),
+    TrecRow("runid", (_O, _A, _S, _J, _PREFS)),
+    TrecRow("num_q", (_O, _A, _S, _J, _PREFS)),
     TrecRow("num_ret", (_O, _A, _S)),
     TrecRow("num_rel", (_O, _A, _S)),
     TrecRow("num_rel_ret", (_O, _A, _S)),
@@ -88,6 +89,20 @@ TREC_TABLE: tuple[TrecRow, ...] = (
     TrecRow("rbp", (_A,)),
     TrecRow("rbp_resid", (_A,)),
     TrecRow("unj", (_A,)),
+    TrecRow("prefs_num_prefs_poss", (_PREFS,)),
+    TrecRow("prefs_num_prefs_ful", (_PREFS,)),
+    TrecRow("prefs_num_prefs_ful_ret", (_PREFS,)),
+    TrecRow("prefs_simp", (_PREFS,)),
+    TrecRow("prefs_pair", (_PREFS,)),
+    TrecRow("prefs_avgjg", (_PREFS,)),
+    TrecRow("prefs_avgjg_Rnonrel", (_PREFS,)),
+    TrecRow("prefs_simp_ret", (_PREFS,)),
+    TrecRow("prefs_pair_ret", (_PREFS,)),
+    TrecRow("prefs_avgjg_ret", (_PREFS,)),
+    TrecRow("prefs_avgjg_Rnonrel_ret", (_PREFS,)),
+    TrecRow("prefs_simp_imp", (_PREFS,)),
+    TrecRow("prefs_pair_imp", (_PREFS,)),
+    TrecRow("prefs_avgjg_imp", (_PREFS,)),
 )
 
 #: The row that is not a measure.

@@ -151,10 +151,13 @@ def _trec_pieces(
 
 
 def _name_width(requested: Sequence[Requested], *, per_query: bool, summary: bool) -> int:
-    """The width names are padded to: trec_eval's 22, or the longest name printed."""
-    labels = [r.label for r in requested if (per_query and not r.measure.definition.summary_only)
-              or (summary and not r.measure.definition.text)]
-    return max([NAME_WIDTH, *map(len, labels)])
+    """The width names are padded to: trec_eval's 22, or the longest name printed. Only trec_eval's own
+    names keep 22 when longer (prefs_avgjg_Rnonrel_ret), as its ``%-22s`` lets them overflow."""
+    printed = [r for r in requested if (per_query and not r.measure.definition.summary_only)
+               or (summary and not r.measure.definition.text)]
+    if all(r.label == r.measure.trec_label for r in printed):
+        return NAME_WIDTH
+    return max([NAME_WIDTH, *(len(r.label) for r in printed)])
 
 
 def runid_line(name: str, requested: Sequence[Requested], *, per_query: bool, summary: bool) -> str:

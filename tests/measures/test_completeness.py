@@ -22,6 +22,7 @@ import test_evaluator
 import test_judgment_groups
 import test_log_measures
 import test_oracles
+import test_prefs
 import test_vs_ir_measures
 from conftest import TESTDATA
 
@@ -30,7 +31,8 @@ from retrieval_eval.measures import REGISTRY, parse, trec_table
 ROOT = Path(__file__).resolve().parents[2]
 #: The expected outputs test_conformance compares with, all of them in full.
 CONFORMANCE_FILES = ("out.test", "out.test.a", "out.test.aq", "out.test.aqc", "out.test.aqcM", "out.test.aql",
-                     "out.test.meas_params", "out.comment.test", "out.test.qrels_jg")
+                     "out.test.meas_params", "out.comment.test", "out.test.qrels_jg", "out.test.prefs",
+                     "out.test.qrels_prefs")
 
 
 def _names(texts: list[str]) -> set[str]:
@@ -43,7 +45,7 @@ def hand_computed() -> set[str]:
     flagr = ["P@1", "R@1", "F1@1", "DCG@1", "IDCG@1", "nDCG@1", "AP@1"]  # test_flagr_example's worked table
     return (set(test_evaluator.HAND_COMPUTED) | _names(all_trec) | _names(beyond) | _names(flagr)
             | test_log_measures.HAND_COMPUTED | test_diversity.HAND_COMPUTED | test_cwl_compat.HAND_COMPUTED
-            | test_judgment_groups.HAND_COMPUTED)
+            | test_judgment_groups.HAND_COMPUTED | test_prefs.HAND_COMPUTED)
 
 
 def oracle_compared() -> set[str]:
@@ -51,6 +53,7 @@ def oracle_compared() -> set[str]:
     names |= {"ERR", "Judged", "F1"}  # test_err_judged_f1.test_batch_matches_per_query_oracle
     names |= test_oracles.ORACLE_CHECKED | test_log_measures.ORACLE_CHECKED | test_diversity.ORACLE_CHECKED
     names |= test_cwl_compat.ORACLE_CHECKED | test_judgment_groups.ORACLE_CHECKED
+    names |= test_prefs.ORACLE_CHECKED  # trec_eval 10 itself: tests/test_vs_trec_eval_c_prefs.py
     if (TESTDATA / "MANIFEST.md").is_file():
         for expected in CONFORMANCE_FILES:
             for line in (TESTDATA / expected).read_text().splitlines():

@@ -1,0 +1,320 @@
+"""Preference judgments on the batch: trec_eval's judgment groups, their preferences, and the ranks
+of the judged documents in a ranking.
+
+Everything that depends on the judgments alone is made once, when the judgments are prepared for
+joining with runs (:func:`prepare_preferences`, called by ``engine.judgments``): each query's judged documents, each group's judgments, and every
+preference of every group as a pair (preferred, other) of documents. Within a judgment subgroup a
+higher rel_level is preferred; a group of several subgroups also holds every preference implied by
+transitivity (trec_eval multiplies a group's preference matrix by itself until it stops changing;
+here the pairs are joined with themselves, for all groups at once, until no pair is new). What
+depends on a ranking is each judged document's rank among the judged retrieved ones
+(:func:`judged_ranks`), which the measures of :mod:`retrieval_eval.measures.prefs` compare.
+
+Indices are local to a query (its documents 0.., its groups 0..), so that a block of queries is a
+slice of every array.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from attrs import frozen
+
+from ..model import BoolArray, FloatArray, GradeArray, InputFormatError, IntArray, PrefsColumns, _display, _location
+from .ids import _as_bytes, intern
+from .segments import _block_rows, _gather_segments, _offsets_of, segment_ids
+
+
+@frozen(eq=False)
+class Preferences:
+    """Each query's preference judgments, in four tables cut into per-query segments by their offsets.
+
+    - documents: every document judged for the query, in byte order of its id (trec_eval gives the
+      judged documents a run lacks their ranks in that order).
+    - judgments: one row per (group, document), groups in byte order of their ids: the document's
+      rel_level (the same 0 or non-0 in every subgroup) and whether it is relevant (> 0).
+    - groups: whether the group has a single subgroup (trec_eval's "equivalence classes"; several
+      subgroups make it a "preference array", whose Rnonrel measures count differently).
+    - pairs: every preference (preferred judgment, other judgment) of every group, by judgment row
+      (local to the query), without repeats.
+    """
+
+    doc_offsets: IntArray
+    doc_ids: np.ndarray
+    judgment_offsets: IntArray
+    judgment_group: IntArray  #: group of each judgment, local to its query
+    judgment_doc: IntArray  #: document of each judgment, local to its query
+    judgment_level: FloatArray
+    group_offsets: IntArray
+    group_single: BoolArray  #: the group has one subgroup
+    group_ids: np.ndarray  #: the group's id (bytes)
+    pair_offsets: IntArray
+    pair_better: IntArray  #: the preferred judgment, local to its query
+    pair_worse: IntArray
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.doc_offsets) - 1
+
+    def select(self, indices: IntArray) -> Preferences:
+        """The queries at ``indices``, in that order."""
+        tables = []
+        for offsets, columns in self._tables():
+            rows = _gather_segments(offsets, indices)
+            tables.append((_offsets_of(np.diff(offsets)[indices]), [column[rows] for column in columns]))
+        return self._of(tables)
+
+    def block(self, start: int, stop: int) -> Preferences:
+        """The queries ``start`` to ``stop`` (exclusive): views of the rows."""
+        tables = []
+        for offsets, columns in self._tables():
+            bounds = offsets[start : stop + 1]
+            rows = slice(int(bounds[0]), int(bounds[-1]))
+            tables.append((bounds - bounds[0], [column[rows] for column in columns]))
+        return self._of(tables)
+
+    def _tables(self) -> list[tuple[IntArray, list[np.ndarray]]]:
+        return [(self.doc_offsets, [self.doc_ids]),
+                (self.judgment_offsets, [self.judgment_group, self.judgment_doc, self.judgment_level]),
+                (self.group_offsets, [self.group_single, self.group_ids]),
+                (self.pair_offsets, [self.pair_better, self.pair_worse])]
+
+    @staticmethod
+    def _of(tables: list[tuple[IntArray, list[np.ndarray]]]) -> Preferences:
+        (do, (d,)), (jo, (jg, jd, jl)), (go, (gs, gi)), (po, (pb, pw)) = tables
+        return Preferences(do, d, jo, jg, jd, jl, go, gs, gi, po, pb, pw)
+
+
+def prepare_preferences(prefs: PrefsColumns, q: IntArray, n_q: int) -> tuple[Preferences, IntArray]:
+    """The preferences of ``prefs``, whose rows belong to the queries ``q`` (codes of a byte-ordered
+    vocabulary of ``n_q`` queries), and each row's document code (ids in byte order).
+
+    They are checked as trec_eval checks a group of several subgroups: a document judged 0 in one
+    subgroup and above 0 in another, or preferences that contradict each other, are errors naming
+    the lines; so is a document twice in one subgroup."""
+    query_ids, doc_ids = _as_bytes(prefs.query_ids), _as_bytes(prefs.doc_ids)
+    levels, lines = np.asarray(prefs.levels, dtype=np.float64), np.asarray(prefs.lines)
+    groups, subgroups = _as_bytes(prefs.groups), _as_bytes(prefs.subgroups)
+    group_vocab, group = intern(groups)
+    _, subgroup = intern(subgroups)
+    _, doc = intern(doc_ids) if len(doc_ids) else (doc_ids, np.zeros(0, dtype=np.int64))
+    q = q.astype(np.int64, copy=False)
+
+    # Documents: distinct (query, document), in byte order within each query.
+    doc_index, doc_inverse = _distinct(_pair_key(q, doc))
+    doc_query = q[doc_index]
+    doc_offsets = _offsets_of(np.bincount(doc_query, minlength=n_q))
+    local_doc = doc_inverse.reshape(-1) - doc_offsets[q]
+
+    # Groups: distinct (query, group); single-subgroup or not.
+    group_index, group_inverse = _distinct(_pair_key(q, group))
+    group_query = q[group_index]
+    group_offsets = _offsets_of(np.bincount(group_query, minlength=n_q))
+    sub_index, sub_inverse = _distinct(_pair_key(group_inverse, subgroup))
+    group_single = np.bincount(group_inverse[sub_index], minlength=len(group_index)) == 1
+    _refuse_repeats(_pair_key(sub_inverse, doc), prefs, lines, (query_ids, groups, subgroups, doc_ids))
+
+    # Judgments: distinct (group, document); a document's level must be 0 everywhere or nowhere.
+    j_index, j_inverse = _distinct(_pair_key(group_inverse, local_doc))
+    zero = np.bincount(j_inverse, weights=levels == 0, minlength=len(j_index))
+    positive = np.bincount(j_inverse, weights=levels > 0, minlength=len(j_index))
+    mixed = (zero > 0) & (positive > 0)
+    if mixed.any():
+        rows = np.flatnonzero(mixed[j_inverse])
+        first, second = rows[levels[rows] == 0][0], rows[levels[rows] > 0][0]
+        later, earlier = (first, second) if lines[first] > lines[second] else (second, first)
+        raise InputFormatError(
+            f"{_location(prefs.origin, prefs.unit, int(lines[later]))}: document {_display(doc_ids[later])!r} has "
+            f"rel_level {levels[later]:g} here and {levels[earlier]:g} at {prefs.unit} {lines[earlier]} in the same "
+            "judgment group; expected 0 (non-relevant) in every subgroup of a group or in none")
+    j_query = q[j_index]
+    judgment_offsets = _offsets_of(np.bincount(j_query, minlength=n_q))
+    judgment_group = group_inverse[j_index] - group_offsets[j_query]
+    judgment_doc = local_doc[j_index]
+    judgment_level = levels[j_index]
+
+    better, worse = _subgroup_pairs(sub_inverse, levels, j_inverse)
+    better, worse = _closed(better, worse, group_inverse[j_index], group_single)
+    looped = better == worse
+    if looped.any():
+        at = int(np.flatnonzero(j_inverse == better[looped][0])[0])
+        raise InputFormatError(
+            f"{_location(prefs.origin, prefs.unit, int(lines[at]))}: document {_display(doc_ids[at])!r} of query "
+            f"{_display(query_ids[at])!r} is preferred to itself through the subgroups of its judgment group "
+            f"{_display(groups[at])!r}; expected preferences that do not contradict each "
+            "other within a group (put contradicting assessments in different groups)")
+    pair_query = j_query[better]
+    pair_offsets = _offsets_of(np.bincount(pair_query, minlength=n_q))
+    preferences = Preferences(
+        doc_offsets=doc_offsets, doc_ids=doc_ids[doc_index], judgment_offsets=judgment_offsets,
+        judgment_group=judgment_group, judgment_doc=judgment_doc, judgment_level=judgment_level,
+        group_offsets=group_offsets, group_single=group_single, group_ids=group_vocab[group[group_index]],
+        pair_offsets=pair_offsets,
+        pair_better=better - judgment_offsets[pair_query], pair_worse=worse - judgment_offsets[pair_query],
+    )
+    return preferences, doc
+
+
+def _distinct(key: IntArray) -> tuple[IntArray, IntArray]:
+    """``np.unique(key, return_index=True, return_inverse=True)`` without the keys: a row of each
+    distinct key (keys in increasing order) and each row's key number. One sort."""
+    order = np.argsort(key)  # any row of a key will do: its ids and the sign of its level are the same
+    ordered = key[order]
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = ordered[1:] != ordered[:-1]
+    inverse = np.empty(len(order), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return order[new], inverse
+
+
+def _refuse_repeats(key: IntArray, prefs: PrefsColumns, lines: IntArray, ids: tuple[np.ndarray, ...]) -> None:
+    """A document twice in one subgroup is an error naming both lines (trec_eval would count its
+    preferences twice in a group of one subgroup)."""
+    order = np.argsort(key, kind="stable")
+    repeated = np.flatnonzero(key[order][1:] == key[order][:-1])
+    if len(repeated):
+        firsts, seconds = order[repeated], order[repeated + 1]
+        at = int(np.argmin(lines[seconds]))
+        first, second = int(firsts[at]), int(seconds[at])
+        query, group, subgroup, doc = (_display(column[second]) for column in ids)
+        raise InputFormatError(
+            f"{_location(prefs.origin, prefs.unit, int(lines[second]))}: query {query!r}, group {group!r}, subgroup "
+            f"{subgroup!r}, document {doc!r} again (first at {prefs.unit} {lines[first]}); expected each document "
+            "at most once per subgroup")
+
+
+def _pair_key(major: IntArray, minor: IntArray) -> IntArray:
+    """One int64 per (major, minor) pair, ordered as the pairs are."""
+    span = int(minor.max(initial=0)) + 1
+    return major.astype(np.int64) * span + minor
+
+
+def _subgroup_pairs(subgroup: IntArray, levels: FloatArray, judgment: IntArray) -> tuple[IntArray, IntArray]:
+    """Every (preferred, other) pair of judgment rows within a subgroup: each row against every row of
+    its subgroup with a lower rel_level (the rows sorted by subgroup and level descending)."""
+    _, level_code = np.unique(-levels, return_inverse=True)  # few distinct levels: a small sort
+    order = np.argsort(_pair_key(subgroup, level_code.reshape(-1)), kind="stable")
+    subgroup, level_code, judgment = subgroup[order], level_code.reshape(-1)[order], judgment[order]
+    n = len(order)
+    index = np.arange(n)
+    new_sub = np.ones(n, dtype=bool)
+    new_sub[1:] = subgroup[1:] != subgroup[:-1]
+    new_level = new_sub.copy()
+    new_level[1:] |= level_code[1:] != level_code[:-1]
+    sub_end = _run_ends(new_sub, index)
+    level_end = _run_ends(new_level, index)
+    counts = sub_end - level_end
+    worse_rows = _block_rows(level_end, counts)
+    better_rows = np.repeat(index, counts)
+    return judgment[better_rows], judgment[worse_rows]
+
+
+def _run_ends(new: BoolArray, index: IntArray) -> IntArray:
+    """For each row, the index just past the run of rows it belongs to (runs start where ``new``)."""
+    heads = np.flatnonzero(new)
+    ends = np.append(heads[1:], len(new))
+    return ends[np.cumsum(new) - 1] if len(new) else index
+
+
+def _closed(better: IntArray, worse: IntArray, judgment_group: IntArray, single: BoolArray
+            ) -> tuple[IntArray, IntArray]:
+    """The pairs with the transitive ones added for groups of several subgroups, grouped by group.
+
+    A group of one subgroup is transitive already, and its pairs are distinct (a document is at most
+    once in a subgroup). The others are closed as trec_eval closes its preference matrix, but on
+    bit rows: each group's relation is a (documents x documents) bit matrix, and Warshall's step k
+    ORs row k into every row holding bit k, for every group of a similar size at once. Groups are
+    bucketed by size rounded up to a power of two, so a large group does not make the small ones pay.
+    """
+    n_groups = len(single)
+    start = _offsets_of(np.bincount(judgment_group, minlength=n_groups))
+    pair_group = judgment_group[better]
+    several = ~single[pair_group]
+    pieces = [(pair_group[~several], better[~several], worse[~several])]
+    pb, pw, pg = better[several], worse[several], pair_group[several]
+    size = np.diff(start)
+    # Buckets: sizes rounded up to a multiple of 8 up to 64, then to a power of two.
+    padded = np.where(size <= 64, -(-size // 8) * 8, 2 ** np.ceil(np.log2(np.maximum(size, 1))).astype(np.int64))
+    closing = np.bincount(pg, minlength=n_groups) > 0  # groups of several subgroups with some preference
+    pair_padded = padded[pg]
+    for m in sorted(set(padded[closing].tolist())):
+        groups = np.flatnonzero(closing & (padded == m))
+        place = np.full(n_groups, -1, dtype=np.int64)
+        place[groups] = np.arange(len(groups))
+        chosen = pair_padded == m
+        first = start[pg[chosen]]
+        g, a, c = place[pg[chosen]], pb[chosen] - first, pw[chosen] - first
+        words = (m + 63) // 64
+        rows = np.zeros((len(groups), m, words), dtype=np.uint64)
+        np.bitwise_or.at(rows, (g, a, c // 64), np.left_shift(np.uint64(1), (c % 64).astype(np.uint64)))
+        largest = int(size[groups].max())
+        for k in range(largest):
+            holds = ((rows[:, :, k // 64] >> np.uint64(k % 64)) & np.uint64(1)).astype(bool)  # rows holding bit k
+            row_k = rows[:, k : k + 1, :].copy()
+            np.bitwise_or(rows, row_k, out=rows, where=holds[:, :, None])  # those rows take row k's bits too
+        chunk = max(1, (1 << 24) // (m * largest))  # groups whose bits are spread out at a time: 16 MB
+        for low in range(0, len(groups), chunk):
+            part = rows[low : low + chunk]
+            bits = np.empty((len(part), m, largest), dtype=bool)
+            for k in range(largest):
+                bits[:, :, k] = (part[:, :, k // 64] >> np.uint64(k % 64)) & np.uint64(1)
+            g, a, c = np.nonzero(bits)  # by group, then row, then column
+            first = start[groups[low + g]]
+            pieces.append((groups[low + g], first + a, first + c))
+    group = np.concatenate([piece[0] for piece in pieces])
+    better, worse = np.concatenate([piece[1] for piece in pieces]), np.concatenate([piece[2] for piece in pieces])
+    if len(group) > 1 and bool((group[1:] < group[:-1]).any()):  # (one kind of group, one bucket: in order)
+        order = np.argsort(group, kind="stable")
+        better, worse = better[order], worse[order]
+    return better, worse
+
+
+def judged_ranks(prefs: Preferences, query_vocab_size: int, offsets: IntArray, doc_ids: np.ndarray,
+                 scores: FloatArray, labels: GradeArray | None = None) -> tuple[IntArray, IntArray]:
+    """Each judged document's rank, as trec_eval's preference measures number them, and each query's
+    number of judged documents retrieved (njr).
+
+    The ranking is re-sorted as trec_eval's preference code sorts it: score descending, ties by
+    doc_id *ascending* (the other measures break ties by doc_id descending; this code does not). The
+    judged documents retrieved get ranks 0..njr-1 in that order; the judged documents the ranking
+    lacks get njr, njr+1, ... in byte order of their ids. ``labels`` (the batch's) tells which ranked
+    rows are judged at all: only those are looked up among the preferences' documents.
+    """
+    n_q = query_vocab_size
+    row_query = segment_ids(offsets)
+    # Rows of a tie (same query and score) are in doc_id descending order: reversed, they ascend.
+    n = len(row_query)
+    tied = np.zeros(n, dtype=bool)
+    if n > 1:
+        tied[1:] = (row_query[1:] == row_query[:-1]) & (scores[1:] == scores[:-1])
+    heads = np.flatnonzero(~tied)
+    ends = np.append(heads[1:], n)
+    run = np.cumsum(~tied) - 1
+    position = np.arange(n)
+    prefs_position = heads[run] + ends[run] - 1 - position  # each row's place in the re-sorted ranking
+    doc_query = segment_ids(prefs.doc_offsets)
+    rows = np.arange(n) if labels is None else np.flatnonzero(labels >= 0)  # the judged ranked rows
+    ranked_ids, judged_ids = _as_bytes(doc_ids)[rows], _as_bytes(prefs.doc_ids)
+    if ranked_ids.dtype.kind == "S" and judged_ids.dtype.kind == "S":
+        width = max(ranked_ids.dtype.itemsize, judged_ids.dtype.itemsize, 1)
+        both = np.concatenate((ranked_ids.astype(f"S{width}"), judged_ids.astype(f"S{width}")))
+    else:  # a column of very long ids is one of bytes objects
+        both = np.concatenate((ranked_ids.astype(object), judged_ids.astype(object)))
+    _, codes = intern(both)
+    span = int(codes.max(initial=0)) + 1
+    m = len(rows)
+    ranked_key = row_query[rows] * span + codes[:m]
+    judged_key = doc_query * span + codes[m:]
+    order = np.argsort(ranked_key)  # (a document is at most once in a ranking: no equal keys)
+    ordered = ranked_key[order]
+    found = np.searchsorted(ordered, judged_key) if m else np.zeros(len(judged_key), dtype=np.int64)
+    retrieved = found < m
+    retrieved[retrieved] = ordered[found[retrieved]] == judged_key[retrieved]
+    position_of = np.full(len(judged_key), -1, dtype=np.int64)
+    position_of[retrieved] = prefs_position[rows[order[found[retrieved]]]]
+    njr = np.bincount(doc_query[retrieved], minlength=n_q).astype(np.int64)
+    # Retrieved: the order of their positions within the query. Others: njr + their byte order.
+    rank = np.empty(len(judged_key), dtype=np.int64)
+    by_position = np.lexsort((position_of, ~retrieved, doc_query))
+    start = prefs.doc_offsets[doc_query[by_position]]
+    rank[by_position] = np.arange(len(by_position)) - start  # retrieved first, then the rest in id order
+    return rank, njr

@@ -1,0 +1,415 @@
+"""trec_eval's preference measures (``-R prefs``, ``-R qrels_prefs``, ``-m all_prefs``).
+
+Preferences are pairs "A is preferred to B" from judgment groups (jg: one assessor, one need), as
+:mod:`retrieval_eval.engine.preferences` builds them. A ranking fulfils A > B when A is ranked above
+B, counting only the judged documents: the ranking's judged documents take ranks 0..njr-1 (ties of
+score by doc_id ascending, as trec_eval's preference code sorts them), the judged documents it lacks
+the ranks after (in byte order of their ids). Each preference falls into one of three kinds:
+
+- *retrieved*: A and B both retrieved; fulfilled when A is ranked above B;
+- *implied*: exactly one of them retrieved; fulfilled when it is A;
+- *not retrieved*: neither; never fulfilled.
+
+The ``_ret`` measures count only retrieved preferences, the ``_imp`` ones retrieved and implied ones,
+the others all three. Every value is trec_eval 10's, bit for bit, quirks included (each kernel says
+which); a denominator of 0 gives 0.
+
+The counting runs over every preference of every query at once; nothing loops over queries or
+documents. The kernels' contract is in :mod:`retrieval_eval.measures.registry`.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..engine.batch import RankedBatch
+from ..engine.preferences import Preferences, judged_ranks
+from ..engine.segments import _offsets_of, safe_div, segment_ids
+from ..model import BoolArray, FloatArray, IntArray
+from .params import TrecName
+from .registry import measure
+
+
+class _Pairs(NamedTuple):
+    """Every preference of a block of queries, with the ranks of its two documents."""
+
+    query: IntArray
+    group: IntArray  #: group, numbered across the block
+    better: IntArray  #: judgment row (across the block) of the preferred document
+    worse: IntArray
+    rank_better: IntArray
+    rank_worse: IntArray
+
+
+class _Counts(NamedTuple):
+    """What every preference measure reads: per-group counts and the pairs behind them."""
+
+    prefs: Preferences
+    n_queries: int
+    njr: IntArray  #: judged documents retrieved, per query
+    group_query: IntArray
+    judgment_group: IntArray  #: across the block
+    judgment_rank: IntArray
+    pairs: _Pairs
+    ful_ret: FloatArray  #: per group
+    poss_ret: FloatArray
+    ful_imp: FloatArray
+    poss_imp: FloatArray
+    not_ret: FloatArray
+    rel: FloatArray  #: judgments > 0 in the group
+    nonrel: FloatArray
+    rel_ret: FloatArray
+    nonrel_ret: FloatArray
+
+
+def _counts(b: RankedBatch) -> _Counts:
+    return b._cached(("prefs",), lambda: _count(b))
+
+
+def _count(b: RankedBatch) -> _Counts:
+    p = b.preferences
+    assert p is not None  # (compute checks it first)
+    n_q = b.n_queries
+    rank, njr = judged_ranks(p, n_q, b.offsets, b.doc_ids, b.scores, b.labels)
+    group_query = segment_ids(p.group_offsets)
+    n_groups = len(group_query)
+    jq = segment_ids(p.judgment_offsets)
+    j_group = p.group_offsets[jq] + p.judgment_group
+    j_rank = rank[p.doc_offsets[jq] + p.judgment_doc]
+    j_ret = j_rank < njr[jq]
+    rel, nonrel = p.judgment_level > 0, p.judgment_level == 0
+    pq = segment_ids(p.pair_offsets)
+    better, worse = p.judgment_offsets[pq] + p.pair_better, p.judgment_offsets[pq] + p.pair_worse
+    pairs = _Pairs(pq, j_group[better], better, worse, j_rank[better], j_rank[worse])
+    a_ret, b_ret = j_ret[better], j_ret[worse]
+
+    def per_group(mask: BoolArray, group: IntArray = pairs.group) -> FloatArray:
+        return np.bincount(group[mask], minlength=n_groups).astype(np.float64)
+
+    both = a_ret & b_ret
+    return _Counts(
+        prefs=p, n_queries=n_q, njr=njr, group_query=group_query, judgment_group=j_group, judgment_rank=j_rank,
+        pairs=pairs, ful_ret=per_group(both & (pairs.rank_better < pairs.rank_worse)), poss_ret=per_group(both),
+        ful_imp=per_group(a_ret & ~b_ret), poss_imp=per_group(a_ret ^ b_ret), not_ret=per_group(~a_ret & ~b_ret),
+        rel=per_group(rel, j_group), nonrel=per_group(nonrel, j_group), rel_ret=per_group(rel & j_ret, j_group),
+        nonrel_ret=per_group(nonrel & j_ret, j_group),
+    )
+
+
+def _per_query(c: _Counts, per_group: FloatArray) -> FloatArray:
+    """Group values summed per query, group after group (trec_eval's order of addition)."""
+    return np.bincount(c.group_query, weights=per_group, minlength=c.n_queries).astype(np.float64)
+
+
+def _average_over_groups(c: _Counts, ratio: FloatArray) -> FloatArray:
+    """trec_eval's mean over a query's groups: the sum of their ratios over the number of groups, or 0
+    when that sum is not > 0 (a NaN ratio, 0/0, makes the whole query 0, as in trec_eval)."""
+    total = _per_query(c, ratio)
+    groups = np.diff(c.prefs.group_offsets)
+    with np.errstate(invalid="ignore"):
+        positive = total > 0.0
+    return np.where(positive, safe_div(np.where(positive, total, 0.0), groups), 0.0)
+
+
+def _group_ratio(ful: FloatArray, poss: FloatArray) -> FloatArray:
+    """ful/poss per group; 0/0 is NaN, as trec_eval's division gives it (the caller decides)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return ful / poss
+
+
+# ------------------------------------------------------------------------------- counts
+
+
+@measure("PrefsPossible", trec=(TrecName("prefs_num_prefs_poss"),), aggregate="sum", integer=True,
+         preferences=True)
+def prefs_possible(b: RankedBatch) -> FloatArray:
+    """Number of preferences of the judgments, retrieved or not; the summary is the sum.
+
+    Each group's preferences count once each; a pair preferred in two groups counts twice.
+    Reference: trec_eval 10, prefs_num_prefs_poss.
+    """
+    c = _counts(b)
+    return _per_query(c, c.poss_ret + c.poss_imp + c.not_ret)
+
+
+@measure("PrefsFulfilled", trec=(TrecName("prefs_num_prefs_ful"),), aggregate="sum", integer=True,
+         preferences=True)
+def prefs_fulfilled(b: RankedBatch) -> FloatArray:
+    """Number of preferences the ranking fulfils, implied ones included; the summary is the sum.
+
+    Reference: trec_eval 10, prefs_num_prefs_ful.
+    """
+    c = _counts(b)
+    return _per_query(c, c.ful_ret + c.ful_imp)
+
+
+@measure("PrefsFulfilledRet", trec=(TrecName("prefs_num_prefs_ful_ret"),), aggregate="sum", integer=True,
+         preferences=True)
+def prefs_fulfilled_retrieved(b: RankedBatch) -> FloatArray:
+    """Number of preferences between two retrieved documents that the ranking fulfils; summed.
+
+    Reference: trec_eval 10, prefs_num_prefs_ful_ret.
+    """
+    return _per_query(_counts(b), _counts(b).ful_ret)
+
+
+# ------------------------------------------------------------------------------- simple ratios
+
+
+@measure("PrefsSimp", trec=(TrecName("prefs_simp"),), preferences=True)
+def prefs_simple(b: RankedBatch) -> FloatArray:
+    """Preferences fulfilled over preferences possible, every preference of every group counting once.
+
+    Contradicting groups both count, so a query may not reach 1. Not retrieved preferences are
+    failures. Reference: trec_eval 10, prefs_simp.
+    """
+    c = _counts(b)
+    return safe_div(_per_query(c, c.ful_ret + c.ful_imp), _per_query(c, c.poss_ret + c.poss_imp + c.not_ret))
+
+
+@measure("PrefsSimpRet", trec=(TrecName("prefs_simp_ret"),), preferences=True)
+def prefs_simple_retrieved(b: RankedBatch) -> FloatArray:
+    """PrefsSimp over the preferences between two retrieved documents only.
+
+    Reference: trec_eval 10, prefs_simp_ret (meant for dynamic collections).
+    """
+    c = _counts(b)
+    return safe_div(_per_query(c, c.ful_ret), _per_query(c, c.poss_ret))
+
+
+@measure("PrefsSimpImp", trec=(TrecName("prefs_simp_imp"),), preferences=True)
+def prefs_simple_implied(b: RankedBatch) -> FloatArray:
+    """PrefsSimp over the preferences with at least one document retrieved.
+
+    Reference: trec_eval 10, prefs_simp_imp.
+    """
+    c = _counts(b)
+    return safe_div(_per_query(c, c.ful_ret + c.ful_imp), _per_query(c, c.poss_ret + c.poss_imp))
+
+
+# ------------------------------------------------------------------------------- per pair
+
+
+def _pair_ratios(b: RankedBatch) -> tuple[FloatArray, FloatArray, IntArray, IntArray, IntArray]:
+    return b._cached(("prefs-pairs",), lambda: _pair_sums(_counts(b)))
+
+
+def _pair_sums(c: _Counts) -> tuple[FloatArray, FloatArray, IntArray, IntArray, IntArray]:
+    """Per query: the sums of the pairs' ratios over the retrieved pairs and over the implied ones, and
+    the numbers of retrieved, implied and not retrieved pairs.
+
+    A pair of documents {x, y} (x ranked above y) preferred in several groups has the ratio
+    (groups preferring x) / (groups preferring either). The sums add the retrieved pairs first, then
+    the implied ones, each by x then y, as trec_eval's loops do.
+    """
+    pr = c.pairs
+    top, bottom = np.minimum(pr.rank_better, pr.rank_worse), np.maximum(pr.rank_better, pr.rank_worse)
+    forward = pr.rank_better < pr.rank_worse
+    njr = c.njr[pr.query]
+    region = np.where(bottom < njr, 0, np.where(top < njr, 1, 2))
+    span = int(bottom.max(initial=0)) + 1
+    if (c.n_queries + 1) * 6 * span * span < 2**62:
+        # One sort of one int64 key: query, region, x, y, and last a bit that is 0 for a preference of
+        # x over y (ranks are below a query's number of judged documents).
+        key = np.sort(((((pr.query * 3 + region) * span + top) * span + bottom) << 1) | ~forward)
+        unit_key = key >> 1
+        new = np.ones(len(key), dtype=bool)
+        new[1:] = unit_key[1:] != unit_key[:-1]
+        unit = np.cumsum(new) - 1
+        forward_count = np.bincount(unit, weights=(key & 1) == 0).astype(np.float64)
+        uq, ur = unit_key[new] // (3 * span * span), unit_key[new] // (span * span) % 3
+    else:
+        order = np.lexsort((bottom, top, region, pr.query))
+        q, r, x, y, f = pr.query[order], region[order], top[order], bottom[order], forward[order]
+        new = np.ones(len(q), dtype=bool)
+        new[1:] = (q[1:] != q[:-1]) | (x[1:] != x[:-1]) | (y[1:] != y[:-1])
+        unit = np.cumsum(new) - 1
+        forward_count = np.bincount(unit, weights=f).astype(np.float64)
+        uq, ur = q[new], r[new]
+    total = np.bincount(unit).astype(np.float64)
+    ratio = forward_count / np.maximum(total, 1.0)
+    n = c.n_queries
+    retrieved = np.bincount(uq[ur == 0], weights=ratio[ur == 0], minlength=n).astype(np.float64)
+    # The implied pairs' ratios continue the retrieved ones' sum: added in one pass, in the same order.
+    both = np.bincount(uq[ur < 2], weights=ratio[ur < 2], minlength=n).astype(np.float64)
+    counts = [np.bincount(uq[ur == k], minlength=n).astype(np.int64) for k in range(3)]
+    return retrieved, both, counts[0], counts[1], counts[2]
+
+
+@measure("PrefsPair", trec=(TrecName("prefs_pair"),), preferences=True)
+def prefs_pair(b: RankedBatch) -> FloatArray:
+    """Mean over preferred pairs of documents of the share of the pair's preferences that are fulfilled.
+
+    A pair preferred one way by 3 groups and the other way by 2 scores 3/5 (or 2/5); a pair with
+    neither document retrieved scores 0 but counts. Equals PrefsSimp when no pair is in two groups.
+    Reference: trec_eval 10, prefs_pair.
+    """
+    _, both, n_ret, n_imp, n_not = _pair_ratios(b)
+    return safe_div(both, n_ret + n_imp + n_not)
+
+
+@measure("PrefsPairRet", trec=(TrecName("prefs_pair_ret"),), preferences=True)
+def prefs_pair_retrieved(b: RankedBatch) -> FloatArray:
+    """PrefsPair over the pairs of two retrieved documents.
+
+    Reference: trec_eval 10, prefs_pair_ret.
+    """
+    retrieved, _, n_ret, _, _ = _pair_ratios(b)
+    return safe_div(retrieved, n_ret)
+
+
+@measure("PrefsPairImp", trec=(TrecName("prefs_pair_imp"),), preferences=True)
+def prefs_pair_implied(b: RankedBatch) -> FloatArray:
+    """PrefsPair over the pairs with at least one document retrieved.
+
+    Reference: trec_eval 10, prefs_pair_imp.
+    """
+    _, both, n_ret, n_imp, _ = _pair_ratios(b)
+    return safe_div(both, n_ret + n_imp)
+
+
+# ------------------------------------------------------------------------------- per group
+
+
+@measure("PrefsAvgJg", trec=(TrecName("prefs_avgjg"),), preferences=True)
+def prefs_average_group(b: RankedBatch) -> FloatArray:
+    """Mean over judgment groups of each group's preferences fulfilled over possible.
+
+    Every group (user) weighs the same, however many preferences it holds; a group without
+    preferences counts as 0. Reference: trec_eval 10, prefs_avgjg.
+    """
+    c = _counts(b)
+    return _average_over_groups(c, safe_div(c.ful_ret + c.ful_imp, c.poss_ret + c.poss_imp + c.not_ret))
+
+
+@measure("PrefsAvgJgRet", trec=(TrecName("prefs_avgjg_ret"),), preferences=True)
+def prefs_average_group_retrieved(b: RankedBatch) -> FloatArray:
+    """PrefsAvgJg over the preferences between two retrieved documents.
+
+    Reference: trec_eval 10, prefs_avgjg_ret.
+    """
+    c = _counts(b)
+    return _average_over_groups(c, safe_div(c.ful_ret, c.poss_ret))
+
+
+@measure("PrefsAvgJgImp", trec=(TrecName("prefs_avgjg_imp"),), preferences=True)
+def prefs_average_group_implied(b: RankedBatch) -> FloatArray:
+    """PrefsAvgJg over the preferences with at least one document retrieved.
+
+    Reference: trec_eval 10, prefs_avgjg_imp.
+    """
+    c = _counts(b)
+    return _average_over_groups(c, safe_div(c.ful_ret + c.ful_imp, c.poss_ret + c.poss_imp))
+
+
+# ------------------------------------------------------------------------------- R non-relevant
+
+
+def _nonrel_places(c: _Counts, retrieved_only: bool) -> tuple[BoolArray, IntArray]:
+    """Which judgments are at level 0 (and retrieved, when ``retrieved_only``), and the place of each
+    such judgment among its group's, by rank (0 for the first)."""
+    p = c.prefs
+    jq = segment_ids(p.judgment_offsets)
+    eligible = p.judgment_level == 0
+    if retrieved_only:
+        eligible &= c.judgment_rank < c.njr[jq]
+    span = int(c.judgment_rank.max(initial=0)) + 1
+    order = np.argsort((c.judgment_group * 2 + ~eligible) * span + c.judgment_rank, kind="stable")
+    group = c.judgment_group[order]
+    starts = _offsets_of(np.bincount(group, minlength=len(c.group_query)))
+    place = np.empty(len(order), dtype=np.int64)
+    place[order] = np.arange(len(order)) - starts[group]
+    return eligible, place
+
+
+def _first_nonrel(c: _Counts, places: tuple[BoolArray, IntArray], limit: FloatArray) -> BoolArray:
+    """The level-0 judgments among the first ``limit[group]`` of their group's (see _nonrel_places)."""
+    eligible, place = places
+    return eligible & (place < limit[c.judgment_group])
+
+
+def _below(c: _Counts, group: IntArray, threshold: IntArray, retrieved_only: bool) -> FloatArray:
+    """For each (group, threshold): how many of the group's judgments have a rank below the threshold."""
+    jq = segment_ids(c.prefs.judgment_offsets)
+    keep = c.judgment_rank < c.njr[jq] if retrieved_only else np.ones(len(jq), dtype=bool)
+    span = int(c.judgment_rank.max(initial=0)) + 2
+    keys = np.sort(c.judgment_group[keep] * span + c.judgment_rank[keep])
+    return (np.searchsorted(keys, group * span + threshold) - np.searchsorted(keys, group * span)).astype(np.float64)
+
+
+def _rnonrel(c: _Counts, retrieved_only: bool) -> FloatArray:
+    """Each group's ratio of PrefsAvgJgRnonrel(Ret), NaN for 0/0 (see those kernels)."""
+    pr = c.pairs
+    n_groups = len(c.group_query)
+    if retrieved_only:
+        big, small = c.rel_ret, c.nonrel_ret
+        ratio = _group_ratio(c.ful_ret + c.rel_ret * (big - small), c.poss_ret + c.rel * (big - small))
+    else:
+        big, small = c.rel, c.nonrel
+        ratio = _group_ratio(c.ful_ret + c.ful_imp + c.rel_ret * (big - small),
+                             c.poss_ret + c.poss_imp + c.not_ret + c.rel * (big - small))
+    recount = big < small
+    if not recount.any():
+        return ratio
+    single = c.prefs.group_single
+    njr = c.njr[pr.query]
+    a_ret, b_ret = pr.rank_better < njr, pr.rank_worse < njr
+    fulfilled = (pr.rank_better < pr.rank_worse) & a_ret
+    level = c.prefs.judgment_level
+    # Groups of one subgroup: the preferences among the relevant levels, and every judgment of the group
+    # against each of the first R judgments at 0 (trec_eval's loop includes the level-0 judgments
+    # themselves, and a document against itself, which never counts as fulfilled).
+    among_rel = single[pr.group] & recount[pr.group] & (level[pr.worse] > 0)
+    if retrieved_only:
+        among_rel &= a_ret & b_ret
+    ful = np.bincount(pr.group[among_rel & fulfilled], minlength=n_groups).astype(np.float64)
+    poss = np.bincount(pr.group[among_rel], minlength=n_groups).astype(np.float64)
+    limit = big if retrieved_only else c.rel
+    places = _nonrel_places(c, retrieved_only)
+    kept_zero = _first_nonrel(c, places, limit)
+    jq = segment_ids(c.prefs.judgment_offsets)
+    targets = kept_zero & single[c.judgment_group] & recount[c.judgment_group]
+    t_group, t_rank = c.judgment_group[targets], c.judgment_rank[targets]
+    threshold = t_rank if retrieved_only else np.minimum(t_rank, c.njr[jq[targets]])
+    ful += np.bincount(t_group, weights=_below(c, t_group, threshold, retrieved_only), minlength=n_groups)
+    members = (c.rel_ret + c.nonrel_ret) if retrieved_only else (c.rel + c.nonrel)
+    poss += members * np.bincount(t_group, minlength=n_groups)
+    # Groups of several subgroups: their own preferences, without the judgments at 0 after the first
+    # R (R counts every relevant judgment of the group, retrieved or not, in both measures).
+    dropped = (level == 0) & ~_first_nonrel(c, places, c.rel)
+    kept = ~single[pr.group] & recount[pr.group] & ~dropped[pr.better] & ~dropped[pr.worse]
+    if retrieved_only:
+        kept &= a_ret & b_ret
+    ful += np.bincount(pr.group[kept & fulfilled], minlength=n_groups)
+    poss += np.bincount(pr.group[kept], minlength=n_groups)
+    return np.where(recount, _group_ratio(ful, poss), ratio)
+
+
+@measure("PrefsAvgJgRnonrel", trec=(TrecName("prefs_avgjg_Rnonrel"),), preferences=True)
+def prefs_average_group_rnonrel(b: RankedBatch) -> FloatArray:
+    """PrefsAvgJg with each group's non-relevant documents (level 0) brought to R, its relevant count.
+
+    With N non-relevant and R relevant judgments in a group: N < R adds R(R-N) preferences, fulfilled
+    for each retrieved relevant document; N > R keeps only the first R non-relevant documents by
+    rank and counts again. Close to bpref for one group of two levels. trec_eval's quirks are kept:
+    in a group of one subgroup the recount compares every judgment of the group (the kept level-0
+    ones included) with each kept level-0 one, and a group whose recount is 0/0 makes the query 0.
+    Reference: trec_eval 10, prefs_avgjg_Rnonrel.
+    """
+    c = _counts(b)
+    return _average_over_groups(c, _rnonrel(c, retrieved_only=False))
+
+
+@measure("PrefsAvgJgRnonrelRet", trec=(TrecName("prefs_avgjg_Rnonrel_ret"),), preferences=True)
+def prefs_average_group_rnonrel_retrieved(b: RankedBatch) -> FloatArray:
+    """PrefsAvgJgRnonrel over retrieved documents: R and N count retrieved judgments only.
+
+    As in trec_eval: when N <= R the added preferences' possible count uses every relevant judgment
+    (retrieved or not), a group with no retrieved judgment is 0/0 and makes the query 0, and a group
+    of several subgroups keeps the first R non-relevant retrieved documents with R counting every
+    relevant judgment. Reference: trec_eval 10, prefs_avgjg_Rnonrel_ret.
+    """
+    c = _counts(b)
+    return _average_over_groups(c, _rnonrel(c, retrieved_only=True))
