@@ -157,7 +157,7 @@ CASES = [
     # -R qrels_jg (the second field is the judgment group) and -Z files
     Case("jg-missing-group", "rejected", "q1 0 a 1\nq1 b 0\n", pattern=r"2: 3 fields; expected 4 fields", where="qrels",
          options=JG),
-    Case("jg-relevance-abc", "rejected", "q1 0 a 1\nq1 1 b yes\n", pattern="2: relevance must be an integer",
+    Case("jg-relevance-abc", "rejected", "q1 0 a 1\nq1 1 b yes\n", pattern="2: relevance must be a finite number",
          where="qrels", options=JG),
     Case("jg-duplicate", "rejected", "q1 0 a 1\nq1 1 a 0\nq1 0 a 0\n", where="qrels", options=JG,
          pattern=r"3: duplicate judgment for query 'q1', judgment group '0', document 'a' \(first at line 1\)"),

@@ -116,9 +116,8 @@ class RetrievalEvaluator:
     RECALL_POINTS: tuple[float, ...] = RECALL_POINTS
     preferences = preference_list  #: ``preferences()``: the query's preference judgments, each kept or not
 
-    def __init__(
-        self, query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], *, rel: int = 1, ties: str = "trec_eval",
-    ) -> None:
+    def __init__(self, query_id: str, retrieved: Sequence[Document], judgments: Iterable[Judgment], *, rel: int = 1,
+                 ties: str = "trec_eval") -> None:
         rel = _check_rel("RetrievalEvaluator", rel)
         batch, one = _batch_of(query_id, retrieved, judgments, check_ties(ties))
         self._hold(batch, rel)  # (rel checked above)
@@ -145,10 +144,8 @@ class RetrievalEvaluator:
         if not hasattr(self, "_batch"):  # a constructor that raised (a debugger may still show it)
             return "RetrievalEvaluator(<not built>)"
         retrieved, judged = int(self._batch.num_ret[0]), len(self._batch.judged_relevance)
-        return (
-            f"RetrievalEvaluator(query_id={self.query_id!r}, retrieved={retrieved} document{'' if retrieved == 1 else 's'}, "
-            f"judged={judged} document{'' if judged == 1 else 's'})"
-        )
+        return (f"RetrievalEvaluator(query_id={self.query_id!r}, retrieved={retrieved} document{'' if retrieved == 1 else 's'}, "
+                f"judged={judged} document{'' if judged == 1 else 's'})")
 
     # ------------------------------------------------------------------------------ any measure
     @property

@@ -119,9 +119,8 @@ class SetEvaluator(SetResults):
     @classmethod
     def from_trec(
         cls, qrels: str | os.PathLike[str] | Any, run: str | os.PathLike[str] | Any, *, rel: int = 1,
-        max_depth: int | None = None, judged_only: bool = False, duplicates: Duplicates = "error",
-        complete: bool = True, order: str = "score", subtopics: bool = False, rel_format: str = "qrels", zscores: Any = None,
-        ties: str = "trec_eval",
+        max_depth: int | None = None, judged_only: bool = False, duplicates: Duplicates = "error", complete: bool = True,
+        order: str = "score", subtopics: bool = False, rel_format: str = "qrels", zscores: Any = None, ties: str = "trec_eval",
     ) -> SetEvaluator:
         """Read a TREC qrels file and a TREC run file (paths, ``.gz`` paths or open files).
 
@@ -141,12 +140,11 @@ class SetEvaluator(SetResults):
             Score qrels queries the run lacks as empty rankings (trec_eval ``-c``). With False they
             are left out of every mean.
         order : {"score", "file", "rank"}, default "score"
-            How each query is ranked: by score descending with ties by doc_id descending (trec_eval),
-            in file order, or by the file's rank column (which must then hold integers).
+            How each query is ranked: by score (ties by doc_id descending, as trec_eval), in file order,
+            or by the file's rank column (which must then hold integers).
         subtopics : bool, default False
-            Read the qrels' second column as the subtopic (intent) id of each judgment, as the
-            diversity measures (``alpha_nDCG``, ``ERR_IA``, ...) need. A document may then be judged
-            once per subtopic; every other measure sees its largest value.
+            Read the qrels' second column as each judgment's subtopic (intent) id, for the diversity measures
+            (``alpha_nDCG``, ...): a document may be judged once per subtopic; others see its largest value.
         rel_format, zscores : trec_eval's ``-R`` and ``-Z``: ``rel_format="qrels_jg"`` reads the second column as
             each judgment's group (assessor), for ``map_avgjg`` and co.; ``"prefs"`` and ``"qrels_prefs"`` read
             preference judgments (docs/preferences.md); ``zscores``, a path or ``{query_id:
@@ -164,10 +162,9 @@ class SetEvaluator(SetResults):
 
         options = _read_options(max_depth, duplicates, order, ties)
         # Nobody else holds the run just read: handed over, its columns are freed as the build uses them.
-        built = cls._built(read_qrels_columns(qrels, with_subtopics=subtopics, rel_format=rel_format),
-                           RunHandoff(read_run_columns(run, with_ranks="rank" in (order, ties))), rel=rel,
-                           judged_only=judged_only, complete=complete, **options)
-        return _with_zscores(built, zscores)
+        return _with_zscores(cls._built(read_qrels_columns(qrels, with_subtopics=subtopics, rel_format=rel_format),
+                                        RunHandoff(read_run_columns(run, with_ranks="rank" in (order, ties))), rel=rel,
+                                        judged_only=judged_only, complete=complete, **options), zscores)
 
     @classmethod
     def from_log(
