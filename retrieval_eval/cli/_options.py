@@ -4,6 +4,7 @@ options several commands share. Nothing here imports NumPy or the package, so --
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from typing import Any, NoReturn
@@ -94,6 +95,29 @@ def _positive_int(text: str) -> int:
 def _at_least_one(text: str) -> int:
     """A count of documents or queries to show: an integer >= 1."""
     return _int_at_least(text, 1)
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def _non_negative(text: str) -> float:
+    """A finite number >= 0 (RRF's k)."""
+    value = _number(text)
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, found {text!r}")
+    return value
+
+
+def _persistence(text: str) -> float:
+    """A persistence (RBO's, RBP's p): a number strictly between 0 and 1."""
+    value = _number(text)
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, found {text!r}")
+    return value
 
 
 def _add_judging_options(parser: argparse.ArgumentParser, *, skip_missing: str) -> None:

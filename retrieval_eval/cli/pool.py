@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import math
 from typing import Any
 
-from ._options import _add_quiet, _at_least_one, _Parser, _RawDescriptionFormatter
+from ._options import _add_quiet, _at_least_one, _non_negative, _Parser, _persistence, _RawDescriptionFormatter
 from ._output import EXIT_OK, _counted, _emit, _note, _OutputFailed, _short, _Usage
 from ._runs import _refuse_stdin_twice, _stdin
 
@@ -46,26 +45,6 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
                         help="RBP's persistence, strictly between 0 and 1 (default 0.8)")
     parser.add_argument("-o", dest="output", metavar="FILE", help="write the pool to FILE (default: standard output)")
     _add_quiet(parser)
-
-
-def _non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, found {text!r}")
-    return value
-
-
-def _persistence(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, found {text!r}")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

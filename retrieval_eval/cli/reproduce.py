@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from typing import Any
 
-from ._options import _add_quiet, _at_least_one, _digits, _Parser, _RawDescriptionFormatter
+from ._options import _add_quiet, _at_least_one, _digits, _Parser, _persistence, _RawDescriptionFormatter
 from ._output import EXIT_OK, _emit, _Usage
 from ._runs import _stdin
 
@@ -47,16 +46,6 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
                         help="table (default) or json: everything, per query too")
     parser.add_argument("--digits", type=_digits, default=4, metavar="N", help="decimals in the table (default 4)")
     _add_quiet(parser)
-
-
-def _persistence(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, found {text!r}")
-    return value
 
 
 def _source(path: str, what: str) -> Any:
