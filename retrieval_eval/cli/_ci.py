@@ -11,7 +11,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ._output import _emit, _OutputFailed, _short, _Usage
+from ._output import _emit, _OutputFailed, check_output_file
 
 if TYPE_CHECKING:
     from ..harness.outcomes import Outcome
@@ -33,19 +33,11 @@ def add_ci_options(parser: argparse.ArgumentParser, *, undecided: bool = True) -
 
 def check_ci_outputs(args: argparse.Namespace, inputs: Sequence[str]) -> None:
     """``--junit``'s file, before anything is read: in a directory that exists, and none of the inputs."""
-    from ..io.files import same_file
 
     path = args.junit
     if path is None:
         return
-    shown = _short(path, 120)
-    if os.path.isdir(path):
-        raise _Usage(f"--junit: expected a file name; got {shown}, a directory")
-    if not os.path.isdir(os.path.dirname(path) or os.curdir):
-        raise _Usage(f"--junit: the directory of {shown} does not exist")
-    clash = same_file(path, [*inputs, os.environ.get("GITHUB_STEP_SUMMARY") or "-"])
-    if clash is not None:
-        raise _Usage(f"--junit: {shown} is also an input ({_short(clash, 120)}); writing it would replace it")
+    check_output_file(path, [*inputs, os.environ.get("GITHUB_STEP_SUMMARY") or "-"], option="--junit")
 
 
 def emit_ci(args: argparse.Namespace, outcomes: Sequence[Outcome], *, title: str) -> None:

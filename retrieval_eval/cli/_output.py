@@ -168,3 +168,21 @@ def _counted(n: int, one: str, many: str) -> str:
 
 def _them(items: Sequence[str]) -> str:
     return "it" if len(items) == 1 else "them"
+
+
+def check_output_file(path: str, inputs: Sequence[str], *, option: str = "-o", writing: str = "it") -> None:
+    """An output file's name, checked before anything is read: not a directory, in a directory that
+    exists and can be written, and none of ``inputs`` (which writing ``writing`` would replace)."""
+    from ..io.files import same_file
+
+    shown = _short(path, 120)
+    if os.path.isdir(path):
+        raise _Usage(f"{option}: expected a file name; got {shown}, a directory")
+    folder = os.path.dirname(path) or os.curdir
+    if not os.path.isdir(folder):
+        raise _Usage(f"{option}: the directory of {shown} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise _Usage(f"{option}: cannot write in the directory of {shown}")
+    clash = same_file(path, list(inputs))
+    if clash is not None:
+        raise _Usage(f"{option}: {shown} is also an input ({_short(clash, 120)}); writing {writing} would replace it")

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import os
 
 from ._options import _add_run_options, _Parser, _RawDescriptionFormatter
-from ._output import EXIT_OK, _counted, _note, _OutputFailed, _short, _Usage
+from ._output import EXIT_OK, _counted, _note, _OutputFailed, _Usage, check_output_file
 from ._runs import _as_typed, _load_runs, _per_query_measures, _report_query_set, _sources
 
 _BASELINE_HELP = """\
@@ -48,16 +47,7 @@ def _check_files(args: argparse.Namespace) -> None:
 
 def check_output(path: str, inputs: list[str], *, what: str) -> None:
     """An output file's name: not a directory, in a directory that exists, and none of ``inputs``."""
-    from ..io.files import same_file
-
-    shown = _short(path, 120)
-    if os.path.isdir(path):
-        raise _Usage(f"{what}: expected a file name, found {shown}, a directory")
-    if not os.path.isdir(os.path.dirname(path) or os.curdir):
-        raise _Usage(f"{what}: the directory of {shown} does not exist")
-    clash = same_file(path, inputs)
-    if clash is not None:
-        raise _Usage(f"{what}: {shown} is also an input ({_short(clash, 120)}); writing it would replace it")
+    check_output_file(path, inputs, option=what)
 
 
 def run(args: argparse.Namespace) -> int:

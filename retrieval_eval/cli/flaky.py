@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 
 from ._options import _add_run_options, _digits, _Parser, _positive_int, _RawDescriptionFormatter
-from ._output import EXIT_OK, _counted, _emit, _note, _OutputFailed, _short, _Usage
+from ._output import EXIT_OK, _counted, _emit, _note, _OutputFailed, _Usage, check_output_file
 from ._runs import _given_names, _load_runs, _names, _per_query_measures, _refuse_stdin_twice, _sources
 
 _FLAKY_HELP = """\
@@ -70,21 +69,6 @@ def _unit(text: str) -> float:
     return value
 
 
-def _check_output(path: str, inputs: list[str]) -> None:
-    """-o, before anything is read: a file in a directory that can be written, and not an input."""
-    from ..io.files import same_file
-
-    shown = _short(path, 120)
-    if os.path.isdir(path):
-        raise _Usage(f"-o: expected a file name; got {shown}, a directory")
-    folder = os.path.dirname(path) or os.curdir
-    if not os.path.isdir(folder):
-        raise _Usage(f"-o: the directory of {shown} does not exist")
-    clash = same_file(path, inputs)
-    if clash is not None:
-        raise _Usage(f"-o: {shown} is also an input ({_short(clash, 120)}); writing the list would replace it")
-
-
 def run(args: argparse.Namespace) -> int:
     from ..analysis.flaky import flaky_queries
 
@@ -92,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         raise _Usage("flaky needs two or more runs of the same system")
     _refuse_stdin_twice(args.qrels, args.runs)
     if args.output is not None:
-        _check_output(args.output, [args.qrels, *args.runs])  # before reading the runs, not after
+        check_output_file(args.output, [args.qrels, *args.runs], writing="the list")  # before reading the runs, not after
     requested = _per_query_measures(args.measures or ["nDCG@10"], args.level)
     qrels, runs = _sources(args.qrels, args.runs)
     _given_names(args, len(runs))  # --names checked before any file is read

@@ -6,7 +6,7 @@ import argparse
 import os
 
 from ._options import _add_run_options, _Parser, _RawDescriptionFormatter
-from ._output import EXIT_OK, _note, _OutputFailed, _short, _Usage
+from ._output import EXIT_OK, _note, _OutputFailed, _short, _Usage, check_output_file
 from ._runs import _given_names, _load_runs, _names, _per_query_measures, _refuse_stdin_twice, _sources
 
 _PLOT_HELP = """\
@@ -63,22 +63,12 @@ def _size(text: str) -> tuple[float, float]:
 def _check_output(path: str, inputs: list[str]) -> None:
     """plot's -o, before anything is read: a known suffix, in a directory that exists and can be
     written, and none of the inputs (the image would replace it)."""
-    from ..io.files import same_file
     from ..report.plotting import FORMATS
 
     shown = _short(path, 120)
     if os.path.splitext(path)[1].lower() not in FORMATS:
         raise _Usage(f"-o: expected a file name ending in {', '.join(FORMATS)}; got {shown}")
-    if os.path.isdir(path):
-        raise _Usage(f"-o: expected a file name; got {shown}, a directory")
-    folder = os.path.dirname(path) or os.curdir
-    if not os.path.isdir(folder):
-        raise _Usage(f"-o: the directory of {shown} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise _Usage(f"-o: cannot write in the directory of {shown}")
-    clash = same_file(path, inputs)
-    if clash is not None:
-        raise _Usage(f"-o: {shown} is also an input ({_short(clash, 120)}); writing the image would replace it")
+    check_output_file(path, inputs, writing="the image")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ._options import _add_quiet, _at_least_one, _non_negative, _Parser, _persistence, _RawDescriptionFormatter
-from ._output import EXIT_OK, _counted, _emit, _note, _OutputFailed, _short, _Usage
+from ._output import EXIT_OK, _counted, _emit, _note, _OutputFailed, _Usage, check_output_file
 from ._runs import _refuse_stdin_twice, _stdin
 
 _POOL_HELP = """\
@@ -49,7 +49,6 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..analysis.pools import pool, pool_lines
-    from ..io.files import same_file
 
     if args.method is None and args.depth is None and args.budget is None:
         raise _Usage("give --depth K (depth pooling), or --budget N with --method rrf or rbp")
@@ -60,10 +59,7 @@ def run(args: argparse.Namespace) -> int:
         raise _Usage(f"--method {method} needs --budget N")
     _refuse_stdin_twice(args.qrels, args.runs)
     if args.output is not None:
-        clash = same_file(args.output, [args.qrels, *args.runs])
-        if clash is not None:
-            raise _Usage(f"-o: {_short(args.output, 120)} is also an input ({_short(clash, 120)}); "
-                         "writing the pool would replace it")
+        check_output_file(args.output, [args.qrels, *args.runs], writing="the pool")
     qrels: Any = _stdin("qrels") if args.qrels == "-" else args.qrels
     runs = [_stdin("a run") if r == "-" else r for r in args.runs]
     entries = pool(qrels, runs, method=method, depth=args.depth, budget=args.budget, k=args.k, p=args.p)

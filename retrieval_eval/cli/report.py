@@ -6,7 +6,7 @@ import argparse
 import os
 
 from ._options import _add_run_options, _at_least_one, _Parser, _positive_int, _RawDescriptionFormatter
-from ._output import EXIT_OK, _counted, _note, _OutputFailed, _short, _Usage
+from ._output import EXIT_OK, _counted, _note, _OutputFailed, _short, _Usage, check_output_file
 from ._runs import _given_names, _load_runs, _names, _refuse_stdin_twice, _run_names, _sources
 
 _REPORT_HELP = """\
@@ -86,23 +86,6 @@ def _check_texts(paths: dict[str, str | None]) -> None:
             raise _Usage(f"{option}: {_short(path, 120)} is not a file")
 
 
-def _check_output(path: str, inputs: list[str]) -> None:
-    """-o, before anything is read: a file name in a directory that can be written, none of the inputs."""
-    from ..io.files import same_file
-
-    shown = _short(path, 120)
-    if os.path.isdir(path):
-        raise _Usage(f"-o: expected a file name; got {shown}, a directory")
-    folder = os.path.dirname(path) or os.curdir
-    if not os.path.isdir(folder):
-        raise _Usage(f"-o: the directory of {shown} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise _Usage(f"-o: cannot write in the directory of {shown}")
-    clash = same_file(path, inputs)
-    if clash is not None:
-        raise _Usage(f"-o: {shown} is also an input ({_short(clash, 120)}); writing the report would replace it")
-
-
 def run(args: argparse.Namespace) -> int:
     from ..analysis.comparison import _check_options, compare
     from ..report.html import build_and_write, check_limits
@@ -112,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     _refuse_stdin_twice(args.qrels, args.runs)
     texts = [path for path in (args.docs, args.topics) if path is not None]
     _check_texts({"--docs": args.docs, "--topics": args.topics})
-    _check_output(args.output, [args.qrels, *args.runs, *texts])
+    check_output_file(args.output, [args.qrels, *args.runs, *texts], writing="the report")
     given = _given_names(args, len(args.runs))
     if args.baseline is not None and given is not None and args.baseline not in given:
         raise _Usage(f"--baseline {_short(args.baseline)} is not one of the runs: {_short(', '.join(given), 200)}")
