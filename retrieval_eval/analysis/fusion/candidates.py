@@ -1,0 +1,156 @@
+"""The documents several runs retrieved, side by side: one row per (query, document) any run has.
+
+:class:`Candidates` is what every fusion method reads. Each run's scores and ranks are columns of
+one ``(runs, rows)`` matrix, so a method is a few whole-array operations over every query at once.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from attrs import frozen
+
+from ...engine.ids import _check_duplicates, intern
+from ...engine.order import canonical_order
+from ...engine.segments import _offsets_of, segment_ids
+from ...model import FloatArray, InputFormatError, IntArray, RunColumns
+
+if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
+    import numpy.typing as npt
+
+
+@frozen(eq=False)
+class Candidates:
+    """The union of several runs' documents: one row per (query, document) that some run retrieved.
+
+    Rows are grouped by query (queries in byte order, ``offsets`` bounds each query's rows) and by
+    document id in byte order within a query. ``scores[r, i]`` is run ``r``'s score of row ``i``, NaN
+    where run ``r`` did not retrieve it; ``ranks[r, i]`` its 1-based rank in run ``r`` in trec_eval's
+    order (score descending, ties by doc_id descending), 0 where absent. ``depth[r, q]`` is how many
+    documents run ``r`` retrieved for query ``q`` (0 for a query the run does not have).
+
+    >>> from retrieval_eval.io.dicts import columns_from_dicts
+    >>> a = columns_from_dicts({}, {"q1": {"d1": 2.0, "d2": 1.0}})[1]
+    >>> b = columns_from_dicts({}, {"q1": {"d2": 5.0, "d3": 4.0}})[1]
+    >>> c = candidates_from_runs([a, b], names=("a", "b"))
+    >>> c.doc_ids.tolist(), c.ranks.tolist()
+    ([b'd1', b'd2', b'd3'], [[1, 2, 0], [0, 1, 2]])
+    """
+
+    query_ids: np.ndarray  #: (q,) the queries, as the engine keeps ids (fixed-width bytes)
+    offsets: IntArray  #: (q + 1,) each query's rows are ``offsets[j]:offsets[j + 1]``
+    doc_ids: np.ndarray  #: (n,) each row's document
+    scores: FloatArray  #: (r, n) each run's score of the row, NaN where the run lacks it
+    ranks: IntArray  #: (r, n) each run's 1-based rank of the row, 0 where the run lacks it
+    depth: IntArray  #: (r, q) documents each run retrieved for each query
+    run_names: tuple[str, ...]  #: (r,) names of the runs, for the fused run's tag
+
+    @property
+    def n_runs(self) -> int:
+        return len(self.run_names)
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.doc_ids)
+
+    @property
+    def present(self) -> np.ndarray:
+        """(r, n) bool: whether run ``r`` retrieved the row's document."""
+        return self.ranks > 0
+
+    def row_query(self) -> IntArray:
+        """(n,) each row's query index."""
+        return segment_ids(self.offsets)
+
+    def with_scores(self, scores: FloatArray) -> Candidates:
+        """The same rows with other scores (a normalisation's), NaN where a run lacks the row."""
+        return Candidates(self.query_ids, self.offsets, self.doc_ids, scores, self.ranks, self.depth, self.run_names)
+
+
+def run_name(run: RunColumns) -> str:
+    """A short name of a run for tags: its run id, else its file's name without the extension."""
+    if run.run_id:
+        return run.run_id
+    base = os.path.basename(run.origin)
+    return base.split(".", 1)[0] or base or "run"
+
+
+def _common_ids(columns: Sequence[np.ndarray]) -> np.ndarray:
+    """The columns end to end, as one array the engine can intern (bytes, or objects for very long ids)."""
+    if all(column.dtype.kind == "S" for column in columns):
+        return np.concatenate(columns)
+    joined = np.empty(sum(len(column) for column in columns), dtype=object)
+    at = 0
+    for column in columns:  # a loop over runs; a column of objects or str is rare (in-memory input)
+        values = column.tolist()
+        joined[at : at + len(values)] = [v.encode("utf-8", "surrogateescape") if isinstance(v, str) else v
+                                         for v in values]
+        at += len(values)
+    return joined
+
+
+def _ranks_in_run(query_code: IntArray, scores: FloatArray, doc_ids: np.ndarray, n_queries: int) -> IntArray:
+    """Each row's 1-based rank within its query, in trec_eval's order."""
+    order = canonical_order(query_code, scores, doc_ids)
+    rows = np.arange(len(query_code), dtype=np.int64) if order is None else order.permutation()
+    starts = _offsets_of(np.bincount(query_code, minlength=n_queries))[:-1]
+    ranks = np.empty(len(rows), dtype=np.int64)
+    ranks[rows] = np.arange(1, len(rows) + 1, dtype=np.int64) - starts[query_code.take(rows)]
+    return ranks
+
+
+def candidates_from_runs(runs: Sequence[RunColumns], names: Sequence[str] | None = None) -> Candidates:
+    """The rows of :class:`Candidates` for ``runs`` (each a run's columns, as the readers give them).
+
+    A document given twice for one query in one run raises InputFormatError naming both lines;
+    ``names`` default to :func:`run_name` of each run.
+    """
+    if not runs:
+        raise InputFormatError("fusion needs at least one run; got none")
+    names = tuple(names) if names is not None else tuple(run_name(run) for run in runs)
+    if len(names) != len(runs):
+        raise InputFormatError(f"expected one name per run ({len(runs)}); got {len(names)}")
+    sizes = [len(run.doc_ids) for run in runs]
+    bounds = _offsets_of(np.array(sizes, dtype=np.int64))
+    query_ids, query_code = intern(_common_ids([run.query_ids for run in runs]))
+    doc_all = _common_ids([run.doc_ids for run in runs])
+    n_q = len(query_ids)
+    rank_all = np.empty(len(doc_all), dtype=np.int64)
+    depth = np.zeros((len(runs), n_q), dtype=np.int64)
+    for r, run in enumerate(runs):  # a loop over runs: each is sorted whole
+        at = slice(int(bounds[r]), int(bounds[r + 1]))
+        code, docs = query_code[at], doc_all[at]
+        _check_duplicates(code, docs, np.asarray(run.lines), run.origin, run.unit, "document",
+                          query_ids, "error")
+        rank_all[at] = _ranks_in_run(code, np.asarray(run.scores, dtype=np.float64), docs, n_q)
+        depth[r] = np.bincount(code, minlength=n_q)
+    doc_vocab, doc_code = intern(doc_all)
+    del doc_all
+    row_of, row_query, row_doc = _rows(query_code, doc_code, len(doc_vocab))
+    n = len(row_query)
+    run_of = np.repeat(np.arange(len(runs), dtype=np.int64), sizes)
+    scores = np.full((len(runs), n), np.nan)
+    scores[run_of, row_of] = np.concatenate([np.asarray(run.scores, dtype=np.float64) for run in runs])
+    ranks = np.zeros((len(runs), n), dtype=np.int64)
+    ranks[run_of, row_of] = rank_all
+    offsets = _offsets_of(np.bincount(row_query, minlength=n_q))
+    return Candidates(query_ids, offsets, doc_vocab[row_doc], scores, ranks, depth, names)
+
+
+def _rows(query_code: IntArray, doc_code: IntArray, n_docs: int) -> tuple[IntArray, IntArray, IntArray]:
+    """Each input row's candidate row, and each candidate row's query and document code, the rows
+    sorted by query, then document."""
+    n_q = int(query_code.max()) + 1 if len(query_code) else 0
+    if n_q * n_docs < 2**62:
+        keys, row_of = np.unique(query_code * n_docs + doc_code, return_inverse=True)
+        return row_of.ravel().astype(np.int64, copy=False), keys // n_docs, keys % n_docs
+    pairs: npt.NDArray[Any] = np.stack([query_code, doc_code], axis=1)
+    unique, row_of = np.unique(pairs, axis=0, return_inverse=True)
+    return row_of.ravel().astype(np.int64, copy=False), unique[:, 0], unique[:, 1]
