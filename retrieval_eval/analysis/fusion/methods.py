@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from . import ranks, scores
+from . import ranks, scores, trained
 
-__all__ = ["ranks", "scores"]
+__all__ = ["ranks", "scores", "trained"]
