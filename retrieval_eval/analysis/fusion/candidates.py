@@ -69,6 +69,17 @@ class Candidates:
         """(n,) each row's query index."""
         return segment_ids(self.offsets)
 
+    def rows_of(self, queries: np.ndarray) -> IntArray:
+        """The rows of the queries where ``queries`` (a (q,) bool mask) is true, in order."""
+        return np.flatnonzero(np.repeat(queries, np.diff(self.offsets)))
+
+    def subset(self, queries: np.ndarray) -> Candidates:
+        """The candidates of the queries where ``queries`` (a (q,) bool mask) is true."""
+        rows = self.rows_of(queries)
+        offsets = _offsets_of(np.diff(self.offsets)[queries])
+        return Candidates(self.query_ids[queries], offsets, self.doc_ids[rows], self.scores[:, rows],
+                          self.ranks[:, rows], self.depth[:, queries], self.run_names)
+
     def with_scores(self, scores: FloatArray) -> Candidates:
         """The same rows with other scores (a normalisation's), NaN where a run lacks the row."""
         return Candidates(self.query_ids, self.offsets, self.doc_ids, scores, self.ranks, self.depth, self.run_names)

@@ -23,11 +23,14 @@ def _sum(values: FloatArray) -> FloatArray:
     return total
 
 
-def _check(name: str, value: float, low: float, high: float = np.inf) -> float:
-    value = float(value)
-    if not low <= value <= high:
+def _check(name: str, value: Any, low: float, high: float = np.inf) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise FusionError(f"{name} must be a number in [{low}, {high}]; got {value!r}") from None
+    if not low <= number <= high:
         raise FusionError(f"{name} must be a number in [{low}, {high}]; got {value!r}")
-    return value
+    return number
 
 
 @fusion_method("rrf", params={"k": 60}, family="rank")

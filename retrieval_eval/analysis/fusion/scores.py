@@ -59,6 +59,8 @@ def comb_mnz(c: Candidates, *, norm: str) -> FloatArray:
 @fusion_method("combgmnz", params={"norm": "min-max", "gamma": 1.0}, aliases=("gmnz",))
 def comb_gmnz(c: Candidates, *, norm: str, gamma: float) -> FloatArray:
     """CombGMNZ: CombSUM times the number of runs that retrieved the document to the power gamma."""
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not np.isfinite(gamma):
+        raise FusionError(f"CombGMNZ's gamma must be a finite number; got {gamma!r}")
     filled, present = _filled(c, norm)
     return np.asarray(_sum(filled) * present.sum(axis=0).astype(np.float64) ** float(gamma), dtype=np.float64)
 
@@ -73,6 +75,8 @@ def comb_anz(c: Candidates, *, norm: str) -> FloatArray:
 def _missing_as(c: Candidates, norm: str, missing: float | None) -> FloatArray:
     """The normalised scores, ``missing`` where a run lacks the row (None: left NaN, so skipped)."""
     scores = normalised_scores(c, norm)
+    if missing is not None and (isinstance(missing, bool) or not isinstance(missing, (int, float))):
+        raise FusionError(f"'missing' must be a number or None; got {missing!r}")
     return scores if missing is None else np.where(np.isnan(scores), float(missing), scores)
 
 

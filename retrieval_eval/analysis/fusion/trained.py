@@ -52,6 +52,13 @@ def relevant_rows(c: Candidates, qrels: QrelsColumns, rel: int) -> BoolArray:
     return np.isin(row_keys, judged_keys)
 
 
+def _whole(name: str, value: Any, low: int) -> int:
+    """``value`` as an int >= ``low``; FusionError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise FusionError(f"{name} must be an int >= {low}; got {value!r}")
+    return int(value)
+
+
 def _intern(ids: np.ndarray) -> tuple[np.ndarray, IntArray]:
     from ...engine.ids import intern
 
@@ -101,8 +108,7 @@ def posfuse(c: Candidates, *, qrels: Any, train_queries: Any, rel: int) -> Float
 def slidefuse(c: Candidates, *, qrels: Any, train_queries: Any, rel: int, w: int) -> FloatArray:
     """SlideFuse (Lillis et al., 2008): PosFuse's probabilities averaged over the ranks within w of the
     document's, inside the run's list."""
-    if int(w) != w or w < 0:
-        raise FusionError(f"SlideFuse's w must be an int >= 0; got {w!r}")
+    w = _whole("SlideFuse's w", w, 0)
     hit, train_row = _setup(c, qrels, train_queries, rel)
     probs = _position_probabilities(c, hit, train_row, _train_queries(c, train_queries))
     depth = np.repeat(c.depth, np.diff(c.offsets), axis=1)
@@ -143,9 +149,7 @@ def _segment_averages(c: Candidates, r: int, hit: BoolArray, train_row: BoolArra
 def probfuse(c: Candidates, *, qrels: Any, train_queries: Any, rel: int, n_segments: int) -> FloatArray:
     """ProbFuse (Lillis et al., 2006): each run's list cut into n_segments equal segments; a document
     scores its segment's share of relevant documents on the training queries, divided by the segment's number."""
-    if int(n_segments) != n_segments or n_segments < 1:
-        raise FusionError(f"ProbFuse's n_segments must be an int >= 1; got {n_segments!r}")
-    n_segments = int(n_segments)
+    n_segments = _whole("ProbFuse's n_segments", n_segments, 1)
     hit, train_row = _setup(c, qrels, train_queries, rel)
     train_query = _train_queries(c, train_queries)
     depth = np.repeat(c.depth, np.diff(c.offsets), axis=1)
