@@ -117,3 +117,23 @@ def test_fusing_a_run_with_itself_keeps_its_ranking(run: dict[str, dict[str, flo
         fused = fuse([columns, columns], method)
         got = [(q.decode(), d.decode()) for q, d in zip(fused.query_ids, fused.doc_ids)]
         assert got == expected, method
+
+
+@pytest.mark.parametrize("skewed", [False, True])
+def test_the_fused_order_is_the_engines_canonical_order(skewed: bool) -> None:
+    """Sorting each query's rows in a padded matrix (or, for very uneven queries, one lexsort) then
+    the tie groups gives trec_eval's order, as the engine's own sort of every row does."""
+    from retrieval_eval.analysis.fusion.registry import ranked_run
+    from retrieval_eval.engine.order import canonical_order
+
+    rng = np.random.default_rng(5)
+    sizes = [2000] + [1] * 10 if skewed else [30, 25, 40, 33]  # skewed: padding would cost too much
+    run = {f"q{i}": {f"d{j}": float(rng.integers(0, 6)) for j in rng.choice(3000, size, replace=False)}
+           for i, size in enumerate(sizes)}
+    c = candidates_from_runs([_run(run)])
+    scores = c.scores[0]
+    fused = ranked_run(c, scores, "x")
+    rows = canonical_order(c.row_query(), scores, c.doc_ids)
+    expected = np.arange(c.n_rows) if rows is None else rows.permutation()
+    assert fused.doc_ids.tolist() == c.doc_ids[expected].tolist()
+    assert fused.scores.tolist() == scores[expected].tolist()

@@ -90,7 +90,7 @@ SCORE_METHODS = ["sum", "mnz", "anz", "max", "min", "med"]
 NORMS = ["min-max", "max", "sum", "zmuv"]
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("norm", NORMS)
 def test_score_combinations_match_ranx(seed: int, norm: str) -> None:
     # ranx's zmuv empties another query's ranking of a run that lacks a query (its mean of no
@@ -106,7 +106,7 @@ def test_score_combinations_match_ranx(seed: int, norm: str) -> None:
                _ranx_fuse(runs, norm, method, {"weights": weights}))
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("norm", ["rank", "borda", "min-max-inverted"])
 def test_rank_based_normalisations_match_ranx(seed: int, norm: str) -> None:
     runs = _by_rank(_generated(seed))  # ranx's rank and borda norms read its (tie-free here) order
@@ -114,7 +114,7 @@ def test_rank_based_normalisations_match_ranx(seed: int, norm: str) -> None:
         _check(fuse(_columns(runs), method, norm=norm), _ranx_fuse(runs, norm, method))
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", range(5))
 def test_rank_combinations_match_ranx(seed: int) -> None:
     raw = _generated(seed)
     runs = _by_rank(raw)
@@ -178,7 +178,7 @@ def _agreeing(seed: int) -> Dicts:
 
 def test_condorcet_matches_ranx_where_the_majority_orders_all() -> None:
     compared = 0
-    for seed in range(30):
+    for seed in range(8):
         raw = _agreeing(seed)
         weights = [0.5, 1.5, 2.25]
         runs = _by_rank(raw)
@@ -198,7 +198,7 @@ def _qrels(seed: int, queries: list[str]) -> dict[str, dict[str, int]]:
     return {q: {d: int(g) for d, g in zip(docs, rng.integers(0, 3, size=len(docs)))} for q in queries}
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(4))
 def test_trained_methods_match_ranx(seed: int) -> None:
     from ranx import fusion as ranx_fusion
 

@@ -15,7 +15,7 @@ from attrs import frozen
 
 from ...engine.order import canonical_order
 from ...engine.segments import _offsets_of
-from ...model import FIELD_SEPARATORS, FloatArray, InputFormatError, RunColumns
+from ...model import FIELD_SEPARATORS, FloatArray, InputFormatError, IntArray, RunColumns
 from .candidates import Candidates, candidates_from_runs
 
 #: ``method(candidates, **params)``: float64 fused scores, one per candidate row.
@@ -95,11 +95,14 @@ def run_tag(method: str, names: Sequence[str]) -> str:
 def ranked_run(candidates: Candidates, scores: FloatArray, run_id: str, depth: int | None = None) -> RunColumns:
     """The candidates as a run scored by ``scores``, in trec_eval's order (score descending, ties by
     doc_id descending), each query cut at its ``depth`` best documents (None: all)."""
-    if bool(np.isnan(scores).any()):
-        raise AssertionError("a fusion method gave a NaN score")
+    if not bool(np.isfinite(scores).all()):
+        raise AssertionError("a fusion method gave a score that is not finite")
     query = candidates.row_query()
-    order = canonical_order(query, scores, candidates.doc_ids)
-    rows = np.arange(candidates.n_rows, dtype=np.int64) if order is None else order.permutation()
+    rows = _by_score(candidates.offsets, query, scores)
+    # Each query's rows by score now: the engine's order only sorts the tie groups by doc_id.
+    order = canonical_order(query, scores.take(rows), candidates.doc_ids.take(rows))
+    if order is not None:
+        rows = rows.take(order.permutation())
     if depth is not None:
         starts = _offsets_of(np.diff(candidates.offsets))[:-1]
         rank = np.arange(len(rows), dtype=np.int64) - starts[query.take(rows)]
@@ -107,6 +110,23 @@ def ranked_run(candidates: Candidates, scores: FloatArray, run_id: str, depth: i
     return RunColumns(candidates.query_ids[query.take(rows)], candidates.doc_ids.take(rows), scores.take(rows),
                       np.arange(1, len(rows) + 1, dtype=np.int64), origin=f"<fused {run_id}>", run_id=run_id,
                       unit="row")
+
+
+def _by_score(offsets: IntArray, query: IntArray, scores: FloatArray) -> IntArray:
+    """The rows with each query's by score descending (ties in any order), queries in place: each
+    query's scores a row of one matrix padded to the longest query, sorted row by row (far cheaper
+    than one sort of every row), when the padding costs at most as many cells again as there are rows."""
+    sizes = np.diff(offsets)
+    n, longest = len(scores), int(sizes.max(initial=0))
+    if len(sizes) * longest > 2 * n + 1024:
+        return np.lexsort((-scores, query))
+    matrix = np.full((len(sizes), longest), np.inf)
+    column = np.arange(n) - offsets[query]
+    matrix[query, column] = -scores
+    order = np.argsort(matrix, axis=1)  # padding (+inf, scores being finite) sorts last
+    keep = np.arange(longest) < sizes[:, None]
+    rows: IntArray = (offsets[:-1, None] + order)[keep]
+    return rows
 
 
 def fuse(runs: Sequence[RunColumns], method: str = "rrf", *, depth: int | None = None,
