@@ -122,6 +122,19 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _quietly(work: Callable[[], object]) -> object:
+    """``work()`` with the process's standard output sent to /dev/null (FLAGR's C code prints a line per query)."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with open(os.devnull, "wb") as null:
+        os.dup2(null.fileno(), 1)
+        try:
+            return work()
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
 def _peers(paths: list[str], n_queries: int, directory: str, repeat: int) -> None:
     import warnings
 
@@ -147,7 +160,7 @@ def _peers(paths: list[str], n_queries: int, directory: str, repeat: int) -> Non
             ours = _best(repeat, lambda method=method, params=ours_params: _ours(runs, method, **params))
             theirs = _best(repeat, lambda name=ranx_method: ranx.fuse(ranx_runs, norm="min-max", method=name))
             print(f"  {method}: ours {ours:.3f} s, ranx {theirs:.3f} s (ranx / ours = {theirs / ours:.1f})")
-        flagr = _best(repeat, lambda: Linear.CombMNZ(norm="score").aggregate(input_file=flagr_input))
+        flagr = _best(repeat, lambda: _quietly(lambda: Linear.CombMNZ(norm="score").aggregate(input_file=flagr_input)))
         ours = _best(repeat, lambda: _ours(runs, "combmnz", norm="min-max"))
         print(f"  combmnz: ours {ours:.3f} s, pyflagr {flagr:.3f} s (pyflagr / ours = {flagr / ours:.1f}; "
               "pyflagr's time includes reading its CSV and writing its output, ours starts from columns)")

@@ -41,8 +41,9 @@ def normalised_scores(c: Candidates, norm: str) -> FloatArray:
     >>> from retrieval_eval.io.dicts import columns_from_dicts
     >>> from retrieval_eval.analysis.fusion.candidates import candidates_from_runs
     >>> run = columns_from_dicts({}, {"q": {"a": 3.0, "b": 2.0, "c": 1.0}})[1]
-    >>> normalised_scores(candidates_from_runs([run]), "min-max").tolist()
-    [[1.0, 0.5, 0.0]]
+    >>> c = candidates_from_runs([run])
+    >>> sorted(zip(c.doc_ids.tolist(), normalised_scores(c, "min-max")[0].tolist()))
+    [(b'a', 1.0), (b'b', 0.5), (b'c', 0.0)]
     """
     scores = c.scores
     if norm == "none":
