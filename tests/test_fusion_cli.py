@@ -128,3 +128,22 @@ def test_the_weight_grid_and_random_search() -> None:
     drawn = configurations(get_method("rrf"), 2, search="random", trials=5, seed=3)
     assert drawn == configurations(get_method("rrf"), 2, search="random", trials=5, seed=3)
     assert all(1 <= cfg["k"] <= 100 for cfg in drawn)
+
+
+def test_train_queries_are_learnt_from_and_left_out_of_the_report(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    train = tmp_path / "train.txt"
+    train.write_text("q1\nq2\nq3\nq4\nq5\nq6\n")
+    code, _ = _fuse(tmp_path, "--optimize", "--train-queries", str(train), "--qrels", QRELS, "-m", "AP", "--compare")
+    assert code == 0
+    assert "reported on 6 queries: queries not in --train-queries" in capsys.readouterr().out
+    tuning = json.loads((tmp_path / "fused.run.json").read_text())["tuning"]
+    c = candidates_from_runs([read_run_columns(p) for p in (SPARSE, DENSE)])
+    qrels = read_qrels_columns(QRELS)
+    learnt = np.isin(c.query_ids, [f"q{i}".encode() for i in range(1, 7)])
+    assert tuning["best"] == tune(c, get_method("rrf"), qrels, "AP", learnt,
+                                  configurations(get_method("rrf"), 2)).params
+    train.write_text("q1\n\nq3\n")
+    code, _ = _fuse(tmp_path, "--optimize", "--train-queries", str(train), "--qrels", QRELS)
+    assert code == 2
+    assert f"{train}:2: expected one query id" in capsys.readouterr().err
