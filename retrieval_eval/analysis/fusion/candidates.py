@@ -150,12 +150,15 @@ def candidates_from_runs(runs: Sequence[RunColumns], names: Sequence[str] | None
         doc_ids = doc_all[first]
     del doc_all
     n = len(row_query)
-    run_of = np.repeat(np.arange(len(runs), dtype=np.int64), sizes)
-    _refuse_repeats(runs, bounds, run_of, row_of, n, query_ids, query_code)
+    # Each input row's cell in the (runs, rows) matrices, as one flat index (cheaper than two).
+    cell = row_of
+    for r in range(1, len(runs)):  # a loop over runs: each one's rows move to its row of the matrix
+        cell[int(bounds[r]) : int(bounds[r + 1])] += r * n
+    _refuse_repeats(runs, bounds, cell, n, query_ids, query_code)
     scores = np.full((len(runs), n), np.nan)
-    scores[run_of, row_of] = np.concatenate([np.asarray(run.scores, dtype=np.float64) for run in runs])
+    scores.ravel()[cell] = np.concatenate([np.asarray(run.scores, dtype=np.float64) for run in runs])
     ranks = np.zeros((len(runs), n), dtype=np.int64)
-    ranks[run_of, row_of] = rank_all
+    ranks.ravel()[cell] = rank_all
     offsets = _offsets_of(np.bincount(row_query, minlength=n_q))
     return Candidates(query_ids, offsets, doc_ids, scores, ranks, depth, names)
 
@@ -204,13 +207,14 @@ def _by_query_then_hash(query_code: IntArray, hashed: np.ndarray, n_q: int) -> I
     return np.lexsort((hashed, query_code))
 
 
-def _refuse_repeats(runs: Sequence[RunColumns], bounds: IntArray, run_of: IntArray, row_of: IntArray, n: int,
+def _refuse_repeats(runs: Sequence[RunColumns], bounds: IntArray, cell: IntArray, n: int,
                     query_ids: np.ndarray, query_code: IntArray) -> None:
-    """InputFormatError naming both lines if a run gives a document twice for one query."""
-    counts = np.bincount(row_of * len(runs) + run_of, minlength=n * len(runs))
+    """InputFormatError naming both lines if a run gives a document twice for one query (two of its
+    rows in one ``cell``, ``run * n + row``)."""
+    counts = np.bincount(cell, minlength=n * len(runs))
     if not bool((counts > 1).any()):
         return
-    r = int(np.flatnonzero(counts > 1)[0] % len(runs))
+    r = int(np.flatnonzero(counts > 1)[0] // n)
     at = slice(int(bounds[r]), int(bounds[r + 1]))
     run = runs[r]
     _check_duplicates(query_code[at], np.asarray(run.doc_ids), np.asarray(run.lines), run.origin, run.unit,

@@ -37,8 +37,11 @@ def _check(name: str, value: Any, low: float, high: float = np.inf) -> float:
 def rrf(c: Candidates, *, k: float) -> FloatArray:
     """RRF (Cormack et al., 2009): the sum of 1 / (k + rank) over the runs that retrieved the document."""
     k = _check("RRF's k", k, 0.0)
-    present = c.ranks > 0
-    return _sum(np.where(present, 1.0 / (k + np.where(present, c.ranks, 1)), 0.0))
+    # Each rank's points looked up in a table (0 for "absent"): one pass over the ranks.
+    with np.errstate(divide="ignore"):
+        points = 1.0 / (k + np.arange(int(c.ranks.max(initial=0)) + 1, dtype=np.float64))
+    points[0] = 0.0
+    return _sum(points[c.ranks])
 
 
 def _inverse_squares(c: Candidates) -> tuple[FloatArray, IntArray]:
