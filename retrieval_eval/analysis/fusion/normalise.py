@@ -48,16 +48,21 @@ def normalised_scores(c: Candidates, norm: str) -> FloatArray:
     scores = c.scores
     if norm == "none":
         return scores
+    if norm in ("min-max", "min-max-inverted"):
+        # Per (run, query) first, then spread along the rows: two matrices of the rows' size, not six.
+        low, high = _per_query(scores, c, np.fmin), _per_query(scores, c, np.fmax)
+        spread = _along_rows(np.maximum(high - low, EPSILON), c)
+        out = _along_rows(high, c) if norm == "min-max-inverted" else scores - _along_rows(low, c)
+        if norm == "min-max-inverted":
+            out -= scores
+        out /= spread
+        return out
     present = ~np.isnan(scores)
     count = _along_rows(c.depth.astype(np.float64), c)
-    if norm in ("min-max", "min-max-inverted", "sum"):
+    if norm == "sum":
         low = _along_rows(_per_query(scores, c, np.fmin), c)
-        if norm == "sum":
-            total = _along_rows(_per_query(np.where(present, scores, 0.0), c, np.add), c)
-            return (scores - low) / np.maximum(total - low * count, EPSILON)
-        high = _along_rows(_per_query(scores, c, np.fmax), c)
-        spread = np.maximum(high - low, EPSILON)
-        return (high - scores) / spread if norm == "min-max-inverted" else (scores - low) / spread
+        total = _along_rows(_per_query(np.where(present, scores, 0.0), c, np.add), c)
+        return (scores - low) / np.maximum(total - low * count, EPSILON)
     if norm == "max":
         return scores / np.maximum(_along_rows(_per_query(scores, c, np.fmax), c), EPSILON)
     if norm == "zmuv":

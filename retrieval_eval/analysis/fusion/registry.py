@@ -16,7 +16,7 @@ from attrs import frozen
 from ...engine.order import canonical_order
 from ...engine.segments import _offsets_of
 from ...model import FIELD_SEPARATORS, FloatArray, InputFormatError, IntArray, RunColumns
-from .candidates import Candidates, candidates_from_runs
+from .candidates import Candidates, argsort_rows, candidates_from_runs
 
 #: ``method(candidates, **params)``: float64 fused scores, one per candidate row.
 MethodFunction = Callable[..., FloatArray]
@@ -123,7 +123,7 @@ def _by_score(offsets: IntArray, query: IntArray, scores: FloatArray) -> IntArra
     matrix = np.full((len(sizes), longest), np.inf)
     column = np.arange(n) - offsets[query]
     matrix[query, column] = -scores
-    order = np.argsort(matrix, axis=1)  # padding (+inf, scores being finite) sorts last
+    order = argsort_rows(matrix)  # padding (+inf, scores being finite) sorts last
     keep = np.arange(longest) < sizes[:, None]
     rows: IntArray = (offsets[:-1, None] + order)[keep]
     return rows
