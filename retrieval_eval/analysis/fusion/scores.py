@@ -34,7 +34,10 @@ def _filled(c: Candidates, norm: str) -> tuple[FloatArray, np.ndarray]:
     """The normalised scores with 0 where a run lacks the row, and where runs have rows."""
     scores = normalised_scores(c, norm)
     present = ~np.isnan(scores)
-    return np.where(present, scores, 0.0), present
+    if scores is c.scores:  # the candidates' own: not to be changed
+        return np.where(present, scores, 0.0), present
+    scores[~present] = 0.0  # a fresh array: filled in place
+    return scores, present
 
 
 def _sum(values: FloatArray) -> FloatArray:
