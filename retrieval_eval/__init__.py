@@ -51,6 +51,7 @@ _SUBMODULES = (
     "model", "io", "engine", "measures", "evaluators", "analysis", "report", "harness", "labels", "integrations",
     "cli",
     "data", "plotting", "spark", "testing",
+    "fusion",
 )
 
 

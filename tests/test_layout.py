@@ -35,6 +35,7 @@ ALLOWED = {
     "plotting": {"report"},
     "spark": {"integrations"},
     "testing": {"integrations"},
+    "fusion": {"analysis"},
     "__init__": {"model", "io", "measures", "evaluators", "analysis"},
     "__main__": {"cli"},
 }

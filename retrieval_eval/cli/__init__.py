@@ -65,6 +65,7 @@ COMMANDS = {
     "agree": "agree",
     "pool": "pool",
     "reproduce": "reproduce",
+    "fuse": "fuse",
     "measures": "measures",
 }
 

@@ -1,0 +1,7 @@
+"""Imports every module that registers fusion methods (imported by :func:`.registry.get_method`)."""
+
+from __future__ import annotations
+
+from . import ranks, scores, trained
+
+__all__ = ["ranks", "scores", "trained"]
