@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 from . import ranks, scores
+from . import flagr  # noqa: F401  # FLAGR's methods
 
 __all__ = ["ranks", "scores"]

@@ -1,0 +1,10 @@
+"""FLAGR's rank-aggregation methods (pyflagr 1.0.21), registered under ``flagr-*`` names.
+
+Importing this module registers them all; :mod:`.methods` imports it.
+"""
+
+from __future__ import annotations
+
+from . import flagr_linear
+
+__all__ = ["flagr_linear"]
