@@ -6,11 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from flagr_oracle import assert_matches, candidates, run_pyflagr
 
 from retrieval_eval.analysis.fusion import candidates_from_runs, fuse, get_method
 from retrieval_eval.io.dicts import columns_from_dicts
-
-from flagr_oracle import assert_matches, candidates, run_pyflagr
 
 Linear = pytest.importorskip("pyflagr.Linear")
 
@@ -65,7 +64,7 @@ def test_score_normalisation_by_hand_and_pyflagrs_upside_down_one() -> None:
     assert flipped[q_rows[b"y"]] == pytest.approx(0.5)
     assert flipped[q_rows[b"w"]] == pytest.approx(1.0)
     # a list of one document (b's p) has no spread: it gives 0 (pyflagr gives NaN)
-    p_row = [i for i in range(c.n_rows) if c.query_ids[c.row_query()[i]] == b"p"][0]
+    p_row = next(i for i in range(c.n_rows) if c.query_ids[c.row_query()[i]] == b"p")
     assert sensible[p_row] == 0.0
 
 

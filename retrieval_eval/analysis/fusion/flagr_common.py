@@ -63,8 +63,7 @@ def voter_weights(weights: Any, c: Candidates) -> FloatArray:
 def queries(c: Candidates) -> Iterator[tuple[int, int]]:
     """Each query's rows as ``(start, end)``: for the methods that are inherently per query."""
     bounds: IntArray = c.offsets
-    for start, end in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-        yield start, end
+    yield from zip(bounds[:-1].tolist(), bounds[1:].tolist())
 
 
 def wins_matrix(ranks: FloatArray, weights: FloatArray) -> FloatArray:

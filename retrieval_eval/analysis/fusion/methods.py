@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from . import ranks, scores
-from . import flagr  # noqa: F401  # FLAGR's methods
+from . import flagr, ranks, scores
 
-__all__ = ["ranks", "scores"]
+__all__ = ["flagr", "ranks", "scores"]
