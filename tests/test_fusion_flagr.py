@@ -78,3 +78,34 @@ def test_combmnz_multiplies_by_the_runs_that_rank_the_document() -> None:
 def test_unknown_flagr_normalisation_is_named() -> None:
     with pytest.raises(Exception, match="unknown FLAGR normalisation 'minmax'"):
         fuse(list(_two_runs()), "flagr-combsum", norm="minmax")
+
+
+Majoritarian = pytest.importorskip("pyflagr.Majoritarian")
+
+
+@pytest.mark.parametrize(("name", "oracle"), [("flagr-condorcet", "CondorcetWinners"),
+                                              ("flagr-copeland", "CopelandWinners")])
+def test_condorcet_and_copeland_match_pyflagr(name: str, oracle: str, tmp_path: Path) -> None:
+    for seed in SEEDS:
+        c = candidates(seed)
+        assert_matches(get_method(name)(c), c, run_pyflagr(getattr(Majoritarian, oracle)(), c, tmp_path))
+
+
+@pytest.mark.parametrize("thresholds", [(0.0, 0.75, 0.0, 0.25), (0.25, 0.5, 0.5, 0.0)])
+def test_outranking_matches_pyflagr(thresholds: tuple[float, float, float, float], tmp_path: Path) -> None:
+    pref, veto, conc, disc = thresholds
+    oracle = Majoritarian.OutrankingApproach(preference=pref, veto=veto, concordance=conc, discordance=disc)
+    for seed in SEEDS:
+        c = candidates(seed)
+        ours = get_method("flagr-outranking")(c, preference=pref, veto=veto, concordance=conc, discordance=disc)
+        assert_matches(ours, c, run_pyflagr(oracle, c, tmp_path))
+
+
+def test_condorcet_and_copeland_by_hand() -> None:
+    # a: x > y > z; b: y > x; c: z only. x-y: 1-1 draw; x-z: a, b for x (b ranks x, not z), c for z: 2-1;
+    # y-z: a, b for y, c for z: 2-1
+    runs = [columns_from_dicts({}, {"q": s})[1] for s in ({"x": 3.0, "y": 2.0, "z": 1.0}, {"y": 2.0, "x": 1.0},
+                                                          {"z": 1.0})]
+    c = candidates_from_runs(runs)
+    assert get_method("flagr-condorcet")(c).tolist() == [1.0, 1.0, 0.0]
+    assert get_method("flagr-copeland")(c).tolist() == [1.5, 1.5, 0.0]

@@ -1,0 +1,88 @@
+"""FLAGR's methods that compare every pair of a query's documents: Condorcet and Copeland winners, the
+outranking approach (Farah and Vanderpooten, 2007) and the preference-relations graph (Desarkar et
+al., 2016).
+
+Each works on one query at a time: the comparisons form an (m, m) matrix for a query's m documents,
+and stacking the queries would pad every query to the longest one (DESIGN §4: memory linear in the
+input). Within a query every step is a whole-matrix operation.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...model import FloatArray
+from .candidates import Candidates
+from .flagr_common import flagr_ranks, queries, voter_weights, wins_matrix
+from .registry import FusionError, fusion_method
+
+
+def majority(c: Candidates, *, copeland: bool, weights: Any = None) -> FloatArray:
+    """Each document's wins against the query's other documents: a win when the runs ranking it
+    above the other outweigh those ranking it below (a run ranking neither is neutral); Copeland
+    adds half a point for a draw."""
+    ranks, w = flagr_ranks(c), voter_weights(weights, c)
+    out = np.zeros(c.n_rows)
+    for start, end in queries(c):  # per query: an (m, m) matrix of pairwise wins
+        wins = wins_matrix(ranks[:, start:end], w)
+        score = (wins > wins.T).sum(axis=1).astype(np.float64)
+        if copeland:
+            score += 0.5 * ((wins == wins.T).sum(axis=1) - 1)  # a document draws with itself
+        out[start:end] = score
+    return out
+
+
+@fusion_method("flagr-condorcet", family="flagr")
+def flagr_condorcet(c: Candidates) -> FloatArray:
+    """FLAGR's Condorcet winners: how many of the query's documents each one beats by majority of runs."""
+    return majority(c, copeland=False)
+
+
+@fusion_method("flagr-copeland", family="flagr")
+def flagr_copeland(c: Candidates) -> FloatArray:
+    """FLAGR's Copeland winners: Condorcet's wins plus half a point per draw."""
+    return majority(c, copeland=True)
+
+
+def _fraction(value: Any, name: str) -> float:
+    number = float(value)
+    if not math.isfinite(number) or number < 0:
+        raise FusionError(f"the outranking approach's {name} must be a finite number >= 0; got {value!r}")
+    return number
+
+
+def outranking(c: Candidates, *, preference: float, veto: float, concordance: float, discordance: float,
+               weights: Any = None) -> FloatArray:
+    """The outranking approach, as FLAGR computes it: document a outranks b when the runs that rank a
+    at least ``preference * m`` places above b weigh at least ``concordance * runs`` and those that
+    rank a at least ``veto * m`` places below b weigh at most ``discordance * runs`` (each threshold
+    truncated to a whole number, m the query's documents); a's score is the sum, over the documents
+    it outranks, of the first weight."""
+    pref, veto_f = _fraction(preference, "preference"), _fraction(veto, "veto")
+    conc, disc = _fraction(concordance, "concordance"), _fraction(discordance, "discordance")
+    ranks, w = flagr_ranks(c), voter_weights(weights, c)
+    conc_t, disc_t = math.floor(conc * c.n_runs), math.floor(disc * c.n_runs)
+    out = np.zeros(c.n_rows)
+    for start, end in queries(c):  # per query: (m, m) concordance and discordance matrices
+        m = end - start
+        pref_t, veto_t = math.floor(pref * m), math.floor(veto_f * m)
+        agree, oppose = np.zeros((m, m)), np.zeros((m, m))
+        for r in range(c.n_runs):  # a loop over runs
+            mine, other = ranks[r, start:end][:, None], ranks[r, start:end][None, :]
+            agree += w[r] * (mine <= other - pref_t)  # two unranked documents count as agreeing
+            oppose += w[r] * (mine >= other + veto_t)
+        outranks = (agree >= conc_t) & (oppose <= disc_t)
+        np.fill_diagonal(outranks, False)
+        out[start:end] = np.where(outranks, agree, 0.0).sum(axis=1)
+    return out
+
+
+@fusion_method("flagr-outranking", params={"preference": 0.0, "veto": 0.75, "concordance": 0.0,
+                                           "discordance": 0.25}, family="flagr")
+def flagr_outranking(c: Candidates, *, preference: float, veto: float, concordance: float,
+                     discordance: float) -> FloatArray:
+    """FLAGR's outranking approach (Farah and Vanderpooten, 2007), with pyflagr's thresholds."""
+    return outranking(c, preference=preference, veto=veto, concordance=concordance, discordance=discordance)
