@@ -109,3 +109,14 @@ def test_condorcet_and_copeland_by_hand() -> None:
     c = candidates_from_runs(runs)
     assert get_method("flagr-condorcet")(c).tolist() == [1.0, 1.0, 0.0]
     assert get_method("flagr-copeland")(c).tolist() == [1.5, 1.5, 0.0]
+
+
+Weighted = pytest.importorskip("pyflagr.Weighted")
+
+
+@pytest.mark.parametrize(("alpha", "beta"), [(0.1, 0.5), (0.4, 0.9)])
+def test_preference_relations_match_pyflagr(alpha: float, beta: float, tmp_path: Path) -> None:
+    oracle = Weighted.PreferenceRelationsGraph(alpha=alpha, beta=beta)
+    for seed in SEEDS:
+        c = candidates(seed, min_depth=2)  # pyflagr fails on a query of one document
+        assert_matches(get_method("flagr-prefrel")(c, alpha=alpha, beta=beta), c, run_pyflagr(oracle, c, tmp_path))

@@ -86,3 +86,46 @@ def flagr_outranking(c: Candidates, *, preference: float, veto: float, concordan
                      discordance: float) -> FloatArray:
     """FLAGR's outranking approach (Farah and Vanderpooten, 2007), with pyflagr's thresholds."""
     return outranking(c, preference=preference, veto=veto, concordance=concordance, discordance=discordance)
+
+
+def preference_relations(c: Candidates, *, alpha: float, beta: float) -> FloatArray:
+    """The preference-relations graph, as FLAGR computes it.
+
+    For each pair of a query's documents, n0 runs rank the first above the second and n1 below. When
+    ``n0 + n1 >= ceil(beta * runs)`` and one side has less than ``alpha`` of those votes, that side is
+    a minority and each run voting with it disagrees once; two documents a run ranks neither count
+    half a disagreement. A run's weight is ``1 - (1 + disagreements) / pairs`` (FLAGR starts the count
+    at 1). A document's score is the weight of the runs ranking it above each other document, summed
+    over the other documents (the in-weight of its node in the graph).
+    """
+    if not (math.isfinite(alpha) and math.isfinite(beta)):
+        raise FusionError(f"the preference relations' alpha and beta must be finite; got {alpha!r}, {beta!r}")
+    ranks = flagr_ranks(c)
+    needed = math.ceil(beta * c.n_runs)
+    out = np.zeros(c.n_rows)
+    for start, end in queries(c):  # per query: (m, m) matrices of votes and disagreements
+        m = end - start
+        if m < 2:
+            continue  # no pair, no edge (FLAGR fails on such a query)
+        r = ranks[:, start:end]
+        above = r[:, :, None] < r[:, None, :]  # (runs, m, m): run ranks i above j
+        n0 = above.sum(axis=0)
+        voted = n0 + n0.T
+        quorum = voted >= needed
+        first_minor = n0 < alpha * voted
+        second_minor = ~first_minor & (n0.T < alpha * voted)
+        upper = np.triu(np.ones((m, m), dtype=bool), 1)
+        neither = (r[:, :, None] == r[:, None, :]) & upper  # both unranked (ranks are distinct otherwise)
+        minority = quorum & ((first_minor & above) | (second_minor & above.transpose(0, 2, 1)))
+        disagreements = (minority & upper).sum(axis=(1, 2)) + 0.5 * (neither & ~(minority & upper)).sum(axis=(1, 2))
+        pairs = m * (m - 1) / 2
+        weight = 1.0 - (1.0 + disagreements) / pairs
+        out[start:end] = (weight[:, None, None] * above).sum(axis=(0, 2))
+    return out
+
+
+@fusion_method("flagr-prefrel", params={"alpha": 0.1, "beta": 0.5}, family="flagr")
+def flagr_prefrel(c: Candidates, *, alpha: float, beta: float) -> FloatArray:
+    """FLAGR's preference-relations graph (Desarkar et al., 2016): runs weighted by their agreement
+    with the alpha-majority, documents scored by the weight of the runs preferring them."""
+    return preference_relations(c, alpha=alpha, beta=beta)
