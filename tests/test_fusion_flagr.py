@@ -120,3 +120,33 @@ def test_preference_relations_match_pyflagr(alpha: float, beta: float, tmp_path:
     for seed in SEEDS:
         c = candidates(seed, min_depth=2)  # pyflagr fails on a query of one document
         assert_matches(get_method("flagr-prefrel")(c, alpha=alpha, beta=beta), c, run_pyflagr(oracle, c, tmp_path))
+
+
+MarkovChains = pytest.importorskip("pyflagr.MarkovChains")
+
+
+@pytest.mark.parametrize("chain", ["MC1", "MC2", "MC3", "MC4", "MCT"])
+def test_markov_chains_match_pyflagr(chain: str, tmp_path: Path) -> None:
+    for seed in SEEDS:
+        c = candidates(seed)
+        for iterations in (2, 100):
+            oracle = getattr(MarkovChains, chain)(eval_pts=10, ergodic_number=0.25, max_iterations=iterations)
+            ours = get_method(f"flagr-{chain.lower()}")(c, ergodic_number=0.25, max_iterations=iterations,
+                                                       as_pyflagr=True)
+            assert_matches(ours, c, run_pyflagr(oracle, c, tmp_path))
+
+
+def test_markov_chain_scores_are_the_stationary_distribution() -> None:
+    c = candidates(4)
+    scores = get_method("flagr-mc4")(c, max_iterations=2000)
+    for start, end in zip(c.offsets[:-1], c.offsets[1:]):
+        assert scores[start:end].sum() == pytest.approx(1.0)
+    # numpy's eigenvector of the same matrix (independent of the power iteration)
+    from retrieval_eval.analysis.fusion.flagr_markov import _transitions
+    from retrieval_eval.analysis.fusion.flagr_common import flagr_ranks
+    start, end = int(c.offsets[0]), int(c.offsets[1])
+    m = end - start
+    walk = _transitions(flagr_ranks(c)[:, start:end], "mc4") * 0.85 + 0.15 / m
+    values, vectors = np.linalg.eig(walk.T)
+    stationary = np.real(vectors[:, np.argmax(np.real(values))])
+    np.testing.assert_allclose(scores[start:end], stationary / stationary.sum(), atol=1e-9)
