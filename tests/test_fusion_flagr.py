@@ -9,6 +9,8 @@ import pytest
 from flagr_oracle import assert_matches, candidates, run_pyflagr
 
 from retrieval_eval.analysis.fusion import candidates_from_runs, fuse, get_method
+from retrieval_eval.analysis.fusion.flagr_common import flagr_ranks
+from retrieval_eval.analysis.fusion.flagr_markov import _transitions
 from retrieval_eval.io.dicts import columns_from_dicts
 
 Linear = pytest.importorskip("pyflagr.Linear")
@@ -142,8 +144,6 @@ def test_markov_chain_scores_are_the_stationary_distribution() -> None:
     for start, end in zip(c.offsets[:-1], c.offsets[1:]):
         assert scores[start:end].sum() == pytest.approx(1.0)
     # numpy's eigenvector of the same matrix (independent of the power iteration)
-    from retrieval_eval.analysis.fusion.flagr_markov import _transitions
-    from retrieval_eval.analysis.fusion.flagr_common import flagr_ranks
     start, end = int(c.offsets[0]), int(c.offsets[1])
     m = end - start
     walk = _transitions(flagr_ranks(c)[:, start:end], "mc4") * 0.85 + 0.15 / m
