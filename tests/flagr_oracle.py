@@ -36,9 +36,10 @@ def generated_runs(seed: int, n_runs: int = 3, n_queries: int = 4, max_depth: in
 def pyflagr_input(c: Candidates, path: Path) -> Path:
     """The candidates as pyflagr's CSV: query, voter, item, rank, score, dataset (no header)."""
     lines = []
-    for q, (start, end) in enumerate(zip(c.offsets[:-1], c.offsets[1:])):
-        qid = c.query_ids[q].decode()
-        for r, name in enumerate(c.run_names):
+    # run by run, so that FLAGR numbers its voters (and adds their votes up) in the runs' order
+    for r, name in enumerate(c.run_names):
+        for q, (start, end) in enumerate(zip(c.offsets[:-1], c.offsets[1:])):
+            qid = c.query_ids[q].decode()
             ranks = c.ranks[r, start:end]
             for i in np.argsort(ranks, kind="stable"):
                 if ranks[i] > 0:

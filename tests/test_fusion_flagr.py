@@ -232,3 +232,38 @@ def test_kemeny_refuses_a_large_query() -> None:
     c = candidates(1)
     with pytest.raises(Exception, match=r"Kemeny-optimal aggregation is for small queries: query 'q0' has 12"):
         get_method("flagr-kemeny")(c)
+
+
+@pytest.mark.parametrize(("aggregator", "dist", "w_norm"), [
+    ("combsum:borda", "cosine", "minmax"), ("combmnz:score", "footrule", "z"), ("condorcet", "rho", "none"),
+    ("copeland", "cosine", "z"), ("outrank", "footrule", "minmax"), ("combsum:z-score", "rho", "z"),
+    ("combmnz:simple-borda", "cosine", "none"), ("combsum:rank", "footrule", "minmax")])
+def test_dibra_matches_pyflagr(aggregator: str, dist: str, w_norm: str, tmp_path: Path) -> None:
+    oracle = Weighted.DIBRA(aggregator=aggregator, dist=dist, w_norm=w_norm)
+    for seed in SEEDS:
+        c = candidates(seed, min_depth=2)  # pyflagr's z-score and score give NaN on a list of one
+        ours = get_method("flagr-dibra")(c, aggregator=aggregator, dist=dist, w_norm=w_norm, as_pyflagr=True)
+        assert_matches(ours, c, run_pyflagr(oracle, c, tmp_path))
+
+
+def test_dibra_without_iterations_is_its_base_method() -> None:
+    c = candidates(6)
+    for aggregator, base in (("combsum:borda", "flagr-borda"), ("copeland", "flagr-copeland")):
+        # max_iter=0: one pass, with the first weights (all 1), as the base method
+        np.testing.assert_allclose(get_method("flagr-dibra")(c, aggregator=aggregator, max_iter=0),
+                                   get_method(base)(c))
+
+
+def test_dibra_keeps_equal_weights_equal_under_min_max() -> None:
+    # one run only: its weight grows alone, min == max every time; FLAGR would divide 0 by 0
+    c = candidates_from_runs([columns_from_dicts({}, {"q": {"x": 2.0, "y": 1.0}})[1]])
+    scores = get_method("flagr-dibra")(c, dist="rho")
+    np.testing.assert_allclose(scores, get_method("flagr-borda")(c))
+
+
+def test_dibra_refuses_what_it_does_not_offer() -> None:
+    c = candidates(1)
+    with pytest.raises(Exception, match="unknown DIBRA distance 'tau'"):
+        get_method("flagr-dibra")(c, dist="tau")
+    with pytest.raises(Exception, match="unknown DIBRA aggregator 'rrf'"):
+        get_method("flagr-dibra")(c, aggregator="rrf")

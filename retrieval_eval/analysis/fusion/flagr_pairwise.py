@@ -14,10 +14,20 @@ from typing import Any
 
 import numpy as np
 
-from ...model import FloatArray
+from ...model import FloatArray, IntArray
 from .candidates import Candidates
 from .flagr_common import flagr_ranks, queries, voter_weights, wins_matrix
+from .flagr_order import hash_order
 from .registry import FusionError, fusion_method
+
+
+def majority_query(ranks: FloatArray, weights: FloatArray, copeland: bool) -> FloatArray:
+    """One query's majority scores from its ``(runs, m)`` FLAGR ranks (see :func:`majority`)."""
+    wins = wins_matrix(ranks, weights)
+    score: FloatArray = (wins > wins.T).sum(axis=1).astype(np.float64)
+    if copeland:
+        score += 0.5 * ((wins == wins.T).sum(axis=1) - 1)  # a document draws with itself
+    return score
 
 
 def majority(c: Candidates, *, copeland: bool, weights: Any = None) -> FloatArray:
@@ -27,11 +37,7 @@ def majority(c: Candidates, *, copeland: bool, weights: Any = None) -> FloatArra
     ranks, w = flagr_ranks(c), voter_weights(weights, c)
     out = np.zeros(c.n_rows)
     for start, end in queries(c):  # per query: an (m, m) matrix of pairwise wins
-        wins = wins_matrix(ranks[:, start:end], w)
-        score = (wins > wins.T).sum(axis=1).astype(np.float64)
-        if copeland:
-            score += 0.5 * ((wins == wins.T).sum(axis=1) - 1)  # a document draws with itself
-        out[start:end] = score
+        out[start:end] = majority_query(ranks[:, start:end], w, copeland)
     return out
 
 
@@ -54,6 +60,34 @@ def _fraction(value: Any, name: str) -> float:
     return number
 
 
+def outranking_query(ranks: FloatArray, weights: FloatArray, thresholds: tuple[float, float, float, float],
+                     order: IntArray) -> FloatArray:
+    """One query's outranking scores from its ``(runs, m)`` FLAGR ranks (see :func:`outranking`), each
+    added up over the other documents one by one in ``order`` (FLAGR's, so that its sums are FLAGR's
+    to the last bit)."""
+    pref, veto, conc, disc = thresholds
+    n_runs, m = ranks.shape
+    pref_t, veto_t = math.floor(pref * m), math.floor(veto * m)
+    conc_t, disc_t = math.floor(conc * n_runs), math.floor(disc * n_runs)
+    agree, oppose = np.zeros((m, m)), np.zeros((m, m))
+    for r in range(n_runs):  # a loop over runs
+        mine, other = ranks[r][:, None], ranks[r][None, :]
+        agree += weights[r] * (mine <= other - pref_t)  # two unranked documents count as agreeing
+        oppose += weights[r] * (mine >= other + veto_t)
+    outranks = (agree >= conc_t) & (oppose <= disc_t)
+    np.fill_diagonal(outranks, False)
+    gained = np.where(outranks, agree, 0.0)[:, order]
+    score: FloatArray = np.cumsum(gained, axis=1)[:, -1] if len(order) else np.zeros(0)  # left to right
+    return score
+
+
+def outranking_thresholds(preference: float, veto: float, concordance: float, discordance: float
+                          ) -> tuple[float, float, float, float]:
+    """The four thresholds, checked."""
+    return (_fraction(preference, "preference"), _fraction(veto, "veto"), _fraction(concordance, "concordance"),
+            _fraction(discordance, "discordance"))
+
+
 def outranking(c: Candidates, *, preference: float, veto: float, concordance: float, discordance: float,
                weights: Any = None) -> FloatArray:
     """The outranking approach, as FLAGR computes it: document a outranks b when the runs that rank a
@@ -61,22 +95,12 @@ def outranking(c: Candidates, *, preference: float, veto: float, concordance: fl
     rank a at least ``veto * m`` places below b weigh at most ``discordance * runs`` (each threshold
     truncated to a whole number, m the query's documents); a's score is the sum, over the documents
     it outranks, of the first weight."""
-    pref, veto_f = _fraction(preference, "preference"), _fraction(veto, "veto")
-    conc, disc = _fraction(concordance, "concordance"), _fraction(discordance, "discordance")
+    thresholds = outranking_thresholds(preference, veto, concordance, discordance)
     ranks, w = flagr_ranks(c), voter_weights(weights, c)
-    conc_t, disc_t = math.floor(conc * c.n_runs), math.floor(disc * c.n_runs)
     out = np.zeros(c.n_rows)
     for start, end in queries(c):  # per query: (m, m) concordance and discordance matrices
-        m = end - start
-        pref_t, veto_t = math.floor(pref * m), math.floor(veto_f * m)
-        agree, oppose = np.zeros((m, m)), np.zeros((m, m))
-        for r in range(c.n_runs):  # a loop over runs
-            mine, other = ranks[r, start:end][:, None], ranks[r, start:end][None, :]
-            agree += w[r] * (mine <= other - pref_t)  # two unranked documents count as agreeing
-            oppose += w[r] * (mine >= other + veto_t)
-        outranks = (agree >= conc_t) & (oppose <= disc_t)
-        np.fill_diagonal(outranks, False)
-        out[start:end] = np.where(outranks, agree, 0.0).sum(axis=1)
+        order = hash_order(c.doc_ids[start:end], c.ranks[:, start:end])
+        out[start:end] = outranking_query(ranks[:, start:end], w, thresholds, order)
     return out
 
 
