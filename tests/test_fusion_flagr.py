@@ -267,3 +267,17 @@ def test_dibra_refuses_what_it_does_not_offer() -> None:
         get_method("flagr-dibra")(c, dist="tau")
     with pytest.raises(Exception, match="unknown DIBRA aggregator 'rrf'"):
         get_method("flagr-dibra")(c, aggregator="rrf")
+
+
+@pytest.mark.parametrize(("c1", "c2"), [(0.25, 0.5), (2.5, 1.5)])  # values a 32-bit float holds exactly
+def test_agglomerative_matches_pyflagr(c1: float, c2: float, tmp_path: Path) -> None:
+    oracle = Weighted.Agglomerative(c1=c1, c2=c2)
+    for seed in SEEDS:
+        c = candidates(seed, n_runs=5)
+        assert_matches(get_method("flagr-agglomerative")(c, c1=c1, c2=c2), c, run_pyflagr(oracle, c, tmp_path))
+
+
+def test_agglomerative_with_one_run_keeps_its_order_and_eq7_scores() -> None:
+    c = candidates_from_runs([columns_from_dicts({}, {"q": {"x": 3.0, "y": 2.0, "z": 1.0}})[1]])
+    # L (L - 2 rank + 1) / 2 with L = 3: 3, 0, -3 for ranks 1, 2, 3 (rows x, y, z)
+    assert get_method("flagr-agglomerative")(c).tolist() == [3.0, 0.0, -3.0]

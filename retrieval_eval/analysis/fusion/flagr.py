@@ -5,6 +5,7 @@ Importing this module registers them all; :mod:`.methods` imports it.
 
 from __future__ import annotations
 
-from . import flagr_dibra, flagr_kemeny, flagr_linear, flagr_markov, flagr_pairwise, flagr_rra
+from . import flagr_agglomerative, flagr_dibra, flagr_kemeny, flagr_linear, flagr_markov, flagr_pairwise, flagr_rra
 
-__all__ = ["flagr_dibra", "flagr_kemeny", "flagr_linear", "flagr_markov", "flagr_pairwise", "flagr_rra"]
+__all__ = ["flagr_agglomerative", "flagr_dibra", "flagr_kemeny", "flagr_linear", "flagr_markov", "flagr_pairwise",
+           "flagr_rra"]
