@@ -6,7 +6,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from flagr_oracle import assert_matches, candidates, run_pyflagr
+from flagr_oracle import assert_matches, candidates, generated_runs, run_pyflagr
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from retrieval_eval.analysis.fusion import candidates_from_runs, fuse, get_method
 from retrieval_eval.analysis.fusion.flagr_common import flagr_ranks
@@ -281,3 +283,57 @@ def test_agglomerative_with_one_run_keeps_its_order_and_eq7_scores() -> None:
     c = candidates_from_runs([columns_from_dicts({}, {"q": {"x": 3.0, "y": 2.0, "z": 1.0}})[1]])
     # L (L - 2 rank + 1) / 2 with L = 3: 3, 0, -3 for ranks 1, 2, 3 (rows x, y, z)
     assert get_method("flagr-agglomerative")(c).tolist() == [3.0, 0.0, -3.0]
+
+
+# Properties on many small generated cases (no oracle needed)
+
+SYMMETRIC = ["flagr-combsum", "flagr-combmnz", "flagr-borda", "flagr-simple-borda", "flagr-condorcet",
+             "flagr-copeland", "flagr-outranking", "flagr-prefrel", "flagr-mc1", "flagr-mc2", "flagr-mc3",
+             "flagr-mc4", "flagr-mct", "flagr-rra", "flagr-kemeny"]
+SHAPES = {"seed": st.integers(0, 10_000), "n_runs": st.integers(1, 4), "n_queries": st.integers(1, 3),
+          "max_depth": st.integers(1, 6)}
+
+
+@settings(max_examples=40, deadline=None)
+@given(**SHAPES, rotate=st.integers(1, 3))
+def test_symmetric_methods_do_not_depend_on_the_runs_order(seed: int, n_runs: int, n_queries: int,
+                                                           max_depth: int, rotate: int) -> None:
+    runs = generated_runs(seed, n_runs=n_runs, n_queries=n_queries, max_depth=max_depth, pool=8)
+    shift = rotate % n_runs
+    turned = runs[shift:] + runs[:shift]
+    c, d = candidates_from_runs(runs), candidates_from_runs(turned)
+    for name in SYMMETRIC:
+        ours, theirs = get_method(name)(c), get_method(name)(d)
+        assert np.isfinite(ours).all(), name
+        if name == "flagr-kemeny":  # equal optima may be different orders: compare the objective
+            continue
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+@settings(max_examples=40, deadline=None)
+@given(**SHAPES)
+def test_every_method_scores_every_row_and_the_bounded_ones_stay_in_bounds(seed: int, n_runs: int,
+                                                                          n_queries: int, max_depth: int) -> None:
+    c = candidates_from_runs(generated_runs(seed, n_runs=n_runs, n_queries=n_queries, max_depth=max_depth,
+                                            pool=8))
+    size = np.repeat(np.diff(c.offsets), np.diff(c.offsets))
+    condorcet, copeland = get_method("flagr-condorcet")(c), get_method("flagr-copeland")(c)
+    assert ((0 <= condorcet) & (condorcet <= copeland) & (copeland <= size - 1)).all()
+    rra = get_method("flagr-rra")(c, exact=True)
+    assert ((-1 - 1e-9 <= rra) & (rra <= 1e-9)).all()
+    for chain in ("mc1", "mc3", "mct"):
+        walk = get_method(f"flagr-{chain}")(c)
+        np.testing.assert_allclose(np.add.reduceat(walk, c.offsets[:-1]), 1.0)
+    for name in ("flagr-agglomerative", "flagr-dibra"):
+        assert np.isfinite(get_method(name)(c)).all(), name
+
+
+def test_mc3_moves_by_the_runs_that_rank_both_documents() -> None:
+    # a: x > y; b: y > x > z. Per pair: wins[x, y] = 1 of 2 runs ranking both; wins[x, z] = 1 of 1
+    runs = [columns_from_dicts({}, {"q": s})[1] for s in ({"x": 2.0, "y": 1.0}, {"y": 3.0, "x": 2.0, "z": 1.0})]
+    c = candidates_from_runs(runs)
+    walk = _transitions(flagr_ranks(c), "mc3")
+    m = 3
+    expected = np.array([[0, 1 / (2 * m), 1 / m], [1 / (2 * m), 0, 1 / m], [0, 0, 0]])
+    np.fill_diagonal(expected, 1 - expected.sum(axis=1))
+    np.testing.assert_allclose(walk, expected)

@@ -81,7 +81,9 @@ def agglomerative_query(ranks: np.ndarray, depth: np.ndarray, c1: float, c2: flo
                 top, keep = sim, m
         other = similar[keep][1]
         if other < 0:
-            raise FusionError("FLAGR's agglomerative method found no list to merge (every similarity is undefined)")
+            # no two lists have a defined similarity (lists of one document: rho is 0 / 0), where
+            # pyflagr reads outside its array and crashes: merge the first two lists left instead
+            keep, other = [m for m, held in enumerate(positions) if held is not None][:2]
         mine, theirs = scores[keep], scores[other]
         both = ~np.isnan(mine) & ~np.isnan(theirs)
         w1, w2 = weights[keep], weights[other]

@@ -73,7 +73,7 @@ def kemeny(c: Candidates, *, max_items: int) -> FloatArray:
         q = int(too_big[0])
         raise FusionError(f"Kemeny-optimal aggregation is for small queries: query {c.query_ids[q].decode()!r} "
                           f"has {int(sizes[q])} documents over all runs, more than max_items={max_items} "
-                          f"(at most {HARD_LIMIT}); cut the runs' depth first")
+                          f"(at most {HARD_LIMIT}); keep only each run's top documents first")
     out = np.zeros(c.n_rows)
     for start, end in zip(c.offsets[:-1].tolist(), c.offsets[1:].tolist()):  # per query: its own search
         order = kemeny_order(pair_weights(c.ranks[:, start:end]))
