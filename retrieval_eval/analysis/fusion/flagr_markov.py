@@ -30,10 +30,11 @@ def _transitions(ranks: FloatArray, chain: str, as_pyflagr: bool = False) -> Flo
     per pair, so that ``both[i, j]`` is the running sum over ``j' <= j`` (``i`` itself included);
     ``as_pyflagr`` reproduces that (it changes MC3, MC4 and MCT)."""
     n_runs, m = ranks.shape
-    ranked = ranks < NOT_RANKED
-    both_k = ranked[:, :, None] & ranked[:, None, :]
-    both = both_k.sum(axis=0)
-    wins = (both_k & (ranks[:, :, None] < ranks[:, None, :])).sum(axis=0)
+    ranked = (ranks < NOT_RANKED).astype(np.float64)
+    both = ranked.T @ ranked  # (m, m), no (runs, m, m) array: memory stays m^2
+    wins = np.zeros((m, m))
+    for r in range(n_runs):  # a loop over runs: i above j, counted only where the run ranks both
+        wins += (ranks[r][:, None] < ranks[r][None, :]) & (ranks[r] < NOT_RANKED)[None, :]
     if as_pyflagr:
         both = np.cumsum(both, axis=1)
     step = 1.0 / m

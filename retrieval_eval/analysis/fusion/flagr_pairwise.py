@@ -16,7 +16,7 @@ import numpy as np
 
 from ...model import FloatArray, IntArray
 from .candidates import Candidates
-from .flagr_common import flagr_ranks, queries, voter_weights, wins_matrix
+from .flagr_common import NOT_RANKED, flagr_ranks, queries, voter_weights, wins_matrix
 from .flagr_order import hash_order
 from .registry import FusionError, fusion_method
 
@@ -132,19 +132,21 @@ def preference_relations(c: Candidates, *, alpha: float, beta: float) -> FloatAr
         if m < 2:
             continue  # no pair, no edge (FLAGR fails on such a query)
         r = ranks[:, start:end]
-        above = r[:, :, None] < r[:, None, :]  # (runs, m, m): run ranks i above j
-        n0 = above.sum(axis=0)
+        n0 = wins_matrix(r, np.ones(c.n_runs))  # n0[i, j]: the runs ranking i above j
         voted = n0 + n0.T
         quorum = voted >= needed
         first_minor = n0 < alpha * voted
         second_minor = ~first_minor & (n0.T < alpha * voted)
         upper = np.triu(np.ones((m, m), dtype=bool), 1)
-        neither = (r[:, :, None] == r[:, None, :]) & upper  # both unranked (ranks are distinct otherwise)
-        minority = quorum & ((first_minor & above) | (second_minor & above.transpose(0, 2, 1)))
-        disagreements = (minority & upper).sum(axis=(1, 2)) + 0.5 * (neither & ~(minority & upper)).sum(axis=(1, 2))
         pairs = m * (m - 1) / 2
-        weight = 1.0 - (1.0 + disagreements) / pairs
-        out[start:end] = (weight[:, None, None] * above).sum(axis=(0, 2))
+        for k in range(c.n_runs):  # a loop over runs, (m, m) each: memory stays m^2
+            above = r[k][:, None] < r[k][None, :]
+            minority = quorum & ((first_minor & above) | (second_minor & above.T)) & upper
+            unranked = int((r[k] == NOT_RANKED).sum())
+            # a pair the run ranks neither of is half a disagreement
+            disagreements = float(minority.sum()) + 0.5 * unranked * (unranked - 1) / 2
+            weight = 1.0 - (1.0 + disagreements) / pairs
+            out[start:end] += weight * above.sum(axis=1)
     return out
 
 
