@@ -60,6 +60,7 @@ COMMANDS = {
     "diff": "diff",
     "plot": "plot",
     "flaky": "flaky",
+    "fuse": "fuse",
     "measures": "measures",
 }
 

@@ -32,12 +32,28 @@ def make_sample(seed: int = 20261121) -> tuple[dict[str, dict[str, int]], dict[s
     return qrels, run
 
 
+def make_dense_sample(seed: int = 20261129) -> dict[str, dict[str, float]]:
+    """A second run over the sample's queries, as a dense retriever might give it (``sample_dense.run``):
+    cosine-like scores in [0, 1), without ties, finding some relevant documents the first run misses."""
+    qrels, _ = make_sample()
+    rng = random.Random(seed)
+    run: dict[str, dict[str, float]] = {}
+    for q in range(1, 13):
+        qid = f"q{q}"
+        pool = [f"doc{q:02d}-{i:03d}" for i in range(120)]
+        retrieved = rng.sample(pool, 50)
+        run[qid] = {doc: round(0.3 + 0.12 * max(qrels[qid].get(doc, 0), 0) + 0.35 * rng.random(), 6)
+                    for doc in retrieved}
+    return run
+
+
 def main() -> None:
     here = Path(__file__).parent
     qrels, run = make_sample()
     write_qrels(here / "sample.qrels", qrels)
     write_run(here / "sample.run", {q: {d: round(s, 2) for d, s in docs.items()} for q, docs in run.items()},
               run_id="sample")
+    write_run(here / "sample_dense.run", make_dense_sample(), run_id="dense")
 
 
 if __name__ == "__main__":

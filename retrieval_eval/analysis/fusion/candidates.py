@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from attrs import frozen
 
-from ...engine.ids import _check_duplicates, intern
+from ...engine.ids import _MIX, _check_duplicates, _id_hash, _same_ids, intern
 from ...engine.order import canonical_order
 from ...engine.segments import _offsets_of, segment_ids
 from ...model import FloatArray, InputFormatError, IntArray, RunColumns
@@ -26,8 +26,8 @@ if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
 class Candidates:
     """The union of several runs' documents: one row per (query, document) that some run retrieved.
 
-    Rows are grouped by query (queries in byte order, ``offsets`` bounds each query's rows) and by
-    document id in byte order within a query. ``scores[r, i]`` is run ``r``'s score of row ``i``, NaN
+    Rows are grouped by query (queries in byte order, ``offsets`` bounds each query's rows); within a
+    query their order is fixed by the ids but carries no meaning (methods rank by score or rank). ``scores[r, i]`` is run ``r``'s score of row ``i``, NaN
     where run ``r`` did not retrieve it; ``ranks[r, i]`` its 1-based rank in run ``r`` in trec_eval's
     order (score descending, ties by doc_id descending), 0 where absent. ``depth[r, q]`` is how many
     documents run ``r`` retrieved for query ``q`` (0 for a query the run does not have).
@@ -36,8 +36,8 @@ class Candidates:
     >>> a = columns_from_dicts({}, {"q1": {"d1": 2.0, "d2": 1.0}})[1]
     >>> b = columns_from_dicts({}, {"q1": {"d2": 5.0, "d3": 4.0}})[1]
     >>> c = candidates_from_runs([a, b], names=("a", "b"))
-    >>> c.doc_ids.tolist(), c.ranks.tolist()
-    ([b'd1', b'd2', b'd3'], [[1, 2, 0], [0, 1, 2]])
+    >>> sorted(zip(c.doc_ids.tolist(), c.ranks[0].tolist(), c.ranks[1].tolist()))
+    [(b'd1', 1, 0), (b'd2', 2, 1), (b'd3', 0, 2)]
     """
 
     query_ids: np.ndarray  #: (q,) the queries, as the engine keeps ids (fixed-width bytes)
@@ -68,6 +68,17 @@ class Candidates:
     def row_query(self) -> IntArray:
         """(n,) each row's query index."""
         return segment_ids(self.offsets)
+
+    def rows_of(self, queries: np.ndarray) -> IntArray:
+        """The rows of the queries where ``queries`` (a (q,) bool mask) is true, in order."""
+        return np.flatnonzero(np.repeat(queries, np.diff(self.offsets)))
+
+    def subset(self, queries: np.ndarray) -> Candidates:
+        """The candidates of the queries where ``queries`` (a (q,) bool mask) is true."""
+        rows = self.rows_of(queries)
+        offsets = _offsets_of(np.diff(self.offsets)[queries])
+        return Candidates(self.query_ids[queries], offsets, self.doc_ids[rows], self.scores[:, rows],
+                          self.ranks[:, rows], self.depth[:, queries], self.run_names)
 
     def with_scores(self, scores: FloatArray) -> Candidates:
         """The same rows with other scores (a normalisation's), NaN where a run lacks the row."""
@@ -124,30 +135,75 @@ def candidates_from_runs(runs: Sequence[RunColumns], names: Sequence[str] | None
     n_q = len(query_ids)
     rank_all = np.empty(len(doc_all), dtype=np.int64)
     depth = np.zeros((len(runs), n_q), dtype=np.int64)
-    for r, run in enumerate(runs):  # a loop over runs: each is sorted whole
+    for r, run in enumerate(runs):  # a loop over runs: each is ranked whole
         at = slice(int(bounds[r]), int(bounds[r + 1]))
-        code, docs = query_code[at], doc_all[at]
-        _check_duplicates(code, docs, np.asarray(run.lines), run.origin, run.unit, "document",
-                          query_ids, "error")
-        rank_all[at] = _ranks_in_run(code, np.asarray(run.scores, dtype=np.float64), docs, n_q)
+        code = query_code[at]
+        rank_all[at] = _ranks_in_run(code, np.asarray(run.scores, dtype=np.float64), doc_all[at], n_q)
         depth[r] = np.bincount(code, minlength=n_q)
-    doc_vocab, doc_code = intern(doc_all)
+    found = _rows_by_hash(query_code, doc_all, n_q)
+    if found is None:  # two pairs share a hash (rare): exact, by interning every id
+        vocab, doc_code = intern(doc_all)
+        row_of, row_query, row_doc = _rows(query_code, doc_code, len(vocab), n_q)
+        doc_ids = vocab[row_doc]
+    else:
+        row_of, row_query, first = found
+        doc_ids = doc_all[first]
     del doc_all
-    row_of, row_query, row_doc = _rows(query_code, doc_code, len(doc_vocab))
     n = len(row_query)
     run_of = np.repeat(np.arange(len(runs), dtype=np.int64), sizes)
+    _refuse_repeats(runs, bounds, run_of, row_of, n, query_ids, query_code)
     scores = np.full((len(runs), n), np.nan)
     scores[run_of, row_of] = np.concatenate([np.asarray(run.scores, dtype=np.float64) for run in runs])
     ranks = np.zeros((len(runs), n), dtype=np.int64)
     ranks[run_of, row_of] = rank_all
     offsets = _offsets_of(np.bincount(row_query, minlength=n_q))
-    return Candidates(query_ids, offsets, doc_vocab[row_doc], scores, ranks, depth, names)
+    return Candidates(query_ids, offsets, doc_ids, scores, ranks, depth, names)
 
 
-def _rows(query_code: IntArray, doc_code: IntArray, n_docs: int) -> tuple[IntArray, IntArray, IntArray]:
+def _rows_by_hash(query_code: IntArray, doc_ids: np.ndarray, n_q: int) -> tuple[IntArray, IntArray, IntArray] | None:
+    """Each input row's candidate row, each candidate row's query, and an input row of each, the
+    rows sorted by query (then by a hash of the id): one sort of 64-bit keys, the query in the high
+    bits. Every row's id is then compared with its candidate's: None if two ids shared a key."""
+    n = len(query_code)
+    q_bits = max(n_q - 1, 0).bit_length()
+    # A short id is its own hash: multiplied by an odd constant (a bijection), every bit of it reaches
+    # the high bits that the key keeps.
+    key = _id_hash(doc_ids) * np.uint64(_MIX)
+    if q_bits:
+        key >>= np.uint64(q_bits)
+        key |= query_code.astype(np.uint64) << np.uint64(64 - q_bits)
+    order = np.argsort(key)
+    ordered = key[order]
+    new = np.empty(n, dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    row_of = np.empty(n, dtype=np.int64)
+    row_of[order] = np.cumsum(new) - 1
+    first = order[new]
+    # Rows that share a key are neighbours in key order: each is compared with the one before it.
+    later = np.flatnonzero(~new)
+    if len(later) and not bool(_same_ids(doc_ids, order[later], doc_ids, order[later - 1]).all()):
+        return None
+    return row_of, query_code[first], first
+
+
+def _refuse_repeats(runs: Sequence[RunColumns], bounds: IntArray, run_of: IntArray, row_of: IntArray, n: int,
+                    query_ids: np.ndarray, query_code: IntArray) -> None:
+    """InputFormatError naming both lines if a run gives a document twice for one query."""
+    counts = np.bincount(row_of * len(runs) + run_of, minlength=n * len(runs))
+    if not bool((counts > 1).any()):
+        return
+    r = int(np.flatnonzero(counts > 1)[0] % len(runs))
+    at = slice(int(bounds[r]), int(bounds[r + 1]))
+    run = runs[r]
+    _check_duplicates(query_code[at], np.asarray(run.doc_ids), np.asarray(run.lines), run.origin, run.unit,
+                      "document", query_ids, "error")
+    raise AssertionError("a repeated document the duplicate check did not find")
+
+
+def _rows(query_code: IntArray, doc_code: IntArray, n_docs: int, n_q: int) -> tuple[IntArray, IntArray, IntArray]:
     """Each input row's candidate row, and each candidate row's query and document code, the rows
     sorted by query, then document."""
-    n_q = int(query_code.max()) + 1 if len(query_code) else 0
     if n_q * n_docs < 2**62:
         keys, row_of = np.unique(query_code * n_docs + doc_code, return_inverse=True)
         return row_of.ravel().astype(np.int64, copy=False), keys // n_docs, keys % n_docs

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from . import flagr, ranks, scores
+from . import flagr, ranks, scores, trained
 
-__all__ = ["flagr", "ranks", "scores"]
+__all__ = ["flagr", "ranks", "scores", "trained"]

@@ -50,16 +50,19 @@ class FusionMethod:
 METHODS: dict[str, FusionMethod] = {}
 
 
-def fusion_method(name: str, *, params: Mapping[str, Any] | None = None,
-                  family: str = "score") -> Callable[[MethodFunction], MethodFunction]:
-    """Register ``function`` as the fusion method ``name`` (lower case), with ``params``' defaults."""
+def fusion_method(name: str, *, params: Mapping[str, Any] | None = None, family: str = "score",
+                  aliases: tuple[str, ...] = ()) -> Callable[[MethodFunction], MethodFunction]:
+    """Register ``function`` as the fusion method ``name`` (lower case), with ``params``' defaults;
+    ``aliases`` are other names for it (ranx's short names, ``sum`` for ``combsum``)."""
 
     def register(function: MethodFunction) -> MethodFunction:
         key = name.lower()
-        if key in METHODS:
-            raise ValueError(f"fusion method {key!r} is registered twice")
         summary = (function.__doc__ or "").strip().split("\n", 1)[0]
-        METHODS[key] = FusionMethod(key, function, dict(params or {}), family, summary)
+        method = FusionMethod(key, function, dict(params or {}), family, summary)
+        for spelling in (key, *aliases):
+            if spelling in METHODS:
+                raise ValueError(f"fusion method {spelling!r} is registered twice")
+            METHODS[spelling] = method
         return function
 
     return register
@@ -71,8 +74,15 @@ def get_method(name: str) -> FusionMethod:
 
     method = METHODS.get(name.lower())
     if method is None:
-        raise FusionError(f"unknown fusion method {name!r}; expected one of: {', '.join(sorted(METHODS))}")
+        raise FusionError(f"unknown fusion method {name!r}; expected one of: {', '.join(method_names())}")
     return method
+
+
+def method_names() -> list[str]:
+    """The registered methods' names (not their aliases), sorted."""
+    from . import methods  # noqa: F401  # registers the built-in methods
+
+    return sorted({method.name for method in METHODS.values()})
 
 
 def run_tag(method: str, names: Sequence[str]) -> str:
