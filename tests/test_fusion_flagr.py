@@ -38,6 +38,11 @@ def test_borda_and_simple_borda_match_pyflagr(tmp_path: Path) -> None:
         assert_matches(get_method("flagr-simple-borda")(c), c, run_pyflagr(Linear.SimpleBordaCount(), c, tmp_path))
 
 
+def _by_doc(c: object, scores: np.ndarray) -> dict[str, float]:
+    """One query's scores by document id (Candidates' rows follow no meaningful order)."""
+    return {d.decode(): float(v) for d, v in zip(c.doc_ids.tolist(), scores.tolist())}
+
+
 def _two_runs() -> tuple[object, object]:
     a = columns_from_dicts({}, {"q": {"x": 3.0, "y": 2.0, "z": 1.0}})[1]
     b = columns_from_dicts({}, {"q": {"y": 5.0, "w": -1.0}, "p": {"x": 1.0}})[1]
@@ -111,8 +116,8 @@ def test_condorcet_and_copeland_by_hand() -> None:
     runs = [columns_from_dicts({}, {"q": s})[1] for s in ({"x": 3.0, "y": 2.0, "z": 1.0}, {"y": 2.0, "x": 1.0},
                                                           {"z": 1.0})]
     c = candidates_from_runs(runs)
-    assert get_method("flagr-condorcet")(c).tolist() == [1.0, 1.0, 0.0]
-    assert get_method("flagr-copeland")(c).tolist() == [1.5, 1.5, 0.0]
+    assert _by_doc(c, get_method("flagr-condorcet")(c)) == {"x": 1.0, "y": 1.0, "z": 0.0}
+    assert _by_doc(c, get_method("flagr-copeland")(c)) == {"x": 1.5, "y": 1.5, "z": 0.0}
 
 
 Weighted = pytest.importorskip("pyflagr.Weighted")
@@ -281,8 +286,8 @@ def test_agglomerative_matches_pyflagr(c1: float, c2: float, tmp_path: Path) -> 
 
 def test_agglomerative_with_one_run_keeps_its_order_and_eq7_scores() -> None:
     c = candidates_from_runs([columns_from_dicts({}, {"q": {"x": 3.0, "y": 2.0, "z": 1.0}})[1]])
-    # L (L - 2 rank + 1) / 2 with L = 3: 3, 0, -3 for ranks 1, 2, 3 (rows x, y, z)
-    assert get_method("flagr-agglomerative")(c).tolist() == [3.0, 0.0, -3.0]
+    # L (L - 2 rank + 1) / 2 with L = 3: 3, 0, -3 for ranks 1, 2, 3
+    assert _by_doc(c, get_method("flagr-agglomerative")(c)) == {"x": 3.0, "y": 0.0, "z": -3.0}
 
 
 # Properties on many small generated cases (no oracle needed)
@@ -332,7 +337,8 @@ def test_mc3_moves_by_the_runs_that_rank_both_documents() -> None:
     # a: x > y; b: y > x > z. Per pair: wins[x, y] = 1 of 2 runs ranking both; wins[x, z] = 1 of 1
     runs = [columns_from_dicts({}, {"q": s})[1] for s in ({"x": 2.0, "y": 1.0}, {"y": 3.0, "x": 2.0, "z": 1.0})]
     c = candidates_from_runs(runs)
-    walk = _transitions(flagr_ranks(c), "mc3")
+    by_id = np.argsort(c.doc_ids)  # rows as x, y, z
+    walk = _transitions(flagr_ranks(c)[:, by_id], "mc3")
     m = 3
     expected = np.array([[0, 1 / (2 * m), 1 / m], [1 / (2 * m), 0, 1 / m], [0, 0, 0]])
     np.fill_diagonal(expected, 1 - expected.sum(axis=1))

@@ -24,11 +24,11 @@ from .flagr_order import flagr_positions
 from .registry import FusionError, fusion_method
 
 
-def _positions(score: FloatArray, n_ranking: np.ndarray) -> FloatArray:
+def _positions(score: FloatArray, n_ranking: np.ndarray, doc_ids: np.ndarray) -> FloatArray:
     """Each document's 0-based position in a fused list (FLAGR's sort), NaN where the list lacks it."""
     held = ~np.isnan(score)
     out = np.full(len(score), np.nan)
-    out[held] = flagr_positions(score[held], n_ranking[held])
+    out[held] = flagr_positions(score[held], n_ranking[held], doc_ids[held])
     return out
 
 
@@ -56,8 +56,9 @@ def _most_similar(positions: list[FloatArray | None]) -> list[tuple[float, int]]
     return best
 
 
-def agglomerative_query(ranks: np.ndarray, depth: np.ndarray, c1: float, c2: float) -> FloatArray:
-    """One query's scores from its ``(runs, m)`` ranks (0 where absent) and list lengths."""
+def agglomerative_query(ranks: np.ndarray, depth: np.ndarray, doc_ids: np.ndarray, c1: float, c2: float
+                        ) -> FloatArray:
+    """One query's scores from its ``(runs, m)`` ranks (0 where absent), list lengths and ids."""
     n_runs = ranks.shape[0]
     present = ranks > 0
     flagr = np.where(present, ranks.astype(np.float64), NOT_RANKED)
@@ -71,7 +72,7 @@ def agglomerative_query(ranks: np.ndarray, depth: np.ndarray, c1: float, c2: flo
         length = float(depth[r])
         scores.append(np.where(present[r], 0.5 * (length * length - 2 * length * (ranks[r] - 1) - length), np.nan))
         counts.append(present[r].astype(np.int64))
-    positions: list[FloatArray | None] = [_positions(scores[r], counts[r]) for r in range(n_runs)]
+    positions: list[FloatArray | None] = [_positions(scores[r], counts[r], doc_ids) for r in range(n_runs)]
     similar = _most_similar(positions)
     keep = 0
     for _ in range(n_runs - 1):  # a loop over merges
@@ -91,7 +92,7 @@ def agglomerative_query(ranks: np.ndarray, depth: np.ndarray, c1: float, c2: flo
         merged = np.where(both, (w1 * mine + w2 * theirs) / (w1 + w2), merged)
         scores[keep], counts[keep] = merged, counts[keep] + counts[other]
         weights[keep] = (c1 * w1 + c2 * w2) / (c1 + c2)
-        positions[keep], positions[other] = _positions(merged, counts[keep]), None
+        positions[keep], positions[other] = _positions(merged, counts[keep], doc_ids), None
         similar = _most_similar(positions)
     return np.nan_to_num(scores[keep], nan=0.0)
 
@@ -102,7 +103,7 @@ def agglomerative(c: Candidates, *, c1: float, c2: float) -> FloatArray:
         raise FusionError(f"the agglomerative method needs finite c1 and c2 with c1 + c2 != 0; got {c1!r}, {c2!r}")
     out = np.zeros(c.n_rows)
     for q, (start, end) in enumerate(queries(c)):  # per query: its own sequence of merges
-        out[start:end] = agglomerative_query(c.ranks[:, start:end], c.depth[:, q], c1, c2)
+        out[start:end] = agglomerative_query(c.ranks[:, start:end], c.depth[:, q], c.doc_ids[start:end], c1, c2)
     return out
 
 

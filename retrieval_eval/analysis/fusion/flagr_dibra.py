@@ -110,7 +110,7 @@ def dibra(c: Candidates, *, aggregator: str, w_norm: str, dist: str, gamma: floa
                 scores = outranking_query(ranks[:, start:end], nw, thresholds, order)
             else:
                 scores = majority_query(ranks[:, start:end], nw, comb == "copeland")
-            position = flagr_positions(scores, n_ranking)
+            position = flagr_positions(scores, n_ranking, c.doc_ids[start:end])
             order = np.argsort(position)  # FLAGR's list stays sorted: the next sums run in this order
             distance = np.array([_distance(dist, position, ranks[z, start:end], int(lengths[z]))
                                  for z in range(c.n_runs)])  # one distance per run

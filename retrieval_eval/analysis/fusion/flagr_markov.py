@@ -15,6 +15,7 @@ import numpy as np
 from ...model import FloatArray
 from .candidates import Candidates
 from .flagr_common import NOT_RANKED, flagr_ranks, queries
+from .flagr_order import id_order
 from .registry import FusionError, fusion_method
 
 CHAINS = ("mc1", "mc2", "mc3", "mc4", "mct")
@@ -70,14 +71,15 @@ def markov_chain(c: Candidates, *, chain: str, ergodic_number: float, max_iterat
     out = np.zeros(c.n_rows)
     for start, end in queries(c):  # per query: one chain, its own stationary distribution
         m = end - start
-        walk = _transitions(ranks[:, start:end], chain, as_pyflagr) * (1.0 - ergodic_number) + ergodic_number / m
+        by_id = start + id_order(c.doc_ids[start:end])  # FLAGR sorts a chain's documents by id first
+        walk = _transitions(ranks[:, by_id], chain, as_pyflagr) * (1.0 - ergodic_number) + ergodic_number / m
         state = np.full(m, 1.0 / m)
         for _ in range(int(max_iterations) - 1):  # power iteration, as FLAGR does it
             following = state @ walk
             if bool((following == state).all()):
                 break
             state = following
-        out[start:end] = state
+        out[by_id] = state
     return out
 
 

@@ -15,10 +15,19 @@ import numpy as np
 from ...model import IntArray
 
 
-def flagr_positions(scores: np.ndarray, n_ranking: np.ndarray) -> IntArray:
-    """(m,) each of a query's documents' 0-based position in FLAGR's sorted list, given its ``scores``
-    and how many runs rank it (``n_ranking``), its rows in byte order of the ids."""
-    order = np.lexsort((np.arange(len(scores)), -np.asarray(n_ranking), -np.asarray(scores)))
+def id_order(doc_ids: np.ndarray) -> IntArray:
+    """The rows (0-based) in byte order of their ids, as FLAGR's ``strcmp`` orders them (Candidates'
+    rows within a query follow no meaningful order)."""
+    order: IntArray = np.argsort(np.asarray(doc_ids), kind="stable")
+    return order
+
+
+def flagr_positions(scores: np.ndarray, n_ranking: np.ndarray, doc_ids: np.ndarray) -> IntArray:
+    """(m,) each of a query's documents' 0-based position in FLAGR's sorted list, given its ``scores``,
+    how many runs rank it (``n_ranking``) and its id."""
+    by_id = np.empty(len(scores), dtype=np.int64)
+    by_id[id_order(doc_ids)] = np.arange(len(scores))
+    order = np.lexsort((by_id, -np.asarray(n_ranking), -np.asarray(scores)))
     positions = np.empty(len(order), dtype=np.int64)
     positions[order] = np.arange(len(order))
     return positions
