@@ -25,13 +25,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import generate  # noqa: E402
+import generate
 
-from retrieval_eval.analysis.fusion import candidates_from_runs, get_method  # noqa: E402
-from retrieval_eval.analysis.fusion.output import write_trec  # noqa: E402
-from retrieval_eval.analysis.fusion.registry import ranked_run  # noqa: E402
-from retrieval_eval.io.formats import read_run_columns  # noqa: E402
-from retrieval_eval.model import RunColumns  # noqa: E402
+from retrieval_eval.analysis.fusion import candidates_from_runs, get_method
+from retrieval_eval.analysis.fusion.output import write_trec
+from retrieval_eval.analysis.fusion.registry import ranked_run
+from retrieval_eval.io.formats import read_run_columns
+from retrieval_eval.model import RunColumns
 
 
 def _variant(base: RunColumns, seed: int) -> RunColumns:
@@ -47,7 +47,7 @@ def _variant(base: RunColumns, seed: int) -> RunColumns:
 
 
 def _files(directory: str, n_runs: int) -> list[str]:
-    qrels, first = generate.paths("msmarco", directory)
+    _, first = generate.paths("msmarco", directory)
     if not os.path.exists(first):
         generate.generate("msmarco", directory)
     paths = [first]
@@ -103,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peer-queries", type=int, default=500, help="queries given to ranx and pyflagr (0: none)")
     args = parser.parse_args(argv)
     paths = _files(args.directory, args.runs)
-    lines = sum(1 for _ in open(paths[0], "rb"))
+    with open(paths[0], "rb") as file:
+        lines = sum(1 for _ in file)
     print(f"{args.runs} runs of {lines:,} lines each")
     runs: list[RunColumns] = []
 
@@ -114,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     reading = _best(args.repeat, read)
     print(f"read {args.runs} runs: {reading:.2f} s")
     for method, params in (("rrf", {"k": 60}), ("combmnz", {"norm": "min-max"})):
-        fusing = _best(args.repeat, lambda: _ours(runs, method, **params))
+        fusing = _best(args.repeat, lambda method=method, params=params: _ours(runs, method, **params))
         print(f"fuse {method}: {fusing:.2f} s = {fusing / reading:.2f} x reading (budget 2 x)")
     if args.peer_queries:
         _peers(paths, args.peer_queries, args.directory, args.repeat)
@@ -143,8 +144,8 @@ def _peers(paths: list[str], n_queries: int, directory: str, repeat: int) -> Non
         flagr_input = os.path.join(tempfile.gettempdir(), "fusion-bench-flagr.csv")
         frame.to_csv(flagr_input, index=False, header=False)
         for method, ours_params, ranx_method in (("rrf", {"k": 60}, "rrf"), ("combmnz", {"norm": "min-max"}, "mnz")):
-            ours = _best(repeat, lambda: _ours(runs, method, **ours_params))
-            theirs = _best(repeat, lambda: ranx.fuse(ranx_runs, norm="min-max", method=ranx_method))
+            ours = _best(repeat, lambda method=method, params=ours_params: _ours(runs, method, **params))
+            theirs = _best(repeat, lambda name=ranx_method: ranx.fuse(ranx_runs, norm="min-max", method=name))
             print(f"  {method}: ours {ours:.3f} s, ranx {theirs:.3f} s (ranx / ours = {theirs / ours:.1f})")
         flagr = _best(repeat, lambda: Linear.CombMNZ(norm="score").aggregate(input_file=flagr_input))
         ours = _best(repeat, lambda: _ours(runs, "combmnz", norm="min-max"))

@@ -43,7 +43,7 @@ def test_the_exact_path_when_hashes_collide_gives_the_same_candidates(monkeypatc
     fast = candidates_from_runs([A, B])
     monkeypatch.setattr(module, "_rows_by_hash", lambda *args: None)
     exact = candidates_from_runs([A, B])
-    key = lambda c: sorted(zip(c.row_query().tolist(), c.doc_ids.tolist(), c.ranks.T.tolist()))  # noqa: E731
+    key = lambda c: sorted(zip(c.row_query().tolist(), c.doc_ids.tolist(), c.ranks.T.tolist()))
     assert key(fast) == key(exact)
     assert exact.doc_ids.tolist() == sorted(exact.doc_ids[:4].tolist()) + exact.doc_ids[4:].tolist()
 
