@@ -55,6 +55,8 @@ def _distance(how: str, position: np.ndarray, rank: np.ndarray, length: int) -> 
     from the fused list (0-based ``position`` of each document), as FLAGR computes it."""
     m = len(position)
     if how == "rho":  # Spearman's rho (a correlation, used as a distance, as in FLAGR)
+        if m < 2:
+            return math.nan  # one document: FLAGR's 0 / 0, which leaves the weight as it is
         ranked = rank < NOT_RANKED
         squares = np.where(ranked, (rank - (position + 1.0)) ** 2, 0.0)
         return 1.0 - 6.0 * _in_order(squares, position) / (m**3 - m)
