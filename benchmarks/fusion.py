@@ -10,16 +10,19 @@ that run only, scores perturbed so that the order changes). Times are wall clock
 ranx and pyflagr are timed in the same process on the first ``--peer-queries`` queries of the same
 files (the whole shape takes them minutes): ours is timed again on that subset, so that the ratios
 compare like with like. pyflagr has no RRF: its CombMNZ (score normalisation) is the one compared.
+FLAGR's own methods (``flagr-*``) are timed against pyflagr on ``--flagr-queries`` queries with each
+run cut at ``--flagr-depth`` documents: their pairwise methods are quadratic in a query's documents.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -101,6 +104,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--peer-queries", type=int, default=500, help="queries given to ranx and pyflagr (0: none)")
+    parser.add_argument("--flagr-queries", type=int, default=20,
+                        help="queries for FLAGR's methods against pyflagr (0: none); their pairwise methods are "
+                             "quadratic in a query's documents")
+    parser.add_argument("--flagr-depth", type=int, default=100, help="each run's documents per query for them")
     args = parser.parse_args(argv)
     paths = _files(args.directory, args.runs)
     with open(paths[0], "rb") as file:
@@ -119,20 +126,77 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fuse {method}: {fusing:.2f} s = {fusing / reading:.2f} x reading (budget 2 x)")
     if args.peer_queries:
         _peers(paths, args.peer_queries, args.directory, args.repeat)
+    if args.flagr_queries:
+        _flagr(paths, args.flagr_queries, args.flagr_depth, args.directory, args.repeat)
     return 0
 
 
-def _quietly(work: Callable[[], object]) -> object:
-    """``work()`` with the process's standard output sent to /dev/null (FLAGR's C code prints a line per query)."""
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """pyflagr's C code prints a line per query to the process's stdout: send it to /dev/null."""
     sys.stdout.flush()
-    saved = os.dup(1)
-    with open(os.devnull, "wb") as null:
-        os.dup2(null.fileno(), 1)
-        try:
-            return work()
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
+    saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
+
+
+#: Our FLAGR method and its parameters, and pyflagr's module, class and arguments for the same numbers.
+FLAGR_ROWS: list[tuple[str, dict[str, object], str, str, dict[str, object]]] = [
+    ("flagr-combsum", {"norm": "borda"}, "Linear", "CombSUM", {"norm": "borda"}),
+    ("flagr-combmnz", {"norm": "score", "as_pyflagr": True}, "Linear", "CombMNZ", {"norm": "score"}),
+    ("flagr-condorcet", {}, "Majoritarian", "CondorcetWinners", {}),
+    ("flagr-copeland", {}, "Majoritarian", "CopelandWinners", {}),
+    ("flagr-outranking", {}, "Majoritarian", "OutrankingApproach", {}),
+    ("flagr-mc4", {"as_pyflagr": True}, "MarkovChains", "MC4", {"eval_pts": 10}),
+    ("flagr-mct", {"as_pyflagr": True}, "MarkovChains", "MCT", {"eval_pts": 10}),
+    ("flagr-rra", {"exact": True}, "RRA", "RRA", {"exact": True}),
+    ("flagr-prefrel", {}, "Weighted", "PreferenceRelationsGraph", {}),
+    ("flagr-agglomerative", {}, "Weighted", "Agglomerative", {}),
+    ("flagr-dibra", {}, "Weighted", "DIBRA", {}),
+]
+
+
+def _top(runs: list[RunColumns], depth: int) -> list[RunColumns]:
+    """Each run cut at its ``depth`` best documents per query (trec_eval's order)."""
+    c = candidates_from_runs(runs)
+    query = c.query_ids[c.row_query()]
+    out = []
+    for r, run in enumerate(runs):  # a loop over runs
+        keep = (c.ranks[r] > 0) & (c.ranks[r] <= depth)
+        out.append(RunColumns(query[keep], c.doc_ids[keep], c.scores[r, keep],
+                              np.arange(1, int(keep.sum()) + 1), run_id=run.run_id or f"run{r}"))
+    return out
+
+
+def _flagr(paths: list[str], n_queries: int, depth: int, directory: str, repeat: int) -> None:
+    import importlib
+
+    runs = _top([read_run_columns(p) for p in _subset(paths, n_queries, directory)], depth)
+    c = candidates_from_runs(runs, names=[f"run{r}" for r in range(len(runs))])
+    rows = []  # pyflagr's CSV: query, voter, item, rank, score, dataset
+    for r in range(c.n_runs):  # a loop over runs, then over their lines: a benchmark's input, written once
+        held = np.flatnonzero(c.ranks[r] > 0)
+        query = c.query_ids[c.row_query()[held]]
+        for q, d, rank, score in zip(query.tolist(), c.doc_ids[held].tolist(), c.ranks[r, held].tolist(),
+                                     c.scores[r, held].tolist()):
+            rows.append(f"{q.decode()},run{r},{d.decode()},{rank},{score!r},bench")
+    flagr_input = os.path.join(tempfile.gettempdir(), f"fusion-bench-flagr-{os.getpid()}.csv")
+    with open(flagr_input, "w") as out:
+        out.write("\n".join(rows) + "\n")
+    print(f"\nFLAGR's methods on the first {n_queries} queries, each run cut at {depth} documents "
+          f"({c.n_rows:,} candidates), pyflagr in this process (its time includes its CSV in and out):")
+    for name, ours_params, module, cls, their_params in FLAGR_ROWS:
+        ours = _best(repeat, lambda name=name, params=ours_params: get_method(name)(c, **params))
+        method = getattr(importlib.import_module(f"pyflagr.{module}"), cls)(**their_params)
+        with _quiet():
+            theirs = _best(repeat, lambda method=method: method.aggregate(input_file=flagr_input))
+        print(f"  {name}: ours {ours:.3f} s, pyflagr {theirs:.3f} s (pyflagr / ours = {theirs / ours:.1f})")
+    os.remove(flagr_input)
 
 
 def _peers(paths: list[str], n_queries: int, directory: str, repeat: int) -> None:
@@ -151,8 +215,9 @@ def _peers(paths: list[str], n_queries: int, directory: str, repeat: int) -> Non
         ranx_runs = [ranx.Run.from_file(p, kind="trec") for p in small]
         ranx.fuse(ranx_runs, norm="min-max", method="rrf")  # numba compiles on the first call: not timed
         ranx.fuse(ranx_runs, norm="min-max", method="mnz")
+        # pyflagr 1.0.21 reads Query,Voter,Item,Rank,Score,Dataset (with four columns it reads nothing)
         frame = pd.concat([pd.read_csv(p, sep=" ", header=None, names=["Query", "q0", "Item", "Rank", "Score", "Voter"])
-                           for p in small])[["Query", "Voter", "Item", "Score"]]
+                           for p in small])[["Query", "Voter", "Item", "Rank", "Score"]]
         frame["Dataset"] = "bench"
         flagr_input = os.path.join(tempfile.gettempdir(), "fusion-bench-flagr.csv")
         frame.to_csv(flagr_input, index=False, header=False)
@@ -160,7 +225,8 @@ def _peers(paths: list[str], n_queries: int, directory: str, repeat: int) -> Non
             ours = _best(repeat, lambda method=method, params=ours_params: _ours(runs, method, **params))
             theirs = _best(repeat, lambda name=ranx_method: ranx.fuse(ranx_runs, norm="min-max", method=name))
             print(f"  {method}: ours {ours:.3f} s, ranx {theirs:.3f} s (ranx / ours = {theirs / ours:.1f})")
-        flagr = _best(repeat, lambda: _quietly(lambda: Linear.CombMNZ(norm="score").aggregate(input_file=flagr_input)))
+        with _quiet():
+            flagr = _best(repeat, lambda: Linear.CombMNZ(norm="score").aggregate(input_file=flagr_input))
         ours = _best(repeat, lambda: _ours(runs, "combmnz", norm="min-max"))
         print(f"  combmnz: ours {ours:.3f} s, pyflagr {flagr:.3f} s (pyflagr / ours = {flagr / ours:.1f}; "
               "pyflagr's time includes reading its CSV and writing its output, ours starts from columns)")

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from . import ranks, scores, trained
+from . import flagr, ranks, scores, trained
 
-__all__ = ["ranks", "scores", "trained"]
+__all__ = ["flagr", "ranks", "scores", "trained"]
