@@ -147,3 +147,15 @@ def test_train_queries_are_learnt_from_and_left_out_of_the_report(tmp_path: Path
     code, _ = _fuse(tmp_path, "--optimize", "--train-queries", str(train), "--qrels", QRELS)
     assert code == 2
     assert f"{train}:2: expected one query id" in capsys.readouterr().err
+
+
+def test_help_names_every_registered_method(capsys: pytest.CaptureFixture[str]) -> None:
+    # --help's list is plain text (help stays import-free): a method added to the registry must be added there
+    import re
+
+    from retrieval_eval.analysis.fusion.registry import method_names
+
+    with pytest.raises(SystemExit):
+        main(["fuse", "--help"])
+    listed = set(re.findall(r"[\w-]+", capsys.readouterr().out))
+    assert [name for name in method_names() if name not in listed] == []

@@ -25,6 +25,11 @@ w_bordafuse, condorcet, w_condorcet); and methods that learn from judgments (pos
 segfuse, slidefuse, bayesfuse), which need --qrels and the queries to learn from. A method's other
 parameters: --param NAME=VALUE (k=60, phi=0.8, gamma=1.5, sigma=0.01, w=3, n_segments=25).
 
+FLAGR's rank aggregation, checked against pyflagr: flagr-combsum, flagr-combmnz, flagr-borda,
+flagr-simple-borda, flagr-condorcet, flagr-copeland, flagr-outranking, flagr-mc1, flagr-mc2,
+flagr-mc3, flagr-mc4, flagr-mct, flagr-kemeny (queries of a few documents only), flagr-rra,
+flagr-prefrel, flagr-agglomerative and flagr-dibra, with pyflagr's parameter names as --param.
+
 Tuning: --optimize searches the weights (and RRF's k) for the first -m measure, on a grid (--step)
 or a seeded random sample (--search random --trials N --seed S). Weights learnt on some queries are
 reported on others: --folds K (K-fold cross-validation, each fold fused with what the other folds
