@@ -80,12 +80,14 @@ def _evaluator(qrels: Qrels, run: Run, rel: int = 1, *, float_column: bool = Fal
 
 
 def _every_measure() -> list[Measure]:
-    """Every registered measure that needs no subtopic column, with a cutoff when it takes or needs one,
+    """Every registered measure that needs no subtopic column or preferences, with a cutoff when it takes or needs one,
     ``max_rel`` where the C/W/L family requires it, at two relevance levels where it has one."""
     out = []
     for definition in REGISTRY.values():
         if definition.subtopics:
             continue  # the diversity measures: test_diversity_measures_take_float_grades_per_subtopic
+        if definition.preferences:
+            continue  # prefs_*: their rel_levels are read as numbers already (tests/measures/test_prefs.py)
         cutoff = definition.cutoff
         value = 0.5 if cutoff is not None and definition.params[cutoff].kind is float else 5  # (IPrec's recall)
         measure = definition() if cutoff is None else definition(**{cutoff: value})
