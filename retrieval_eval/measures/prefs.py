@@ -41,6 +41,8 @@ class _Pairs(NamedTuple):
     worse: IntArray
     rank_better: IntArray
     rank_worse: IntArray
+    better_retrieved: BoolArray  #: the preferred document is retrieved
+    worse_retrieved: BoolArray
 
 
 class _Counts(NamedTuple):
@@ -82,8 +84,8 @@ def _count(b: RankedBatch) -> _Counts:
     rel, nonrel = p.judgment_level > 0, p.judgment_level == 0
     pq = segment_ids(p.pair_offsets)
     better, worse = p.judgment_offsets[pq] + p.pair_better, p.judgment_offsets[pq] + p.pair_worse
-    pairs = _Pairs(pq, j_group[better], better, worse, j_rank[better], j_rank[worse])
     a_ret, b_ret = j_ret[better], j_ret[worse]
+    pairs = _Pairs(pq, j_group[better], better, worse, j_rank[better], j_rank[worse], a_ret, b_ret)
 
     def per_group(mask: BoolArray, group: IntArray = pairs.group) -> FloatArray:
         return np.bincount(group[mask], minlength=n_groups).astype(np.float64)
@@ -207,8 +209,8 @@ def _pair_sums(c: _Counts) -> tuple[FloatArray, FloatArray, IntArray, IntArray, 
     pr = c.pairs
     top, bottom = np.minimum(pr.rank_better, pr.rank_worse), np.maximum(pr.rank_better, pr.rank_worse)
     forward = pr.rank_better < pr.rank_worse
-    njr = c.njr[pr.query]
-    region = np.where(bottom < njr, 0, np.where(top < njr, 1, 2))
+    # 0: both retrieved, 1: one of them, 2: neither
+    region = 2 - pr.better_retrieved.astype(np.int64) - pr.worse_retrieved
     span = int(bottom.max(initial=0)) + 1
     if (c.n_queries + 1) * 6 * span * span < 2**62:
         # One sort of one int64 key: query, region, x, y, and last a bit that is 0 for a preference of
@@ -354,8 +356,7 @@ def _rnonrel(c: _Counts, retrieved_only: bool) -> FloatArray:
     if not recount.any():
         return ratio
     single = c.prefs.group_single
-    njr = c.njr[pr.query]
-    a_ret, b_ret = pr.rank_better < njr, pr.rank_worse < njr
+    a_ret, b_ret = pr.better_retrieved, pr.worse_retrieved
     fulfilled = (pr.rank_better < pr.rank_worse) & a_ret
     level = c.prefs.judgment_level
     # Groups of one subgroup: the preferences among the relevant levels, and every judgment of the group
