@@ -275,7 +275,7 @@ def _closed(better: IntArray, worse: IntArray, judgment_group: IntArray, single:
         # The bits back to pairs, a chunk of groups at a time (16 MB of bytes): one flat search for the
         # set ones, by group, then row, then column (np.nonzero of the 3-d array took three times as long).
         square = m * largest
-        chunk = max(1, (1 << 24) // square)
+        chunk = max(1, _CHUNK_BYTES // square)
         for low in range(0, len(groups), chunk):
             bits = np.unpackbits(rows[low : low + chunk].view(np.uint8), axis=-1, count=largest, bitorder="little")
             at = np.flatnonzero(bits)
@@ -301,6 +301,11 @@ def _rank_in_runs(values: IntArray) -> IntArray:
     return index - np.maximum.accumulate(np.where(new, index, 0))
 
 
+#: The bytes of one cell per (group, row, column) that the closure holds at a time, making its bit
+#: rows and reading them back (a group larger than that is taken alone).
+_CHUNK_BYTES = 1 << 24
+
+
 def _bit_rows(group: IntArray, row: IntArray, column: IntArray, n_groups: int, m: int) -> np.ndarray:
     """The pairs (``row``, ``column``) of each ``group`` (0..n_groups-1, in increasing order; repeats
     allowed) as bit rows: ``(n_groups, m, words)`` little-endian 64-bit words, bit c of a row's words
@@ -309,7 +314,7 @@ def _bit_rows(group: IntArray, row: IntArray, column: IntArray, n_groups: int, m
     words = (m + 63) // 64
     packed = np.zeros((n_groups, m, 8 * words), dtype=np.uint8)
     square = m * m
-    chunk = max(1, (1 << 24) // square)
+    chunk = max(1, _CHUNK_BYTES // square)
     lows = np.arange(0, n_groups, chunk)
     bounds = np.searchsorted(group, np.append(lows, n_groups))
     for number, low in enumerate(lows.tolist()):
