@@ -264,6 +264,7 @@ def _closed(better: IntArray, worse: IntArray, judgment_group: IntArray, single:
         first = start[pg[chosen]]
         rows = _bit_rows(place[pg[chosen]], pb[chosen] - first, pw[chosen] - first, len(groups), m)
         largest = int(size[groups].max())
+        rows = rows[:, :largest]  # (the rows past the bucket's largest group are empty)
         one, zero = np.uint64(1), np.uint64(0)
         holds = np.empty(rows.shape[:2], dtype=np.uint64)
         for k in range(largest):
@@ -274,7 +275,7 @@ def _closed(better: IntArray, worse: IntArray, judgment_group: IntArray, single:
             rows |= holds[:, :, None] & rows[:, k : k + 1, :]  # those rows take row k's bits too
         # The bits back to pairs, a chunk of groups at a time (16 MB of bytes): one flat search for the
         # set ones, by group, then row, then column (np.nonzero of the 3-d array took three times as long).
-        square = m * largest
+        square = largest * largest
         chunk = max(1, _CHUNK_BYTES // square)
         for low in range(0, len(groups), chunk):
             bits = np.unpackbits(rows[low : low + chunk].view(np.uint8), axis=-1, count=largest, bitorder="little")
