@@ -244,6 +244,9 @@ def _closed(better: IntArray, worse: IntArray, judgment_group: IntArray, single:
     bit rows: each group's relation is a (documents x documents) bit matrix, and Warshall's step k
     ORs row k into every row holding bit k, for every group of a similar size at once. Groups are
     bucketed by size rounded up to a power of two, so a large group does not make the small ones pay.
+
+    The pairs come grouped by group, groups in increasing order, as :func:`_subgroup_pairs` gives
+    them (its subgroups are numbered group after group); the result keeps that order.
     """
     n_groups = len(single)
     start = _offsets_of(np.bincount(judgment_group, minlength=n_groups))
