@@ -230,8 +230,8 @@ def _prepare_qrels(qrels: QrelsColumns, queries: npt.ArrayLike | None, duplicate
     if qrels.preferences is not None:  # a row per preference line: each judged (query, document) kept once
         from .preferences import prepare_preferences
 
-        preferences, doc_code = prepare_preferences(qrels.preferences, query_code, len(query_vocab))
-        rows, relevance = _judged_once(query_code, doc_code, relevance)
+        preferences, judged, first = prepare_preferences(qrels.preferences, query_code, len(query_vocab))
+        rows, relevance = _judged_once(judged, first, relevance)
         query_code, q_docs, lines = query_code[rows], q_docs[rows], lines[rows]
         own_relevance = True
     if qrels.subtopics is not None:  # diversity qrels: a document may be judged once per subtopic
@@ -325,16 +325,13 @@ def _diversity_judgments(
     return subtopics, order[starts], largest
 
 
-def _judged_once(query_code: IntArray, doc_code: IntArray, relevance: GradeArray) -> tuple[IntArray, GradeArray]:
-    """The first row of each (query, document) of preference judgments, in input order, and the pair's
-    largest value (relevant when some line gives the document a rel_level > 0)."""
-    key = query_code * (int(doc_code.max(initial=0)) + 1) + doc_code
-    order = np.argsort(key, kind="stable")
-    ordered = key[order]
-    first = np.ones(len(order), dtype=bool)
-    first[1:] = ordered[1:] != ordered[:-1]
-    starts = np.flatnonzero(first)
-    largest = np.maximum.reduceat(np.asarray(relevance)[order], starts) if len(starts) else relevance[:0]
-    rows = order[starts]
-    by_input = np.argsort(rows, kind="stable")
-    return rows[by_input], largest[by_input].astype(np.int64)
+def _judged_once(judged: IntArray, first: IntArray, relevance: GradeArray) -> tuple[IntArray, GradeArray]:
+    """The first row of each judged (query, document) of preference judgments, in input order, and the
+    pair's largest value (relevant when some line gives the document a rel_level > 0). ``judged``
+    numbers each row's pair and ``first`` is each pair's first row, as the preferences found them
+    (no second sort of the rows by pair)."""
+    relevance = np.asarray(relevance)
+    largest = relevance[first]
+    np.maximum.at(largest, judged, relevance)
+    by_input = np.argsort(first)
+    return first[by_input], largest[by_input].astype(np.int64)

@@ -84,9 +84,10 @@ class Preferences:
         return Preferences(do, d, jo, jg, jd, jl, go, gs, gi, po, pb, pw)
 
 
-def prepare_preferences(prefs: PrefsColumns, q: IntArray, n_q: int) -> tuple[Preferences, IntArray]:
+def prepare_preferences(prefs: PrefsColumns, q: IntArray, n_q: int) -> tuple[Preferences, IntArray, IntArray]:
     """The preferences of ``prefs``, whose rows belong to the queries ``q`` (codes of a byte-ordered
-    vocabulary of ``n_q`` queries), and each row's document code (ids in byte order).
+    vocabulary of ``n_q`` queries); each row's judged document, numbered across the queries (0.., in
+    the order of the preferences' documents); and the first row of each judged document.
 
     They are checked as trec_eval checks a group of several subgroups: a document judged 0 in one
     subgroup and above 0 in another, or preferences that contradict each other, are errors naming
@@ -151,19 +152,35 @@ def prepare_preferences(prefs: PrefsColumns, q: IntArray, n_q: int) -> tuple[Pre
         pair_offsets=pair_offsets,
         pair_better=better - judgment_offsets[pair_query], pair_worse=worse - judgment_offsets[pair_query],
     )
-    return preferences, doc
+    return preferences, doc_inverse, doc_index
 
 
 def _distinct(key: IntArray) -> tuple[IntArray, IntArray]:
-    """``np.unique(key, return_index=True, return_inverse=True)`` without the keys: a row of each
-    distinct key (keys in increasing order) and each row's key number. One sort."""
-    order = np.argsort(key)  # any row of a key will do: its ids and the sign of its level are the same
-    ordered = key[order]
+    """``np.unique(key, return_index=True, return_inverse=True)`` without the keys: the first row of
+    each distinct key (keys in increasing order) and each row's key number.
+
+    Rows often come in runs of one key (a file grouped by query, judgment group and subgroup): then
+    only the first row of each run is sorted, and the numbers spread along the runs (for the groups
+    of the benchmark's million lines, a sort of 50,000 keys instead of 1,000,000). Rows in no
+    particular order are sorted as they are."""
+    n = len(key)
+    head = np.ones(n, dtype=bool)
+    head[1:] = key[1:] != key[:-1]
+    heads = np.flatnonzero(head)
+    runs = len(heads) <= n // 2
+    run_key = key[heads] if runs else key
+    order = np.argsort(run_key)
+    ordered = run_key[order]
     new = np.ones(len(order), dtype=bool)
     new[1:] = ordered[1:] != ordered[:-1]
-    inverse = np.empty(len(order), dtype=np.int64)
-    inverse[order] = np.cumsum(new) - 1
-    return order[new], inverse
+    starts = np.flatnonzero(new)
+    code = np.empty(len(order), dtype=np.int64)
+    code[order] = np.cumsum(new) - 1
+    rows = heads[order] if runs else order
+    first = np.minimum.reduceat(rows, starts) if len(starts) else rows  # the sort is not stable
+    if runs:
+        code = np.repeat(code, np.diff(np.append(heads, n)))
+    return first, code
 
 
 def _refuse_repeats(key: IntArray, prefs: PrefsColumns, lines: IntArray, ids: tuple[np.ndarray, ...]) -> None:
@@ -191,9 +208,12 @@ def _pair_key(major: IntArray, minor: IntArray) -> IntArray:
 def _subgroup_pairs(subgroup: IntArray, levels: FloatArray, judgment: IntArray) -> tuple[IntArray, IntArray]:
     """Every (preferred, other) pair of judgment rows within a subgroup: each row against every row of
     its subgroup with a lower rel_level (the rows sorted by subgroup and level descending)."""
-    _, level_code = np.unique(-levels, return_inverse=True)  # few distinct levels: a small sort
-    order = np.argsort(_pair_key(subgroup, level_code.reshape(-1)), kind="stable")
-    subgroup, level_code, judgment = subgroup[order], level_code.reshape(-1)[order], judgment[order]
+    # Each level's rank among the distinct levels, highest first. A sort of the levels without their
+    # inverse, then a binary search among the few distinct ones: half the time of np.unique's inverse.
+    distinct = np.unique(levels)
+    level_code = len(distinct) - 1 - np.searchsorted(distinct, levels)
+    order = np.argsort(_pair_key(subgroup, level_code), kind="stable")
+    subgroup, level_code, judgment = subgroup[order], level_code[order], judgment[order]
     n = len(order)
     index = np.arange(n)
     new_sub = np.ones(n, dtype=bool)
@@ -224,6 +244,9 @@ def _closed(better: IntArray, worse: IntArray, judgment_group: IntArray, single:
     bit rows: each group's relation is a (documents x documents) bit matrix, and Warshall's step k
     ORs row k into every row holding bit k, for every group of a similar size at once. Groups are
     bucketed by size rounded up to a power of two, so a large group does not make the small ones pay.
+
+    The pairs come grouped by group, groups in increasing order, as :func:`_subgroup_pairs` gives
+    them (its subgroups are numbered group after group); the result keeps that order.
     """
     n_groups = len(single)
     start = _offsets_of(np.bincount(judgment_group, minlength=n_groups))
@@ -242,30 +265,69 @@ def _closed(better: IntArray, worse: IntArray, judgment_group: IntArray, single:
         place[groups] = np.arange(len(groups))
         chosen = pair_padded == m
         first = start[pg[chosen]]
-        g, a, c = place[pg[chosen]], pb[chosen] - first, pw[chosen] - first
-        words = (m + 63) // 64
-        rows = np.zeros((len(groups), m, words), dtype=np.uint64)
-        np.bitwise_or.at(rows, (g, a, c // 64), np.left_shift(np.uint64(1), (c % 64).astype(np.uint64)))
+        rows = _bit_rows(place[pg[chosen]], pb[chosen] - first, pw[chosen] - first, len(groups), m)
         largest = int(size[groups].max())
+        rows = rows[:, :largest]  # (the rows past the bucket's largest group are empty)
+        one, zero = np.uint64(1), np.uint64(0)
+        holds = np.empty(rows.shape[:2], dtype=np.uint64)
         for k in range(largest):
-            holds = ((rows[:, :, k // 64] >> np.uint64(k % 64)) & np.uint64(1)).astype(bool)  # rows holding bit k
-            row_k = rows[:, k : k + 1, :].copy()
-            np.bitwise_or(rows, row_k, out=rows, where=holds[:, :, None])  # those rows take row k's bits too
-        chunk = max(1, (1 << 24) // (m * largest))  # groups whose bits are spread out at a time: 16 MB
+            # All ones in the rows holding bit k, else 0 (a mask ANDed in beat a where= argument by half)
+            np.right_shift(rows[:, :, k // 64], np.uint64(k % 64), out=holds)
+            np.bitwise_and(holds, one, out=holds)
+            np.subtract(zero, holds, out=holds)
+            rows |= holds[:, :, None] & rows[:, k : k + 1, :]  # those rows take row k's bits too
+        # The bits back to pairs, a chunk of groups at a time (16 MB of bytes): one flat search for the
+        # set ones, by group, then row, then column (np.nonzero of the 3-d array took three times as long).
+        square = largest * largest
+        chunk = max(1, _CHUNK_BYTES // square)
         for low in range(0, len(groups), chunk):
-            part = rows[low : low + chunk]
-            bits = np.empty((len(part), m, largest), dtype=bool)
-            for k in range(largest):
-                bits[:, :, k] = (part[:, :, k // 64] >> np.uint64(k % 64)) & np.uint64(1)
-            g, a, c = np.nonzero(bits)  # by group, then row, then column
-            first = start[groups[low + g]]
-            pieces.append((groups[low + g], first + a, first + c))
-    group = np.concatenate([piece[0] for piece in pieces])
-    better, worse = np.concatenate([piece[1] for piece in pieces]), np.concatenate([piece[2] for piece in pieces])
-    if len(group) > 1 and bool((group[1:] < group[:-1]).any()):  # (one kind of group, one bucket: in order)
-        order = np.argsort(group, kind="stable")
-        better, worse = better[order], worse[order]
+            bits = np.unpackbits(rows[low : low + chunk].view(np.uint8), axis=-1, count=largest, bitorder="little")
+            at = np.flatnonzero(bits)
+            g = groups[low + at // square]
+            first = start[g]
+            pieces.append((g, first + at % square // largest, first + at % largest))
+    # Each piece holds whole groups, in increasing order, and each group is in one piece: a group's
+    # pairs go to its place among all the groups', in the order its piece has them (no sort needed).
+    counts = sum(np.bincount(piece[0], minlength=n_groups) for piece in pieces)
+    starts = _offsets_of(counts)
+    better, worse = np.empty(int(starts[-1]), dtype=np.int64), np.empty(int(starts[-1]), dtype=np.int64)
+    for group, piece_better, piece_worse in pieces:
+        at = starts[group] + _rank_in_runs(group)
+        better[at], worse[at] = piece_better, piece_worse
     return better, worse
+
+
+def _rank_in_runs(values: IntArray) -> IntArray:
+    """Each element's place (0, 1, ...) within its run of equal neighbours: [5, 5, 2, 5] gives [0, 1, 0, 0]."""
+    index = np.arange(len(values))
+    new = np.ones(len(values), dtype=bool)
+    new[1:] = values[1:] != values[:-1]
+    return index - np.maximum.accumulate(np.where(new, index, 0))
+
+
+#: The bytes of one cell per (group, row, column) that the closure holds at a time, making its bit
+#: rows and reading them back (a group larger than that is taken alone).
+_CHUNK_BYTES = 1 << 24
+
+
+def _bit_rows(group: IntArray, row: IntArray, column: IntArray, n_groups: int, m: int) -> np.ndarray:
+    """The pairs (``row``, ``column``) of each ``group`` (0..n_groups-1, in increasing order; repeats
+    allowed) as bit rows: ``(n_groups, m, words)`` little-endian 64-bit words, bit c of a row's words
+    set for each of its columns c. Made through a byte per cell, packed, a chunk of groups (16 MB of
+    bytes) at a time: cheaper than ORing each bit into its word (``np.bitwise_or.at``)."""
+    words = (m + 63) // 64
+    packed = np.zeros((n_groups, m, 8 * words), dtype=np.uint8)
+    square = m * m
+    chunk = max(1, _CHUNK_BYTES // square)
+    lows = np.arange(0, n_groups, chunk)
+    bounds = np.searchsorted(group, np.append(lows, n_groups))
+    for number, low in enumerate(lows.tolist()):
+        high = min(low + chunk, n_groups)
+        part = slice(int(bounds[number]), int(bounds[number + 1]))
+        cube = np.zeros((high - low, m, m), dtype=bool)
+        cube[group[part] - low, row[part], column[part]] = True
+        packed[low:high, :, : -(-m // 8)] = np.packbits(cube, axis=-1, bitorder="little")
+    return packed.view("<u8")
 
 
 def judged_ranks(prefs: Preferences, query_vocab_size: int, offsets: IntArray, doc_ids: np.ndarray,

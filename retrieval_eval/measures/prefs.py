@@ -41,6 +41,8 @@ class _Pairs(NamedTuple):
     worse: IntArray
     rank_better: IntArray
     rank_worse: IntArray
+    better_retrieved: BoolArray  #: the preferred document is retrieved
+    worse_retrieved: BoolArray
 
 
 class _Counts(NamedTuple):
@@ -82,8 +84,8 @@ def _count(b: RankedBatch) -> _Counts:
     rel, nonrel = p.judgment_level > 0, p.judgment_level == 0
     pq = segment_ids(p.pair_offsets)
     better, worse = p.judgment_offsets[pq] + p.pair_better, p.judgment_offsets[pq] + p.pair_worse
-    pairs = _Pairs(pq, j_group[better], better, worse, j_rank[better], j_rank[worse])
     a_ret, b_ret = j_ret[better], j_ret[worse]
+    pairs = _Pairs(pq, j_group[better], better, worse, j_rank[better], j_rank[worse], a_ret, b_ret)
 
     def per_group(mask: BoolArray, group: IntArray = pairs.group) -> FloatArray:
         return np.bincount(group[mask], minlength=n_groups).astype(np.float64)
@@ -207,8 +209,8 @@ def _pair_sums(c: _Counts) -> tuple[FloatArray, FloatArray, IntArray, IntArray, 
     pr = c.pairs
     top, bottom = np.minimum(pr.rank_better, pr.rank_worse), np.maximum(pr.rank_better, pr.rank_worse)
     forward = pr.rank_better < pr.rank_worse
-    njr = c.njr[pr.query]
-    region = np.where(bottom < njr, 0, np.where(top < njr, 1, 2))
+    # 0: both retrieved, 1: one of them, 2: neither
+    region = 2 - pr.better_retrieved.astype(np.int64) - pr.worse_retrieved
     span = int(bottom.max(initial=0)) + 1
     if (c.n_queries + 1) * 6 * span * span < 2**62:
         # One sort of one int64 key: query, region, x, y, and last a bit that is 0 for a preference of
@@ -307,19 +309,22 @@ def prefs_average_group_implied(b: RankedBatch) -> FloatArray:
 # ------------------------------------------------------------------------------- R non-relevant
 
 
-def _nonrel_places(c: _Counts, retrieved_only: bool) -> tuple[BoolArray, IntArray]:
+def _nonrel_places(c: _Counts, retrieved_only: bool, groups: BoolArray) -> tuple[BoolArray, IntArray]:
     """Which judgments are at level 0 (and retrieved, when ``retrieved_only``), and the place of each
-    such judgment among its group's, by rank (0 for the first)."""
+    such judgment among its group's, by rank (0 for the first); only for the ``groups`` given (the
+    judgments of the others get place 0, for their callers to mask out)."""
     p = c.prefs
     jq = segment_ids(p.judgment_offsets)
     eligible = p.judgment_level == 0
     if retrieved_only:
         eligible &= c.judgment_rank < c.njr[jq]
+    rows = np.flatnonzero(groups[c.judgment_group])
     span = int(c.judgment_rank.max(initial=0)) + 1
-    order = np.argsort((c.judgment_group * 2 + ~eligible) * span + c.judgment_rank, kind="stable")
+    key = (c.judgment_group[rows] * 2 + ~eligible[rows]) * span + c.judgment_rank[rows]
+    order = rows[np.argsort(key, kind="stable")]
     group = c.judgment_group[order]
     starts = _offsets_of(np.bincount(group, minlength=len(c.group_query)))
-    place = np.empty(len(order), dtype=np.int64)
+    place = np.zeros(len(eligible), dtype=np.int64)
     place[order] = np.arange(len(order)) - starts[group]
     return eligible, place
 
@@ -330,10 +335,13 @@ def _first_nonrel(c: _Counts, places: tuple[BoolArray, IntArray], limit: FloatAr
     return eligible & (place < limit[c.judgment_group])
 
 
-def _below(c: _Counts, group: IntArray, threshold: IntArray, retrieved_only: bool) -> FloatArray:
-    """For each (group, threshold): how many of the group's judgments have a rank below the threshold."""
+def _below(c: _Counts, group: IntArray, threshold: IntArray, retrieved_only: bool, groups: BoolArray) -> FloatArray:
+    """For each (group, threshold): how many of the group's judgments have a rank below the threshold
+    (``group`` among the ``groups`` given: only their judgments are sorted)."""
     jq = segment_ids(c.prefs.judgment_offsets)
-    keep = c.judgment_rank < c.njr[jq] if retrieved_only else np.ones(len(jq), dtype=bool)
+    keep = groups[c.judgment_group]
+    if retrieved_only:
+        keep &= c.judgment_rank < c.njr[jq]
     span = int(c.judgment_rank.max(initial=0)) + 2
     keys = np.sort(c.judgment_group[keep] * span + c.judgment_rank[keep])
     return (np.searchsorted(keys, group * span + threshold) - np.searchsorted(keys, group * span)).astype(np.float64)
@@ -354,36 +362,38 @@ def _rnonrel(c: _Counts, retrieved_only: bool) -> FloatArray:
     if not recount.any():
         return ratio
     single = c.prefs.group_single
-    njr = c.njr[pr.query]
-    a_ret, b_ret = pr.rank_better < njr, pr.rank_worse < njr
-    fulfilled = (pr.rank_better < pr.rank_worse) & a_ret
+    # Only the pairs of the groups recounted (often a few): the others keep their ratio
+    sel = np.flatnonzero(recount[pr.group])
+    group, better, worse = pr.group[sel], pr.better[sel], pr.worse[sel]
+    a_ret, b_ret = pr.better_retrieved[sel], pr.worse_retrieved[sel]
+    fulfilled = (pr.rank_better[sel] < pr.rank_worse[sel]) & a_ret
     level = c.prefs.judgment_level
     # Groups of one subgroup: the preferences among the relevant levels, and every judgment of the group
     # against each of the first R judgments at 0 (trec_eval's loop includes the level-0 judgments
     # themselves, and a document against itself, which never counts as fulfilled).
-    among_rel = single[pr.group] & recount[pr.group] & (level[pr.worse] > 0)
+    among_rel = single[group] & (level[worse] > 0)
     if retrieved_only:
         among_rel &= a_ret & b_ret
-    ful = np.bincount(pr.group[among_rel & fulfilled], minlength=n_groups).astype(np.float64)
-    poss = np.bincount(pr.group[among_rel], minlength=n_groups).astype(np.float64)
+    ful = np.bincount(group[among_rel & fulfilled], minlength=n_groups).astype(np.float64)
+    poss = np.bincount(group[among_rel], minlength=n_groups).astype(np.float64)
     limit = big if retrieved_only else c.rel
-    places = _nonrel_places(c, retrieved_only)
+    places = _nonrel_places(c, retrieved_only, recount)
     kept_zero = _first_nonrel(c, places, limit)
     jq = segment_ids(c.prefs.judgment_offsets)
     targets = kept_zero & single[c.judgment_group] & recount[c.judgment_group]
     t_group, t_rank = c.judgment_group[targets], c.judgment_rank[targets]
     threshold = t_rank if retrieved_only else np.minimum(t_rank, c.njr[jq[targets]])
-    ful += np.bincount(t_group, weights=_below(c, t_group, threshold, retrieved_only), minlength=n_groups)
+    ful += np.bincount(t_group, weights=_below(c, t_group, threshold, retrieved_only, recount), minlength=n_groups)
     members = (c.rel_ret + c.nonrel_ret) if retrieved_only else (c.rel + c.nonrel)
     poss += members * np.bincount(t_group, minlength=n_groups)
     # Groups of several subgroups: their own preferences, without the judgments at 0 after the first
     # R (R counts every relevant judgment of the group, retrieved or not, in both measures).
     dropped = (level == 0) & ~_first_nonrel(c, places, c.rel)
-    kept = ~single[pr.group] & recount[pr.group] & ~dropped[pr.better] & ~dropped[pr.worse]
+    kept = ~single[group] & ~dropped[better] & ~dropped[worse]
     if retrieved_only:
         kept &= a_ret & b_ret
-    ful += np.bincount(pr.group[kept & fulfilled], minlength=n_groups)
-    poss += np.bincount(pr.group[kept], minlength=n_groups)
+    ful += np.bincount(group[kept & fulfilled], minlength=n_groups)
+    poss += np.bincount(group[kept], minlength=n_groups)
     return np.where(recount, _group_ratio(ful, poss), ratio)
 
 

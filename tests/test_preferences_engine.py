@@ -1,0 +1,150 @@
+"""The preparation of preference judgments, piece by piece, against plain oracles (issue 33's speed work).
+
+Each fast step of ``engine.preferences`` is checked against a slow, obvious computation that shares
+none of its code: ``np.unique`` for the distinct keys, a pair-by-pair comparison for the subgroup
+preferences, trec_eval's own way of closing a group (square its boolean matrix until it stops
+changing) for the transitive closure, and ``np.unique`` again for the judged documents. Where the
+code takes one of two routes (rows in runs or not, one chunk of groups or several), each test forces
+both.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from retrieval_eval.engine import preferences
+from retrieval_eval.engine.judgments import _judged_once
+from retrieval_eval.engine.preferences import _closed, _distinct, _subgroup_pairs
+
+SETTINGS = settings(max_examples=60, deadline=None)
+
+
+# ------------------------------------------------------------------------------- distinct keys
+
+
+def _check_distinct(key: np.ndarray) -> None:
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    got_first, got_code = _distinct(key.astype(np.int64))
+    np.testing.assert_array_equal(got_first, first)
+    np.testing.assert_array_equal(got_code, inverse.reshape(-1))
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(2, 5)), max_size=40))
+def test_distinct_of_rows_in_runs_matches_np_unique(runs: list[tuple[int, int]]) -> None:
+    # Every run at least 2 long: at most half the rows start a run, the route that sorts runs only.
+    key = np.repeat([value for value, _ in runs], [length for _, length in runs]).astype(np.int64)
+    _check_distinct(key)
+
+
+@SETTINGS
+@given(st.lists(st.integers(0, 9), max_size=40))
+def test_distinct_of_rows_in_no_order_matches_np_unique(values: list[int]) -> None:
+    # No two neighbours equal: every row starts a run, the route that sorts every row.
+    key = np.array([v for i, v in enumerate(values) if i == 0 or v != values[i - 1]], dtype=np.int64)
+    _check_distinct(key)
+
+
+def test_distinct_gives_the_first_row_of_each_key_on_both_routes() -> None:
+    runs = np.array([3, 3, 1, 1, 3, 3, 2, 2])  # 4 heads of 8 rows: the runs route
+    scattered = np.array([3, 1, 3, 2, 1, 2, 3, 1])  # 8 heads: the plain route
+    assert _distinct(runs)[0].tolist() == [2, 6, 0]
+    assert _distinct(scattered)[0].tolist() == [1, 3, 0]
+
+
+# ------------------------------------------------------------------------------- subgroup pairs
+
+
+@SETTINGS
+@given(st.lists(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.5]), min_size=1, max_size=6), min_size=1, max_size=6))
+def test_subgroup_pairs_are_every_higher_level_against_every_lower_one(subgroups: list[list[float]]) -> None:
+    levels = np.array([level for subgroup in subgroups for level in subgroup])
+    subgroup = np.repeat(np.arange(len(subgroups)), [len(s) for s in subgroups])
+    judgment = np.arange(len(levels))[::-1].copy()  # judgment rows apart from row numbers
+    better, worse = _subgroup_pairs(subgroup, levels, judgment)
+    expected = sorted((int(judgment[i]), int(judgment[j])) for i in range(len(levels)) for j in range(len(levels))
+                      if subgroup[i] == subgroup[j] and levels[i] > levels[j])
+    assert sorted(zip(better.tolist(), worse.tolist())) == expected
+    assert len(better) == len(expected)  # no pair twice
+
+
+# ------------------------------------------------------------------------------- transitive closure
+
+
+def _closure_by_squaring(pairs: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:
+    """trec_eval's way (form_prefs_counts.c): OR the matrix's square into it until nothing changes."""
+    matrix = np.zeros((size, size), dtype=bool)
+    for a, b in pairs:
+        matrix[a, b] = True
+    while True:
+        grown = matrix | ((matrix.astype(np.int64) @ matrix.astype(np.int64)) > 0)
+        if (grown == matrix).all():
+            break
+        matrix = grown
+    return [(int(a), int(b)) for a, b in zip(*np.nonzero(matrix))]  # by row, then column
+
+
+def _random_groups(rng: np.random.Generator, sizes: list[int], single: list[bool]
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs within each group (a group of one subgroup gets distinct pairs, the others repeats too),
+    grouped by group as _subgroup_pairs gives them; and the expected closed pairs."""
+    judgment_group = np.repeat(np.arange(len(sizes)), sizes)
+    start = np.concatenate(([0], np.cumsum(sizes)))
+    better, worse, expected = [], [], []
+    for g, (size, one) in enumerate(zip(sizes, single)):
+        n = int(rng.integers(0, 3 * size + 1))
+        local = [(int(a), int(b)) for a, b in rng.integers(0, size, size=(n, 2))]
+        if one:  # trec_eval's equivalence classes: transitive already, each pair once
+            local = sorted({(a, b) for a, b in local if a < b})
+            local = _closure_by_squaring(local, size)
+            rng.shuffle(local)
+            expected += [(start[g] + a, start[g] + b) for a, b in local]
+        else:
+            expected += [(start[g] + a, start[g] + b) for a, b in _closure_by_squaring(local, size)]
+        better += [start[g] + a for a, _ in local]
+        worse += [start[g] + b for _, b in local]
+    as_array = np.array(expected, dtype=np.int64).reshape(-1, 2)
+    return (np.array(better, dtype=np.int64), np.array(worse, dtype=np.int64), judgment_group,
+            np.array(single, dtype=bool), as_array)
+
+
+@pytest.mark.parametrize("chunk_bytes", [1 << 24, 64])  # one chunk of groups; a chunk per group or two
+@pytest.mark.parametrize("seed", range(6))
+def test_closure_matches_squaring_the_matrix_until_it_stops_changing(
+        seed: int, chunk_bytes: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(preferences, "_CHUNK_BYTES", chunk_bytes)
+    rng = np.random.default_rng(seed)
+    # Sizes across the buckets (multiples of 8, then powers of two; 70 and 130 need 2 and 3 words)
+    sizes = [int(s) for s in rng.choice([1, 2, 5, 8, 9, 13, 17, 24, 33, 70, 130], size=12)]
+    single = [bool(x) for x in rng.random(12) < 0.3]
+    better, worse, judgment_group, single_array, expected = _random_groups(rng, sizes, single)
+    got_better, got_worse = _closed(better, worse, judgment_group, single_array)
+    # Group by group, in group order: a group of one subgroup keeps its pairs' order, the others by
+    # row then column.
+    np.testing.assert_array_equal(got_better, expected[:, 0])
+    np.testing.assert_array_equal(got_worse, expected[:, 1])
+
+
+def test_closure_adds_the_chain_across_subgroups() -> None:
+    # One group of 3 judgments: 0 > 1 in one subgroup, 1 > 2 in another, so 0 > 2.
+    better, worse = _closed(np.array([0, 1]), np.array([1, 2]), np.array([0, 0, 0]), np.array([False]))
+    assert list(zip(better.tolist(), worse.tolist())) == [(0, 1), (0, 2), (1, 2)]
+
+
+# ------------------------------------------------------------------------------- judged documents
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 3)), min_size=1, max_size=40))
+def test_judged_once_keeps_each_first_row_in_input_order_with_its_largest_value(
+        rows: list[tuple[int, int]]) -> None:
+    pair = np.array([p for p, _ in rows], dtype=np.int64)
+    relevance = np.array([r for _, r in rows], dtype=np.int64)
+    _, first, judged = np.unique(pair, return_index=True, return_inverse=True)
+    got_rows, got_largest = _judged_once(judged.reshape(-1), first, relevance)
+    expected_rows = sorted(first.tolist())
+    assert got_rows.tolist() == expected_rows
+    assert got_largest.tolist() == [int(relevance[pair == pair[row]].max()) for row in expected_rows]
