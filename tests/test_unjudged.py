@@ -102,3 +102,15 @@ def test_a_baseline_keeps_its_tie_policy(files: tuple[str, str], tmp_path) -> No
     assert _cli("check", "--quiet", tied, *files).returncode == 0  # scored as the baseline was: no regression
     refused = _cli("check", "--quiet", "--ties", "trec_eval", tied, *files)
     assert refused.returncode == 2 and "option ties" in refused.stderr
+
+
+def test_the_notes_stop_at_five_and_count_the_rest(files: tuple[str, str]) -> None:
+    # -m all_trec asks for some fifty cut-off measures: five notes, then one line counting the others
+    many = _cli("evaluate", "-q", "-m", "all_trec", *files)
+    notes = [line for line in many.stderr.splitlines() if "unjudged" in line or "more measure" in line]
+    assert many.returncode == 0 and len(notes) == 6 and notes[0].startswith("retrieval-eval: note: P@5:")
+    counted = int(notes[-1].split("note: ")[1].split()[0])
+    listed = _cli("evaluate", "--quiet", "--bounds", "-m", "all_trec", *files).stdout.splitlines()
+    assert counted > 5 and "(their bounds: evaluate --bounds)" in notes[-1]
+    assert len(listed) > counted  # --bounds lists every measure, the noted ones among them
+    assert _cli("evaluate", "-q", "-m", "all_trec", "--no-unjudged-note", *files).stdout == many.stdout

@@ -102,11 +102,18 @@ def unjudged_bounds(results: SetResults, measures: Iterable[str | Measure] | str
 
 
 def unjudged_notes(results: SetResults, measures: Iterable[str | Measure] | str, *, level: int | None = None,
-                   threshold: float = JUDGED_THRESHOLD, digits: int = 2) -> list[str]:
+                   threshold: float = JUDGED_THRESHOLD, digits: int = 2, limit: int | None = None) -> list[str]:
     """The notes for the measures with a cut-off whose mean Judged@k is below ``threshold``: the share
-    of unjudged documents and the interval between the two values. Both values are computed only for them."""
-    low = [(measure, label) for measure, label in parse_list(measures, rel=results.rel, numeric=True)
+    of unjudged documents and the interval between the two values. Both values are computed only for them.
+
+    With ``limit``, the first ``limit`` such measures get a note and one last line counts the others
+    (``-m all_trec`` asks for some fifty cut-off measures: fifty notes would bury the output)."""
+    low = [measure for measure, _ in parse_list(measures, rel=results.rel, numeric=True)
            if (judged := judged_at(results, measure)) is not None and judged < threshold]
-    if not low:
-        return []
-    return [bound.note(digits) for bound in unjudged_bounds(results, [m for m, _ in low], level=level)]
+    shown = low if limit is None else low[:limit]
+    notes = [bound.note(digits) for bound in unjudged_bounds(results, shown, level=level)] if shown else []
+    if len(low) > len(shown):
+        more = len(low) - len(shown)
+        notes.append(f"{more} more measure{'' if more == 1 else 's'} with a cut-off {'has' if more == 1 else 'have'} "
+                     f"less than {threshold:.0%} of their top-k documents judged (their bounds: evaluate --bounds)")
+    return notes

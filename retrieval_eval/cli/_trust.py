@@ -95,6 +95,10 @@ def trust_output(args: argparse.Namespace, made: list[object], names: Sequence[s
     return "".join(f"run {name}\n{text}" for name, text in zip(names, made))
 
 
+#: Notes on unjudged documents printed at most, the rest counted on one more line.
+NOTES_SHOWN = 5
+
+
 def unjudged_note(args: argparse.Namespace, results: SetEvaluator, requested: Sequence[Requested],
                   run: str | None) -> None:
     """The notes on stderr for the -m measures whose cut-off is too little judged (never on stdout)."""
@@ -103,5 +107,5 @@ def unjudged_note(args: argparse.Namespace, results: SetEvaluator, requested: Se
     from ..analysis.unjudged import unjudged_notes
 
     measures = [item.measure for item in requested if not item.measure.definition.text]
-    for line in unjudged_notes(results, measures, level=args.unjudged_as, threshold=args.judged_below):
+    for line in unjudged_notes(results, measures, level=args.unjudged_as, threshold=args.judged_below, limit=NOTES_SHOWN):
         _note(f"{run}: {line}" if run else line)
