@@ -114,3 +114,14 @@ def test_the_notes_stop_at_five_and_count_the_rest(files: tuple[str, str]) -> No
     assert counted > 5 and "(their bounds: evaluate --bounds)" in notes[-1]
     assert len(listed) > counted  # --bounds lists every measure, the noted ones among them
     assert _cli("evaluate", "-q", "-m", "all_trec", "--no-unjudged-note", *files).stdout == many.stdout
+
+
+def test_past_interval_rows_a_note_gives_the_share_alone() -> None:
+    from retrieval_eval.analysis.unjudged import unjudged_notes
+
+    run = SetEvaluator.from_dict({"q1": {"a": 1, "b": 0}}, {"q1": {"a": 3.0, "x": 2.0, "b": 1.0}})
+    with_interval = unjudged_notes(run, ["P@2"])
+    share_only = unjudged_notes(run, ["P@2"], interval_rows=0)  # x is the one unjudged row
+    assert with_interval == ["P@2: 50% of the top-2 documents are unjudged; the value lies in [0.50, 1.00]"]
+    assert share_only == ["P@2: 50% of the top-2 documents are unjudged (their interval: evaluate --bounds)"]
+    assert unjudged_notes(run, ["P@2"], interval_rows=1) == with_interval
