@@ -114,3 +114,14 @@ def test_blocks_of_rows_match_the_engines(blocks: list[tuple[int, int]]) -> None
     lengths = np.array([n for _, n in blocks], dtype=np.int64)
     expected = [s + i for s, n in blocks for i in range(n)]
     assert module._blocks_of_rows(starts, lengths).tolist() == expected == _block_rows(starts, lengths).tolist()
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from([b"a", b"b", b"c", b"dd"]), st.integers(-2, 2)),
+                max_size=12, unique_by=lambda t: (t[0], t[1])))
+def test_ranks_in_a_run_are_trec_evals_order_by_hand(rows: list[tuple[int, bytes, int]]) -> None:
+    """Rank within the query: score descending, ties by doc_id descending (trec_eval), counted in Python."""
+    code = np.array([q for q, _, _ in rows], dtype=np.int64)
+    docs = np.array([d for _, d, _ in rows], dtype="S2")
+    scores = np.array([s for _, _, s in rows], dtype=np.float64)
+    expected = [1 + sum(1 for q2, d2, s2 in rows if q2 == q and (s2, d2) > (s, d)) for q, d, s in rows]
+    assert module._ranks_in_run(code, scores, docs, 5).tolist() == expected

@@ -111,11 +111,17 @@ def _common_ids(columns: Sequence[np.ndarray]) -> np.ndarray:
 def _ranks_in_run(query_code: IntArray, scores: FloatArray, doc_ids: np.ndarray, n_queries: int) -> IntArray:
     """Each row's 1-based rank within its query, in trec_eval's order."""
     order = canonical_order(query_code, scores, doc_ids)
-    rows = np.arange(len(query_code), dtype=np.int64) if order is None else order.permutation()
-    starts = _offsets_of(np.bincount(query_code, minlength=n_queries))[:-1]
-    ranks = np.empty(len(rows), dtype=np.int64)
-    ranks[rows] = np.arange(1, len(rows) + 1, dtype=np.int64) - starts[query_code.take(rows)]
-    return ranks
+    # In that order the queries come one after another by code: ranks count up from 1 in each.
+    counts = np.bincount(query_code, minlength=n_queries)
+    counts = counts[counts > 0]
+    ranks = np.ones(len(query_code), dtype=np.int64)
+    ranks[_offsets_of(counts)[1:-1]] -= counts[:-1]  # back to 1 at each query's first row
+    np.cumsum(ranks, out=ranks)
+    if order is None:
+        return ranks
+    placed = np.empty_like(ranks)
+    placed[order.permutation()] = ranks
+    return placed
 
 
 def candidates_from_runs(runs: Sequence[RunColumns], names: Sequence[str] | None = None) -> Candidates:
