@@ -15,7 +15,7 @@ from attrs import frozen
 
 from ...engine.ids import _MIX, _check_duplicates, _id_hash, _run_heads, _run_lengths, _same_ids, _words, intern
 from ...engine.order import canonical_order
-from ...engine.segments import _block_rows, _offsets_of, segment_ids
+from ...engine.segments import _offsets_of, segment_ids
 from ...engine.threads import in_order, workers
 from ...model import FloatArray, InputFormatError, IntArray, RunColumns
 
@@ -111,11 +111,17 @@ def _common_ids(columns: Sequence[np.ndarray]) -> np.ndarray:
 def _ranks_in_run(query_code: IntArray, scores: FloatArray, doc_ids: np.ndarray, n_queries: int) -> IntArray:
     """Each row's 1-based rank within its query, in trec_eval's order."""
     order = canonical_order(query_code, scores, doc_ids)
-    rows = np.arange(len(query_code), dtype=np.int64) if order is None else order.permutation()
-    starts = _offsets_of(np.bincount(query_code, minlength=n_queries))[:-1]
-    ranks = np.empty(len(rows), dtype=np.int64)
-    ranks[rows] = np.arange(1, len(rows) + 1, dtype=np.int64) - starts[query_code.take(rows)]
-    return ranks
+    # In that order the queries come one after another by code: ranks count up from 1 in each.
+    counts = np.bincount(query_code, minlength=n_queries)
+    counts = counts[counts > 0]
+    ranks = np.ones(len(query_code), dtype=np.int64)
+    ranks[_offsets_of(counts)[1:-1]] -= counts[:-1]  # back to 1 at each query's first row
+    np.cumsum(ranks, out=ranks)
+    if order is None:
+        return ranks
+    placed = np.empty_like(ranks)
+    placed[order.permutation()] = ranks
+    return placed
 
 
 def candidates_from_runs(runs: Sequence[RunColumns], names: Sequence[str] | None = None) -> Candidates:
@@ -157,11 +163,16 @@ def candidates_from_runs(runs: Sequence[RunColumns], names: Sequence[str] | None
     cell = row_of
     for r in range(1, len(runs)):  # a loop over runs: each one's rows move to its row of the matrix
         cell[int(bounds[r]) : int(bounds[r + 1])] += r * n
-    _refuse_repeats(runs, bounds, cell, n, query_ids, query_code)
-    scores = np.full((len(runs), n), np.nan)
-    scores.ravel()[cell] = np.concatenate([np.asarray(run.scores, dtype=np.float64) for run in runs])
     ranks = np.zeros((len(runs), n), dtype=np.int64)
     ranks.ravel()[cell] = rank_all
+    # Every rank is at least 1, so two input rows in one cell leave fewer cells set than rows: a
+    # count instead of a histogram of all (runs x rows) cells.
+    if np.count_nonzero(ranks) != len(rank_all):
+        _refuse_repeats(runs, bounds, cell, n, query_ids, query_code)
+    scores = np.full((len(runs), n), np.nan)
+    flat = scores.ravel()
+    for r, run in enumerate(runs):  # a loop over runs: no copy of all their scores end to end
+        flat[cell[int(bounds[r]) : int(bounds[r + 1])]] = run.scores
     offsets = _offsets_of(np.bincount(row_query, minlength=n_q))
     return Candidates(query_ids, offsets, doc_ids, scores, ranks, depth, names)
 
@@ -169,51 +180,98 @@ def candidates_from_runs(runs: Sequence[RunColumns], names: Sequence[str] | None
 def _rows_by_hash(query_code: IntArray, doc_ids: np.ndarray, n_q: int) -> tuple[IntArray, IntArray, IntArray] | None:
     """Each input row's candidate row, each candidate row's query, and an input row of each, the
     rows sorted by query, then by a hash of the id. Every row's id is then compared with its
-    neighbour's of equal hash: None if two different ids shared a hash."""
+    neighbour's of equal key: None if two different ids shared one."""
     n = len(query_code)
     # A short id is its own hash: multiplied by an odd constant (a bijection), its bits are spread.
-    hashed = _id_hash(doc_ids) * np.uint64(_MIX)
-    order = _by_query_then_hash(query_code, hashed, n_q)
-    q, h = query_code.take(order), hashed.take(order)
+    words = _words(doc_ids, np.uint64) if doc_ids.dtype.kind == "S" else None
+    hashed = _id_hash(doc_ids, words)
+    hashed *= np.uint64(_MIX)
+    order, key = _by_query_then_hash(query_code, hashed, n_q)
+    del hashed
     new = np.empty(n, dtype=bool)
     new[:1] = True
-    np.not_equal(h[1:], h[:-1], out=new[1:])
-    new[1:] |= q[1:] != q[:-1]
-    row_of = np.empty(n, dtype=np.int64)
-    row_of[order] = np.cumsum(new) - 1
-    first = order[new]
-    # Rows that share a key are neighbours in key order: each is compared with the one before it,
-    # unless both ids are 8 bytes or shorter, whose hashes are the ids themselves.
-    later = np.flatnonzero(~new)
-    if doc_ids.dtype.kind == "S" and doc_ids.dtype.itemsize > 8 and len(later):
-        long_id = _words(doc_ids, np.uint64)[:, 1:].any(axis=1)
-        later = later[long_id.take(order.take(later)) | long_id.take(order.take(later - 1))]
-    elif doc_ids.dtype.kind == "S":
-        later = later[:0]
-    if len(later) and not bool(_same_ids(doc_ids, order[later], doc_ids, order[later - 1]).all()):
+    np.not_equal(key[1:], key[:-1], out=new[1:])
+    # The rows are in query order, so each query's first row is where the counts say it begins.
+    counts = np.bincount(query_code, minlength=n_q)
+    new[_offsets_of(counts)[:-1][counts > 0]] = True
+    if not _keys_tell_ids_apart(doc_ids, words, order, new):
         return None
+    position = np.cumsum(new, out=key.view(np.int64))  # each row's candidate row + 1, in key order
+    position -= 1
+    row_of = np.empty(n, dtype=np.int64)
+    row_of[order] = position
+    first = order[new]
     return row_of, query_code[first], first
 
 
-def _by_query_then_hash(query_code: IntArray, hashed: np.ndarray, n_q: int) -> IntArray:
-    """The rows by query, then hash. Each query's hashes are sorted as a row of a matrix padded to
-    the longest query (sorting many short rows is about twice as fast as one sort of them all), when
-    the padding costs at most as many cells again as there are rows; else one sort of (query, hash)."""
+def _keys_tell_ids_apart(doc_ids: np.ndarray, words: np.ndarray | None, order: IntArray, new: np.ndarray) -> bool:
+    """Whether rows of equal key (``new`` false: the row before it in ``order`` has its key) have
+    equal ids. Such rows are neighbours in ``order``, so each is compared with the one before it,
+    a word of the ids at a time, each word gathered once in key order."""
+    if words is None:
+        later = np.flatnonzero(~new)
+        return bool(_same_ids(doc_ids, order.take(later), doc_ids, order.take(later - 1)).all())
+    if len(order) < 2:
+        return True
+    clash = np.empty(len(order) - 1, dtype=bool)
+    for j in range(words.shape[1]):  # a loop over 8-byte words of the ids, not over ids
+        word = words[:, j].take(order)
+        np.not_equal(word[1:], word[:-1], out=clash)
+        clash &= ~new[1:]  # a word that differs within one key: two ids share it
+        if bool(clash.any()):
+            return False
+    return True
+
+
+#: Most bits a row's column within its query may take in :func:`_by_query_then_hash`'s sort keys:
+#: the rest (at least 40) hold the top of the id's hash.
+_COLUMN_BITS = 24
+
+
+def _by_query_then_hash(query_code: IntArray, hashed: np.ndarray, n_q: int) -> tuple[IntArray, np.ndarray]:
+    """The rows by query, then by a key of each row's id, and those keys in that order: equal ids
+    have equal keys, and rows of equal key are neighbours (their ids are compared after).
+
+    Each query's rows are a row of a matrix padded to the longest query (sorting many short rows is
+    far cheaper than one sort of them all), when the padding costs at most as many cells again as
+    there are rows. A cell holds the top bits of the hash and, below them, the row's column: sorting
+    the values themselves is cheaper than an argsort, and the column says where each one came from.
+    The padding (top bits all ones) sorts after every row, whose columns come before its own. Else, one
+    sort of (query, hash), the key being the whole hash."""
     n = len(query_code)
     counts = np.bincount(query_code, minlength=n_q)
     longest = int(counts.max(initial=0))
-    if n_q * longest <= 2 * n + 1024:
+    bits = longest.bit_length()
+    if n_q * longest <= 2 * n + 1024 and bits <= _COLUMN_BITS:
         by_query = _grouped(query_code)
-        offsets = _offsets_of(counts)
-        grouped = query_code.take(by_query)
-        matrix = np.full((n_q, longest), np.iinfo(np.uint64).max, dtype=np.uint64)
-        matrix[grouped, np.arange(n) - offsets[grouped]] = hashed.take(by_query)
-        within = argsort_rows(matrix)
-        del matrix
+        # Each query's rows fill the start of its row of the matrix: the cells a mask picks, in order.
         keep = np.arange(longest) < counts[:, None]
-        if bool((within[keep] < np.repeat(counts, counts)).all()):  # no hash tied with the padding
-            return by_query.take((offsets[:-1, None] + within)[keep])
-    return np.lexsort((hashed, query_code))
+        matrix = np.full((n_q, longest), np.iinfo(np.uint64).max, dtype=np.uint64)
+        matrix[keep] = hashed.take(by_query)
+        low = np.uint64((1 << bits) - 1)
+        matrix &= ~low
+        matrix |= np.arange(longest, dtype=np.uint64)  # padding: top bits all ones, columns past the rows'
+        sort_rows(matrix)
+        key = matrix[keep]
+        key >>= np.uint64(bits)
+        matrix &= low
+        column = matrix.view(np.int64)
+        column += _offsets_of(counts)[:-1, None]  # each cell's place in by_query
+        return by_query.take(column[keep]), key
+    order = np.lexsort((hashed, query_code))
+    return order, hashed.take(order)
+
+
+def sort_rows(matrix: np.ndarray) -> None:
+    """Sort each row of ``matrix`` in place, blocks of rows side by side on threads."""
+    threads = workers(matrix.size)
+    if threads < 2:
+        matrix.sort(axis=1)
+        return
+    bounds = np.linspace(0, len(matrix), 2 * threads + 1).astype(np.int64)
+    blocks = [(matrix[a:b],) for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
+    for _ in in_order(lambda block: block.sort(axis=1), blocks, threads):
+        pass
 
 
 def argsort_rows(matrix: np.ndarray) -> IntArray:
@@ -231,7 +289,19 @@ def _grouped(query_code: IntArray) -> IntArray:
     blocks are sorted (a few per query) and then written out, rather than every row."""
     heads = _run_heads(query_code)
     by_query = np.argsort(query_code.take(heads), kind="stable")
-    return _block_rows(heads.take(by_query), _run_lengths(heads, len(query_code)).take(by_query))
+    return _blocks_of_rows(heads.take(by_query), _run_lengths(heads, len(query_code)).take(by_query))
+
+
+def _blocks_of_rows(starts: IntArray, lengths: IntArray) -> IntArray:
+    """``_block_rows(starts, lengths)`` for blocks of at least one row, in one buffer: steps of 1
+    within a block, a jump to the next block's start at its first row, summed up in place (no
+    ``arange`` and ``repeat`` of all the rows to add)."""
+    rows = np.ones(int(lengths.sum()), dtype=np.int64)
+    if len(rows):
+        rows[0] = starts[0]
+        rows[_offsets_of(lengths)[1:-1]] = starts[1:] - (starts[:-1] + lengths[:-1]) + 1
+        np.cumsum(rows, out=rows)
+    return rows
 
 
 def _refuse_repeats(runs: Sequence[RunColumns], bounds: IntArray, cell: IntArray, n: int,
