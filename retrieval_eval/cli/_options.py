@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Any, NoReturn
 
-from ._output import EXIT_BAD_INPUT, _capped, terminal_safe
+from ._output import EXIT_BAD_INPUT, _capped, _short, terminal_safe
 
 #: The table forms of --format (retrieval_eval.report.tables.FORMATS, written here to keep --help import-free).
 _TABLE_FORMATS = ("csv", "tsv", "markdown", "latex")
@@ -105,10 +105,18 @@ def _number(text: str) -> float:
 
 
 def _non_negative(text: str) -> float:
-    """A finite number >= 0 (RRF's k)."""
+    """A finite number >= 0 (RRF's k, a measure's spread, --risk's alpha)."""
     value = _number(text)
     if not (math.isfinite(value) and value >= 0):
         raise argparse.ArgumentTypeError(f"expected a number >= 0, found {text!r}")
+    return value
+
+
+def _fraction(text: str) -> float:
+    """A number from 0 to 1 (a threshold on a share, an overlap or a Judged@k)."""
+    value = _number(text)
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, found {_short(text)}")
     return value
 
 
@@ -118,6 +126,19 @@ def _persistence(text: str) -> float:
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, found {text!r}")
     return value
+
+
+def _add_significance_options(parser: argparse.ArgumentParser) -> None:
+    """compare's paired test, correction and level, shared with report (which runs compare)."""
+    parser.add_argument("--test", choices=("t", "wilcoxon", "sign", "permutation", "bootstrap", "tukey"),
+                        default="t", help="paired significance test (default t)")
+    parser.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default=None,
+                        help="multiple-testing correction within each measure (default holm; none for tukey)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    parser.add_argument("--permutations", type=_positive_int, default=10_000, metavar="N",
+                        help="permutations of the permutation and Tukey tests (default 10000)")
+    parser.add_argument("--samples", type=_positive_int, default=10_000, metavar="N",
+                        help="resamples of the bootstrap test (default 10000)")
 
 
 def _add_judging_options(parser: argparse.ArgumentParser, *, skip_missing: str) -> None:

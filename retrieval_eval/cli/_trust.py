@@ -7,23 +7,12 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ._options import _positive_int
+from ._options import _fraction, _positive_int
 from ._output import _note
 
 if TYPE_CHECKING:
     from ..evaluators.set import SetEvaluator
     from ..report.text import Requested
-
-
-def _fraction(text: str) -> float:
-    """--judged-below: a fraction from 0 to 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to 1; got {text!r}")
-    return value
 
 
 def add_trust_options(parser: argparse.ArgumentParser) -> None:

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 from ._options import (
     MAX_DIGITS,
     _add_run_options,
+    _add_significance_options,
     _digits,
+    _non_negative,
     _Parser,
-    _positive_int,
     _RawDescriptionFormatter,
 )
 from ._output import EXIT_OK, EXIT_REGRESSION, _emit, _short, _stderr_line, _Usage
@@ -65,22 +66,14 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     compare.add_argument("--baseline", metavar="NAME",
                          help="the run the others are compared with, by its name or file name (default: the first)")
     compare.add_argument("--all-pairs", action="store_true", help="compare every pair of runs instead")
-    compare.add_argument("--test", choices=("t", "wilcoxon", "sign", "permutation", "bootstrap", "tukey"),
-                         default="t", help="paired significance test (default t)")
-    compare.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default=None,
-                         help="multiple-testing correction within each measure (default holm; none for tukey)")
-    compare.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    compare.add_argument("--permutations", type=_positive_int, default=10_000, metavar="N",
-                         help="permutations of the permutation and Tukey tests (default 10000)")
-    compare.add_argument("--samples", type=_positive_int, default=10_000, metavar="N",
-                         help="resamples of the bootstrap test (default 10000)")
+    _add_significance_options(compare)
     compare.add_argument("--seed", type=int, default=None, help="seed of the Monte Carlo tests: same seed, same output")
     compare.add_argument("--format", choices=("table", "markdown", "latex", "csv", "json"), default="table",
                          help="table (default), markdown or latex: means with significance marks; csv: one line "
                               "per comparison; json: everything")
     compare.add_argument("--digits", type=_digits, default=4, metavar="N",
                          help=f"decimals in tables, 0 to {MAX_DIGITS} (default 4)")
-    compare.add_argument("--risk", type=_risk_alpha, default=None, metavar="ALPHA",
+    compare.add_argument("--risk", type=_non_negative, default=None, metavar="ALPHA",
                          help="add URisk, TRisk (with its p-value) and GeoRisk of each run against the baseline, a "
                               "loss weighing 1+ALPHA times a gain (ALPHA >= 0, e.g. 1 or 5): a table after the "
                               "legend (table, markdown), or 'risk' in json")
@@ -136,19 +129,6 @@ def run(args: argparse.Namespace) -> int:
                          f"delta {c.delta:+.4f}, p = {c.p_adjusted:.4g} ({result.correction} correction)")
             failed = True
     return EXIT_REGRESSION if failed else EXIT_OK
-
-
-def _risk_alpha(text: str) -> float:
-    """--risk's ALPHA: a finite number >= 0."""
-    import math
-
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not math.isfinite(value) or value < 0.0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, found {text!r}")
-    return value
 
 
 def _gated(specs: Sequence[str], level: int) -> list[str]:

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import math
 
-from ._options import _add_run_options, _digits, _Parser, _positive_int, _RawDescriptionFormatter
+from ._options import (
+    _add_run_options,
+    _digits,
+    _fraction,
+    _non_negative,
+    _Parser,
+    _positive_int,
+    _RawDescriptionFormatter,
+)
 from ._output import EXIT_OK, _counted, _emit, _note, _OutputFailed, _Usage, check_output_file
 from ._runs import _given_names, _load_runs, _names, _per_query_measures, _refuse_stdin_twice, _sources
 
@@ -30,10 +37,10 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
                        help="measure whose spread is reported, repeatable (default nDCG@10)")
     flaky.add_argument("-k", dest="k", type=_positive_int, default=10, metavar="K",
                        help="depth of the top-k overlap (default 10)")
-    flaky.add_argument("--max-spread", type=_spread, default=0.0, metavar="X",
+    flaky.add_argument("--max-spread", type=_non_negative, default=0.0, metavar="X",
                        help="flag a query whose range (max - min over the repeats) of a measure is above X "
                             "(default 0: any difference)")
-    flaky.add_argument("--min-overlap", type=_unit, default=1.0, metavar="Y",
+    flaky.add_argument("--min-overlap", type=_fraction, default=1.0, metavar="Y",
                        help="flag a query whose mean pairwise overlap@k is below Y, from 0 to 1 (default 1: any "
                             "change in the top k)")
     flaky.add_argument("--flagged-only", action="store_true", help="list only the flagged queries (table, markdown)")
@@ -45,28 +52,6 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
                        help="also write the flagged query ids to FILE, one per line (a quarantine list)")
     flaky.add_argument("--names", metavar="A,B,...", help="names of the runs, in order (default: file names)")
     _add_run_options(flaky)
-
-
-def _spread(text: str) -> float:
-    """--max-spread: a finite number >= 0 (a measure's range; DCG's may pass 1)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value >= 0.0):
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, found {text!r}")
-    return value
-
-
-def _unit(text: str) -> float:
-    """A threshold: a number from 0 to 1 (a spread of a measure in [0, 1], or an overlap)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0.0 <= value <= 1.0:  # NaN fails too
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, found {text!r}")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 
-from ._options import _add_run_options, _at_least_one, _Parser, _positive_int, _RawDescriptionFormatter
+from ._options import (
+    _add_run_options,
+    _add_significance_options,
+    _at_least_one,
+    _fraction,
+    _Parser,
+    _RawDescriptionFormatter,
+)
 from ._output import EXIT_OK, _counted, _note, _OutputFailed, _short, _Usage, check_output_file
 from ._runs import _given_names, _load_runs, _names, _refuse_stdin_twice, _run_names, _sources
 
@@ -44,15 +51,7 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     report.add_argument("--all-pairs", action="store_true",
                         help="compare every pair of runs, and embed what entered and left the top k for every pair "
                              "(default: each run with the baseline)")
-    report.add_argument("--test", choices=("t", "wilcoxon", "sign", "permutation", "bootstrap", "tukey"),
-                        default="t", help="paired significance test (default t)")
-    report.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default=None,
-                        help="multiple-testing correction within each measure (default holm; none for tukey)")
-    report.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    report.add_argument("--permutations", type=_positive_int, default=10_000, metavar="N",
-                        help="permutations of the permutation and Tukey tests (default 10000)")
-    report.add_argument("--samples", type=_positive_int, default=10_000, metavar="N",
-                        help="resamples of the bootstrap test (default 10000)")
+    _add_significance_options(report)
     report.add_argument("--seed", type=int, default=0, help="seed of the Monte Carlo tests and intervals (default 0)")
     report.add_argument("--depth", type=_at_least_one, default=None, metavar="K",
                         help="documents of each ranking shown and embedded, per query and run (default 10)")
@@ -62,17 +61,6 @@ def add_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
                         help="flag a query unjudged-heavy in a run whose Judged@K is below X (default 0.5)")
     report.add_argument("--title", metavar="TEXT", help="the page's title (default: Evaluation report)")
     _add_run_options(report, skip_missing="report only the queries every run has results for")
-
-
-def _fraction(text: str) -> float:
-    """--unjudged-below: a number from 0 to 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0.0 <= value <= 1.0:  # NaN fails too
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, found {_short(text)}")
-    return value
 
 
 def _check_texts(paths: dict[str, str | None]) -> None:
