@@ -9,13 +9,11 @@ another unranked one.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 
 from ...model import FloatArray, IntArray
 from .candidates import Candidates
-from .registry import FusionError
 
 #: The rank FLAGR gives a document a list does not rank (its MAX_LIST_ITEMS squared).
 NOT_RANKED = 1_000_000.0
@@ -48,16 +46,6 @@ def per_list(values: FloatArray, c: Candidates, reduce: np.ufunc) -> FloatArray:
     """``reduce`` (NaN-skipping, such as ``np.fmax``) of each run's values over each query's rows: (r, q)."""
     out: FloatArray = reduce.reduceat(values, c.offsets[:-1], axis=1) if c.n_rows else np.zeros((c.n_runs, 0))
     return out
-
-
-def voter_weights(weights: Any, c: Candidates) -> FloatArray:
-    """One finite weight per run (None: all 1), as FLAGR's voter weights."""
-    if weights is None:
-        return np.ones(c.n_runs)
-    values = np.asarray(weights, dtype=np.float64).ravel()
-    if len(values) != c.n_runs or not bool(np.isfinite(values).all()):
-        raise FusionError(f"expected {c.n_runs} finite weights, one per run; got {list(values)}")
-    return values
 
 
 def queries(c: Candidates) -> Iterator[tuple[int, int]]:

@@ -22,8 +22,9 @@ import numpy as np
 
 from ...model import FloatArray
 from .candidates import Candidates
-from .flagr_common import along_rows, items_per_row, list_sizes, per_list, voter_weights
+from .flagr_common import along_rows, items_per_row, list_sizes, per_list
 from .registry import FusionError, fusion_method
+from .scores import run_weights
 
 #: FLAGR's names of its normalisations, in its order (codes 100-104 and 110-114).
 FLAGR_NORMS = ("borda", "rank", "score", "z-score", "simple-borda")
@@ -88,7 +89,7 @@ def linear(c: Candidates, norm: str, *, mnz: bool = False, weights: Any = None,
            as_pyflagr: bool = False) -> FloatArray:
     """The weighted sum of the runs' normalised contributions, times the number of runs that rank the
     document when ``mnz`` (CombMNZ)."""
-    w = voter_weights(weights, c)
+    w = run_weights(weights, c)
     total: FloatArray = (normalised(c, norm, as_pyflagr) * w[:, None]).sum(axis=0)
     if mnz:
         total = total * (c.ranks > 0).sum(axis=0)

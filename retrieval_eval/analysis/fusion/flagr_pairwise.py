@@ -16,9 +16,10 @@ import numpy as np
 
 from ...model import FloatArray, IntArray
 from .candidates import Candidates
-from .flagr_common import NOT_RANKED, flagr_ranks, queries, voter_weights, wins_matrix
+from .flagr_common import NOT_RANKED, flagr_ranks, queries, wins_matrix
 from .flagr_order import hash_order
 from .registry import FusionError, fusion_method
+from .scores import run_weights
 
 
 def majority_query(ranks: FloatArray, weights: FloatArray, copeland: bool) -> FloatArray:
@@ -34,7 +35,7 @@ def majority(c: Candidates, *, copeland: bool, weights: Any = None) -> FloatArra
     """Each document's wins against the query's other documents: a win when the runs ranking it
     above the other outweigh those ranking it below (a run ranking neither is neutral); Copeland
     adds half a point for a draw."""
-    ranks, w = flagr_ranks(c), voter_weights(weights, c)
+    ranks, w = flagr_ranks(c), run_weights(weights, c)
     out = np.zeros(c.n_rows)
     for start, end in queries(c):  # per query: an (m, m) matrix of pairwise wins
         out[start:end] = majority_query(ranks[:, start:end], w, copeland)
@@ -96,7 +97,7 @@ def outranking(c: Candidates, *, preference: float, veto: float, concordance: fl
     truncated to a whole number, m the query's documents); a's score is the sum, over the documents
     it outranks, of the first weight."""
     thresholds = outranking_thresholds(preference, veto, concordance, discordance)
-    ranks, w = flagr_ranks(c), voter_weights(weights, c)
+    ranks, w = flagr_ranks(c), run_weights(weights, c)
     out = np.zeros(c.n_rows)
     for start, end in queries(c):  # per query: (m, m) concordance and discordance matrices
         order = hash_order(c.doc_ids[start:end], c.ranks[:, start:end])
