@@ -26,7 +26,6 @@ import numpy as np
 from attrs import frozen
 
 from ..engine.build import RunHandoff
-from ..engine.preferences import judged_ranks
 from ..engine.segments import segment_ids
 from ..model import id_text
 
@@ -63,6 +62,8 @@ def preference_list(evaluator: RetrievalEvaluator) -> list[Preference]:
     p = b.preferences
     if p is None:
         return []
+    from ..engine.preferences import judged_ranks  # (loaded only with preference judgments)
+
     rank, njr = judged_ranks(p, b.n_queries, b.offsets, b.doc_ids, b.scores, b.labels)
     jq = segment_ids(p.judgment_offsets)
     doc_row = p.doc_offsets[jq] + p.judgment_doc

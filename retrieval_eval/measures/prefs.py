@@ -20,16 +20,18 @@ documents. The kernels' contract is in :mod:`retrieval_eval.measures.registry`.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from ..engine.batch import RankedBatch
-from ..engine.preferences import Preferences, judged_ranks
 from ..engine.segments import _offsets_of, safe_div, segment_ids
 from ..model import BoolArray, FloatArray, IntArray
 from .params import TrecName
 from .registry import measure
+
+if TYPE_CHECKING:  # the engine's preference module loads only when preferences are read
+    from ..engine.preferences import Preferences
 
 
 class _Pairs(NamedTuple):
@@ -71,6 +73,8 @@ def _counts(b: RankedBatch) -> _Counts:
 
 
 def _count(b: RankedBatch) -> _Counts:
+    from ..engine.preferences import judged_ranks
+
     p = b.preferences
     assert p is not None  # (compute checks it first)
     n_q = b.n_queries
