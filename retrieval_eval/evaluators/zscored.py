@@ -11,12 +11,16 @@ summary: it is never converted.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from ..io.zscores import ZScores
 from ..measures import Measure, MeasureError
 from ..measures.summary import MIN_GEO_MEAN, sequential_mean, sequential_sum
 from ..model import FloatArray
+
+if TYPE_CHECKING:  # the -Z reader loads only when z-scores are given
+    from ..io.zscores import ZScores
 
 #: What trec_eval prints for a value it cannot convert (MISSING_ZSCORE_VALUE).
 MISSING_ZSCORE = -1_000_000.0
