@@ -9,7 +9,7 @@ the qrels listed it at that grade.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from attrs import frozen
@@ -66,15 +66,27 @@ def default_level(results: SetResults) -> int:
 def judged_at(results: SetResults, measure: Measure) -> float | None:
     """The mean Judged@k at ``measure``'s cut-off k over the queries that retrieved something (an
     empty ranking has no top k to judge); None for a measure without a cut-off."""
+    return _judged_shares(results, [measure])[0]
+
+
+def _judged_shares(results: SetResults, measures: Sequence[Measure]) -> list[float | None]:
+    """:func:`judged_at` of each measure, computed once per cut-off: ``-m official`` asks for
+    some thirty measures over nine cut-offs."""
+    cutoffs = [_cutoff_of(measure) for measure in measures]
+    retrieved = results._batch.num_ret > 0
+    shares: dict[int, float] = {}
+    for k in dict.fromkeys(k for k in cutoffs if k is not None):
+        # Computed here, not through results.array: the evaluation keeps no per-query array it was not asked for.
+        shares[k] = float(compute(results._batch, parse(f"Judged@{k}"))[retrieved].mean()) if retrieved.any() else 1.0
+    return [None if k is None else shares[k] for k in cutoffs]
+
+
+def _cutoff_of(measure: Measure) -> int | None:
     at = measure.definition.cutoff
     k = None if at is None else measure[at]
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
         return None
-    retrieved = results._batch.num_ret > 0
-    if not retrieved.any():
-        return 1.0
-    # Computed here, not through results.array: the evaluation keeps no per-query array it was not asked for.
-    return float(compute(results._batch, parse(f"Judged@{int(k)}"))[retrieved].mean())
+    return int(k)
 
 
 def unjudged_bounds(results: SetResults, measures: Iterable[str | Measure] | str, *,
@@ -90,15 +102,20 @@ def unjudged_bounds(results: SetResults, measures: Iterable[str | Measure] | str
     >>> [(b.measure, b.value, b.as_relevant, b.judged) for b in unjudged_bounds(run, ["P@2", "AP"])]
     [('P@2', 0.5, 1.0, 0.5), ('AP', 1.0, 1.0, None)]
     """
+    labelled = parse_list(measures, rel=results.rel, numeric=True)
+    return _bounds(results, labelled, _judged_shares(results, [measure for measure, _ in labelled]), level)
+
+
+def _bounds(results: SetResults, labelled: Sequence[tuple[Measure, str]], judged: Sequence[float | None],
+            level: int | None) -> list[UnjudgedBound]:
     chosen = default_level(results) if level is None else int(level)
     if chosen < 0:
         raise ValueError(f"the grade of unjudged documents must be >= 0; got {chosen}")
-    labelled = parse_list(measures, rel=results.rel, numeric=True)
     asked = [measure for measure, _ in labelled]
     values = _summaries(results._batch, asked, results._values)
     as_relevant = _summaries(with_unjudged_as(results._batch, chosen), asked)
-    return [UnjudgedBound(label, value, high, chosen, judged_at(results, measure))
-            for (measure, label), value, high in zip(labelled, values, as_relevant)]
+    return [UnjudgedBound(label, value, high, chosen, share)
+            for (_, label), value, high, share in zip(labelled, values, as_relevant, judged)]
 
 
 #: Unjudged retrieved documents above which the notes leave out the interval: its second value means
@@ -117,8 +134,10 @@ def unjudged_notes(results: SetResults, measures: Iterable[str | Measure] | str,
     ``interval_rows`` unjudged retrieved documents the notes give the share alone, and
     :func:`unjudged_bounds` (``evaluate --bounds``) the interval.
     """
-    low = [(measure, label, judged) for measure, label in parse_list(measures, rel=results.rel, numeric=True)
-           if (judged := judged_at(results, measure)) is not None and judged < threshold]
+    labelled = parse_list(measures, rel=results.rel, numeric=True)
+    low = [(measure, label, judged) for (measure, label), judged in
+           zip(labelled, _judged_shares(results, [measure for measure, _ in labelled]))
+           if judged is not None and judged < threshold]
     shown = low if limit is None else low[:limit]
     if not shown:
         notes: list[str] = []
@@ -126,7 +145,8 @@ def unjudged_notes(results: SetResults, measures: Iterable[str | Measure] | str,
         notes = [f"{label}: {1.0 - judged:.0%} of the top-{_cutoff(label)} documents are unjudged "
                  "(their interval: evaluate --bounds)" for _, label, judged in shown]
     else:
-        notes = [bound.note(digits) for bound in unjudged_bounds(results, [m for m, _, _ in shown], level=level)]
+        notes = [bound.note(digits) for bound in _bounds(results, [(measure, label) for measure, label, _ in shown],
+                                                         [judged for _, _, judged in shown], level)]
     if len(low) > len(shown):
         more = len(low) - len(shown)
         notes.append(f"{more} more measure{'' if more == 1 else 's'} with a cut-off {'has' if more == 1 else 'have'} "

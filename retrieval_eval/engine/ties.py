@@ -125,19 +125,22 @@ def with_unjudged_as(b: RankedBatch, level: int) -> RankedBatch:
 
     A document the qrels list with a negative value keeps that row too: negative values never count.
     """
-    unjudged = np.flatnonzero(b.labels < 0)
+    is_unjudged = b.labels < 0
+    unjudged = np.flatnonzero(is_unjudged)
     if not len(unjudged):
         return b
     labels = b.labels.copy()
     labels[unjudged] = level
-    query = b.segment.take(unjudged)
-    added = np.bincount(query, minlength=b.n_queries)
+    # Rows are grouped by query, so counts per query and np.repeat place every row: no per-row gathers.
+    before = np.zeros(len(b.labels) + 1, dtype=np.int64)
+    np.cumsum(is_unjudged, out=before[1:])
+    added_at = before[b.offsets]  # unjudged rows before each query's first row
+    added = np.diff(added_at)
     old = np.diff(b.judged_offsets)
     offsets = _offsets_of(old + added)
     # Each query's judged rows first, then its added ones, in rank order.
-    old_at = np.arange(len(b.judged_relevance)) - b.judged_offsets[:-1].take(b.judged_segment)
-    old_at += offsets[:-1].take(b.judged_segment)
-    new_at = np.arange(len(unjudged)) - _offsets_of(added)[:-1].take(query) + offsets[:-1].take(query) + old.take(query)
+    old_at = np.arange(len(b.judged_relevance)) + np.repeat(offsets[:-1] - b.judged_offsets[:-1], old)
+    new_at = np.arange(len(unjudged)) + np.repeat(offsets[:-1] + old - added_at[:-1], added)
     relevance = np.empty(int(offsets[-1]), dtype=b.judged_relevance.dtype)
     relevance[old_at], relevance[new_at] = b.judged_relevance, level
     doc_ids = np.empty(int(offsets[-1]), dtype=np.result_type(b.judged_doc_ids.dtype, b.doc_ids.dtype))
