@@ -145,23 +145,7 @@ class _Tokens:
         if n_words > 32 or n_words * len(start) > 1 << 25:  # very long ids: copy them one by one instead
             padded = self.block.padded
             return np.array([bytes(padded[a:b]) for a, b in zip(start, start + length)], dtype=f"S{8 * n_words}")
-        at = self._words_at(np.uint64)
-        if n_words == 1:
-            word = at[start]  # a copy (an index array): masked in place
-            if shortest < 8:
-                word &= _FIRST_BYTES[length]
-            return word.view("S8")
-        out = np.empty((len(start), n_words), dtype=np.uint64)
-        for j in range(n_words):  # loop over 8-byte words of the field, not over lines
-            # A word that some field does not reach is read at the block's end at the latest: the
-            # buffer holds only _PAD bytes past it. (Its bytes are masked off anyway.)
-            word = at[start + 8 * j] if shortest > 8 * j else at[np.minimum(start + 8 * j, self.block.end)]
-            if shortest < 8 * (j + 1):  # some field ends before this word does: keep its own bytes only
-                # (No clipping where every field reaches into this word and none goes past it.)
-                in_word = length - 8 * j if 8 * j < shortest and longest <= 8 * (j + 1) else np.clip(length - 8 * j, 0, 8)
-                word &= _FIRST_BYTES[in_word]
-            out[:, j] = word
-        return out.view(f"S{8 * n_words}").ravel()
+        return words_gathered(self._words_at(np.uint64), start, length, longest, shortest, self.block.end)
 
     def decimals(self, field: int) -> tuple[FloatArray, BoolArray]:
         """Field ``field`` of every line read as a plain decimal, and where that worked.
@@ -352,6 +336,31 @@ def _eight_digits(words: _Words) -> _Words:
 
 #: _FIRST_BYTES[n] keeps the first n bytes in memory of a 64-bit word and zeroes the rest.
 _FIRST_BYTES = np.frombuffer(b"".join(b"\xff" * n + bytes(8 - n) for n in range(9)), dtype=np.uint64)
+
+
+def words_gathered(at: npt.NDArray[np.uint64], start: IntArray, length: IntArray, longest: int, shortest: int,
+                   end: int) -> BytesArray:
+    """The fields at ``start`` of ``length`` bytes (the longest ``longest``, the shortest ``shortest``
+    or any smaller number) as an ``S{8 * words}`` array, copied 8 bytes at a time from ``at``, a view
+    of a buffer as the 8 bytes from each offset (``at[end]`` must be readable: padding past ``end``).
+    """
+    n_words = max(-(-longest // 8), 1)
+    if n_words == 1:
+        word = at[start]  # a copy (an index array): masked in place
+        if shortest < 8:
+            word &= _FIRST_BYTES[length]
+        return word.view("S8")
+    out = np.empty((len(start), n_words), dtype=np.uint64)
+    for j in range(n_words):  # loop over 8-byte words of the field, not over lines
+        # A word that some field does not reach is read at ``end`` at the latest: the buffer holds
+        # only its padding past it. (Its bytes are masked off anyway.)
+        word = at[start + 8 * j] if shortest > 8 * j else at[np.minimum(start + 8 * j, end)]
+        if shortest < 8 * (j + 1):  # some field ends before this word does: keep its own bytes only
+            # (No clipping where every field reaches into this word and none goes past it.)
+            in_word = length - 8 * j if 8 * j < shortest and longest <= 8 * (j + 1) else np.clip(length - 8 * j, 0, 8)
+            word &= _FIRST_BYTES[in_word]
+        out[:, j] = word
+    return out.view(f"S{8 * n_words}").ravel()
 
 
 def _tokenize(block: _Block) -> _Tokens:
