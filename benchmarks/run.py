@@ -60,7 +60,7 @@ import tempfile
 import threading
 import time
 
-from _bytecode import compile_package
+from _bytecode import cache_bytecode, child_environment
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: outside the source tree: the msmarco run alone is ~240 MB
@@ -319,20 +319,6 @@ def _time_binary() -> str | None:
 CHILD_ENV: dict[str, str] | None = None
 
 
-def child_environment(workdir: str) -> dict[str, str]:
-    """The environment with byte-code caching on, in ``workdir/pycache``.
-
-    Some sandboxes set PYTHONDONTWRITEBYTECODE, which makes every process recompile the modules
-    that have no ``.pyc`` yet (such as an editable install): that is not what users see, and it
-    would penalise some tools more than others. The cache goes under the work directory so that
-    nothing is written next to the sources.
-    """
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env.setdefault("PYTHONPYCACHEPREFIX", os.path.join(os.path.abspath(workdir), "pycache"))
-    return env
-
-
 def _killed_after(process: subprocess.Popen, timeout: float) -> threading.Timer:
     """A watchdog that kills ``process`` after ``timeout`` seconds (cancel it once the process ended).
 
@@ -539,7 +525,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="also time N runs against qrels read once, in one process (the API path of "
                         "'evaluate QRELS RUN1 ... RUNn')")
     args = parser.parse_args(argv)
-    compile_package()  # the timed commands start as an installed package's do
+    cache_bytecode(args.workdir)  # the timed commands start as an installed package's do
     if args.repeat < 1:
         parser.error("--repeat must be >= 1")
     if args.shape in DICT_SHAPES:
