@@ -125,3 +125,22 @@ def test_past_interval_rows_a_note_gives_the_share_alone() -> None:
     assert with_interval == ["P@2: 50% of the top-2 documents are unjudged; the value lies in [0.50, 1.00]"]
     assert share_only == ["P@2: 50% of the top-2 documents are unjudged (their interval: evaluate --bounds)"]
     assert unjudged_notes(run, ["P@2"], interval_rows=1) == with_interval
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(query, min_size=1, max_size=4), st.lists(st.integers(1, 12), min_size=1, max_size=6))
+def test_judged_shares_are_the_mean_judged_at_each_cutoff(queries: list, cutoffs: list[int]) -> None:
+    """The notes' Judged@k, computed once per cut-off (and once for all those past the longest
+    ranking), is each cut-off's own mean Judged@k over the queries that retrieved something."""
+    from retrieval_eval.analysis.unjudged import _judged_shares
+    from retrieval_eval.measures import parse
+
+    qrels = {f"q{i}": dict(judged) for i, (judged, _) in enumerate(queries)}
+    run = {f"q{i}": dict(scores) for i, (_, scores) in enumerate(queries)}
+    results = SetEvaluator.from_dict(qrels, run)
+    measures = [parse(f"P@{k}") for k in cutoffs] + [parse("AP")]
+    expected = []
+    for k in cutoffs:
+        per_query = SetEvaluator.from_dict(qrels, run).array(f"Judged@{k}")
+        expected.append(float(per_query[results._batch.num_ret > 0].mean()))
+    assert _judged_shares(results, measures) == [*expected, None]  # exactly: the same kernel, the same sum

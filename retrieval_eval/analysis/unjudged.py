@@ -71,9 +71,11 @@ def judged_at(results: SetResults, measure: Measure) -> float | None:
 
 def _judged_shares(results: SetResults, measures: Sequence[Measure]) -> list[float | None]:
     """:func:`judged_at` of each measure, computed once per cut-off: ``-m official`` asks for
-    some thirty measures over nine cut-offs."""
-    cutoffs = [_cutoff_of(measure) for measure in measures]
+    some thirty measures over nine cut-offs, and a run of one-document sessions needs only one."""
     retrieved = results._batch.num_ret > 0
+    # Past the longest ranking every cut-off takes the whole of each ranking: one Judged@k serves them all.
+    longest = int(results._batch.num_ret.max(initial=0))
+    cutoffs = [None if (k := _cutoff_of(measure)) is None else min(k, max(longest, 1)) for measure in measures]
     shares: dict[int, float] = {}
     for k in dict.fromkeys(k for k in cutoffs if k is not None):
         # Computed here, not through results.array: the evaluation keeps no per-query array it was not asked for.
