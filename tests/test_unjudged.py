@@ -144,3 +144,26 @@ def test_judged_shares_are_the_mean_judged_at_each_cutoff(queries: list, cutoffs
         per_query = SetEvaluator.from_dict(qrels, run).array(f"Judged@{k}")
         expected.append(float(per_query[results._batch.num_ret > 0].mean()))
     assert _judged_shares(results, measures) == [*expected, None]  # exactly: the same kernel, the same sum
+
+
+def test_the_notes_reuse_the_summaries_the_output_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A summary is computed once per evaluation (without z-scores): the note's usual value is the one
+    the output printed, not a second pass over the queries."""
+    import retrieval_eval.evaluators.results as results_module
+    from retrieval_eval.analysis.unjudged import unjudged_notes
+
+    run = SetEvaluator.from_dict({"q1": {"a": 1, "b": 0}}, {"q1": {"a": 3.0, "x": 2.0, "b": 1.0}})
+    printed = run._summaries(["P@2", "AP"])
+    fresh = SetEvaluator.from_dict({"q1": {"a": 1, "b": 0}}, {"q1": {"a": 3.0, "x": 2.0, "b": 1.0}})
+    made: list[int] = []
+    original = results_module.summaries
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        made.append(len(args[1]))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(results_module, "summaries", counted)
+    assert run._summaries(["AP", "P@2"]) == printed[::-1] and made == []
+    assert unjudged_notes(run, ["P@2"]) == unjudged_notes(fresh, ["P@2"])
+    assert made == [1]  # only the fresh evaluation computed P@2's summary
+    assert run._summaries(["P@2"], keep=True) == printed[:1] and made == [1, 1]  # keep: the arrays are made

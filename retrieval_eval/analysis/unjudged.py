@@ -114,7 +114,8 @@ def _bounds(results: SetResults, labelled: Sequence[tuple[Measure, str]], judged
     if chosen < 0:
         raise ValueError(f"the grade of unjudged documents must be >= 0; got {chosen}")
     asked = [measure for measure, _ in labelled]
-    values = _summaries(results._batch, asked, results._values)
+    # The usual values without z-scores (trec_eval -Z), made once: the output has most often printed them.
+    values = _summaries(results._batch, asked, results._values) if results.zscores is not None else results._summaries(asked)
     as_relevant = _summaries(with_unjudged_as(results._batch, chosen), asked)
     return [UnjudgedBound(label, value, high, chosen, share)
             for (_, label), value, high, share in zip(labelled, values, as_relevant, judged)]

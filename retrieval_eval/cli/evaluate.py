@@ -224,7 +224,6 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
     for number, (note_name, results) in enumerate(zip(notes, loaded), 1):
         if not args.quiet:
             _report_query_set(args, results, requested, run=note_name if several else None)
-        unjudged_note(args, results, requested, note_name if several else None)
         run_ids.append(results.run_id)
         results.zscores = zscores
         if _reporting(args):
@@ -256,6 +255,8 @@ def _evaluate(args: argparse.Namespace, qrels: object, runs: Sequence[object], l
                 made.append("".join(pieces) + ci_text)
             else:  # every run is evaluated by now: the first piece computes the last values
                 streamed = itertools.chain([next(pieces, "")], pieces, [ci_text])
+        # After the output is made: the notes reuse the summaries it computed (never with -Z, whose differ).
+        unjudged_note(args, results, requested, note_name if several else None)
         del results
     names = given or (_run_names(sources) if log is not None else _run_id_names(sources, run_ids))
     if _reporting(args):

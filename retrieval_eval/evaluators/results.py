@@ -77,6 +77,7 @@ class SetResults(Mapping[str, RetrievalEvaluator]):
         self.rel = rel
         self.run_id = run_id
         self._values: dict[Measure, FloatArray] = {}
+        self._summary_of: dict[Measure, float] = {}  #: summaries made without z-scores, 8 bytes each
         #: With z-scores (trec_eval -Z), every value and summary is the z-score (see :mod:`.zscored`).
         self.zscores: ZScores | None = None
 
@@ -307,7 +308,12 @@ class SetResults(Mapping[str, RetrievalEvaluator]):
         """
         if self.zscores is not None:
             return [self.aggregate(measure) for measure in measures]
-        return summaries(self._batch, [parse(measure, rel=self.rel) for measure in measures], self._values, keep=keep)
+        parsed = [parse(measure, rel=self.rel) for measure in measures]
+        # Each summary is made once: the unjudged note asks again for measures the output has printed.
+        wanted = list(dict.fromkeys(parsed)) if keep else [m for m in dict.fromkeys(parsed) if m not in self._summary_of]
+        if wanted:
+            self._summary_of.update(zip(wanted, summaries(self._batch, wanted, self._values, keep=keep)))
+        return [self._summary_of[measure] for measure in parsed]
 
     def left_out(self, measure: MeasureLike) -> list[str]:
         """Queries the summary of ``measure`` leaves out (weight 0): GAUC's single-class queries.
