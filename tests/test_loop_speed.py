@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import single_query_cases
 
+import retrieval_eval.evaluators.one_query as one_query_module
 import retrieval_eval.evaluators.query as query_module
 import retrieval_eval.measures.registry as registry_module
 from retrieval_eval import Document, Judgment, RetrievalEvaluator
@@ -31,17 +32,31 @@ _FIELDS = ("query_vocab", "offsets", "labels", "doc_ids", "scores", "judged_offs
 def _case(case: tuple[str, dict[str, int], dict[str, float]], no_scores: bool = False,
           ) -> tuple[str, list[Document], list[Judgment]]:
     qid, judged, scores = case
-    order = sorted(scores, key=lambda d: (scores[d], d.encode()), reverse=True)
+    order = sorted(scores, key=lambda d: (scores[d], d.encode("utf-8", "surrogateescape")), reverse=True)
     retrieved = [Document(d, score=None if no_scores else scores[d]) for d in order]
     return qid, retrieved, [Judgment(d, v) for d, v in judged.items()]
 
 
+#: Suffixes of the ids: ASCII, UTF-8 of two and three bytes, and a byte that is not UTF-8 (read from
+#: a file, kept as a surrogate by ``id_text``), whose bytes sort before the other suffixes' but its str after.
+_SUFFIXES = st.sampled_from(["", "\u00e9", "\u4e2d", "\udce9"])
+
+
+def _suffixed(case: tuple[str, dict[str, int], dict[str, float]], suffix: str,
+              ) -> tuple[str, dict[str, int], dict[str, float]]:
+    """The case with ``suffix`` on every other doc_id (so that ASCII and other ids mix)."""
+    qid, judged, scores = case
+    rename = {d: d + suffix if i % 2 else d for i, d in enumerate(sorted({*judged, *scores}))}
+    return qid + suffix, {rename[d]: v for d, v in judged.items()}, {rename[d]: v for d, v in scores.items()}
+
+
 @settings(max_examples=200, deadline=None)
-@given(single_query_cases(), st.booleans())
+@given(single_query_cases(), st.booleans(), _SUFFIXES)
 def test_direct_batch_is_the_general_build(case: tuple[str, dict[str, int], dict[str, float]],
-                                           no_scores: bool) -> None:
-    """Every array of the batch read from the Documents is the general build's: values and dtypes."""
-    qid, retrieved, judgments = _case(case, no_scores)
+                                           no_scores: bool, suffix: str) -> None:
+    """Every array of the batch read from the Documents is the general build's: values and dtypes,
+    ids of any characters."""
+    qid, retrieved, judgments = _case(_suffixed(case, suffix), no_scores)
     one = direct_batch(qid, retrieved, judgments)
     assert one is not None
     general, _ = build_batch(*columns_from_documents(qid, retrieved, judgments), order="given", queries=[qid])
@@ -58,24 +73,24 @@ def _missed_both_ways(ev: RetrievalEvaluator) -> tuple[list[Document], list[Docu
 
 
 @settings(max_examples=200, deadline=None)
-@given(single_query_cases(), st.sampled_from([0, 1, 2, 3]))
+@given(single_query_cases(), st.sampled_from([0, 1, 2, 3]), _SUFFIXES)
 def test_missed_documents_from_the_lists_are_the_batch_ones(
-        case: tuple[str, dict[str, int], dict[str, float]], rel: int) -> None:
+        case: tuple[str, dict[str, int], dict[str, float]], rel: int, suffix: str) -> None:
+    case = _suffixed(case, suffix)
     qid, retrieved, judgments = _case(case)
     ev = RetrievalEvaluator(qid, retrieved, judgments, rel=rel)
     assert ev._one is not None
     direct, general = _missed_both_ways(ev)
     assert direct == general  # the same Documents (rank None, score None), in the same order
+    assert all(type(d) is Document and d.rank is None and d.score is None for d in direct)
     judged, scores = case[1], case[2]
-    assert [d.doc_id for d in direct] == sorted(d for d, v in judged.items() if v >= max(rel, 0) and d not in scores)
+    missed = [d for d, v in judged.items() if v >= max(rel, 0) and d not in scores]
+    assert [d.doc_id for d in direct] == sorted(missed, key=lambda d: d.encode("utf-8", "surrogateescape"))
 
 
 @pytest.mark.parametrize(("query_id", "retrieved", "judgments"), [
     ("q", [Document("a"), Document("a")], [Judgment("a", 1)]),  # a repeated document
     ("q", [Document("a")], [Judgment("b", 1), Judgment("b", 0)]),  # a repeated judgment
-    ("q", [Document("d\u00e9")], [Judgment("a", 1)]),  # not ASCII: the build encodes it
-    ("q", [Document("a")], [Judgment("\u4e2d", 1)]),
-    ("q\u00e9", [Document("a")], [Judgment("a", 1)]),
     ("", [Document("a")], []),  # no id
     ("q", iter([Document("a")]), []),  # not a list or tuple
     ("q", [Document("a"), "b"], []),  # not a Document
@@ -187,16 +202,37 @@ def test_small_path_switch_forces_the_general_build() -> None:
     assert ev._one is None and ev.ndcg(2) == RetrievalEvaluator("q", retrieved, judgments).ndcg(2)
 
 
-def test_long_rankings_take_the_columns() -> None:
+def test_long_rankings_take_the_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past DIRECT_MAX the columns' build (and, past SMALL_QUERY, build_batch) reads the ranking."""
+    assert DIRECT_MAX >= 10**6  # (the direct path is the cheaper one at every length measured)
+    monkeypatch.setattr(one_query_module, "DIRECT_MAX", 600)
     judgments = [Judgment("d3", 1), Judgment("x", 2)]
-    at_most = [Document(f"d{i}") for i in range(DIRECT_MAX)]
+    at_most = [Document(f"d{i}") for i in range(600)]
     assert direct_batch("q", at_most, judgments) is not None
     longer = [*at_most, Document("last")]
     assert direct_batch("q", longer, judgments) is None
     ev = RetrievalEvaluator("q", longer, judgments)
     assert ev._one is None and ev.average_precision() == 0.125
     assert [d.doc_id for d in ev.relevant_missed_documents()] == ["x"]
+
+
+def test_id_columns_and_scores_are_made_when_first_read() -> None:
+    """The loop's measures never read the ids and scores; the first read makes them from the query's
+    Documents as given, whatever the caller did to its list since."""
+    retrieved = [Document("b", score=2.0), Document("a\u00e9", score=1.0)]
+    one = direct_batch("q", retrieved, [Judgment("a\u00e9", 1), Judgment("c", 0)])
+    assert one is not None
+    ev = RetrievalEvaluator("q", retrieved, [Judgment("a\u00e9", 1), Judgment("c", 0)])
+    assert ev.average_precision() == 0.5 and ev.ndcg(10) == 1 / np.log2(3) and ev.precision(10) == 0.1
+    for name in ("doc_ids", "scores", "judged_doc_ids"):
+        assert type(one.batch).__mro__[1].__dict__[name].__get__(one.batch) is None, name  # not made yet
+        assert type(ev._batch).__mro__[1].__dict__[name].__get__(ev._batch) is None, name
+    retrieved.reverse()
+    retrieved.append(Document("z", score=0.0))
+    assert one.batch.doc_ids.tolist() == [b"b", "a\u00e9".encode()] and one.batch.scores.tolist() == [2.0, 1.0]
+    assert one.batch.judged_doc_ids.tolist() == ["a\u00e9".encode(), b"c"]
+    assert one.batch.doc_ids is one.batch.doc_ids  # made once
+    assert [d.doc_id for d in ev.retrieved_documents()] == ["b", "a\u00e9"]
 
 
 @settings(max_examples=150, deadline=None)

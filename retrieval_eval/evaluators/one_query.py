@@ -3,37 +3,40 @@
 :class:`~.query.RetrievalEvaluator` is built once per query in a loop over queries, so the columns
 (:func:`~..io.dicts.columns_from_documents`) and the many-query build cost more than the four
 measures asked after them. :func:`direct_batch` reads the ids once as Python lists, labels the
-ranking with a dict lookup, and keeps the lists for the document-list methods. It declines
-(returns None) whatever it does not handle the usual way: the general path then builds the batch,
-and names any problem in the input with its own message.
+ranking with a dict lookup, and keeps the lists for the document-list methods. The id and score
+columns, which no measure of a harness loop reads, are made from the lists when first read. It
+declines (returns None) whatever it does not handle the usual way: the general path then builds
+the batch, and names any problem in the input with its own message.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import attrgetter
+from typing import Any
 
 import numpy as np
 from attrs import frozen
 
 from ..engine.batch import NONPOOL, UNJUDGED, RankedBatch
-from ..io.dicts import _ascii_column, _score_column
-from ..model import Document, Judgment, id_problem, relevance_column
+from ..engine.ids import _as_bytes
+from ..io.dicts import _id_column, _score_column
+from ..model import Document, Judgment, id_bytes, id_problem, relevance_column
 
 __all__ = ["DIRECT_MAX", "OneQuery", "direct_batch", "missed_ids"]
 
 _DOC_ID, _RELEVANCE = attrgetter("doc_id"), attrgetter("relevance")
+_DOCUMENT, _JUDGMENT = {Document}, {Judgment}
 
-#: The longest ranking read straight from its Documents. Longer ones take the columns and the build,
-#: whose sort-based join of the ids beats a dict of every ranked id from about 5,000 documents
-#: (measured: 950 against 1,160 us a query at 3,000 documents, 3.3 against 3.1 ms at 10,000).
-DIRECT_MAX = 4096
+#: The longest ranking read straight from its Documents; longer ones take the columns and the build.
+#: The dict of the ranked ids costs less than the build's columns and sort-based join at every
+#: length measured (1.0 against 2.8 ms a query at 10,000 documents), so only a test lowers it.
+DIRECT_MAX = 2**62
 
 
 @frozen(eq=False)
 class OneQuery:
-    """A query's batch, with the ids it was built from as Python lists (ASCII ids only, so that
-    sorting the str sorts the UTF-8 bytes, as the batch's arrays do)."""
+    """A query's batch, with the ids it was built from as Python lists."""
 
     batch: RankedBatch
     row_of: dict[str, int]  #: each ranked id's row (its rank - 1)
@@ -41,11 +44,46 @@ class OneQuery:
     relevance: list[int | float]  #: the judged values, as ``judged_ids``
 
 
+def _made_on_read(name: str, make: Callable[[_ListBatch], np.ndarray]) -> Any:
+    """A column of :class:`_ListBatch` that is ``make(batch)``, made when first read and kept in the
+    batch's own slot for ``name`` (a ``None`` there means: not made yet)."""
+    slot = RankedBatch.__dict__[name]  # the member descriptor of the attrs class's slot
+
+    def read(batch: _ListBatch) -> np.ndarray:
+        column: np.ndarray | None = slot.__get__(batch)
+        if column is None:
+            column = make(batch)
+            slot.__set__(batch, column)
+        return column
+
+    return property(read, slot.__set__, doc=f"``{name}``, made from the Documents and Judgments when first read.")
+
+
+def _ids_column(ids: list[str]) -> np.ndarray:
+    """The bytes column the build makes of ``ids`` (ASCII narrowed in C, others as UTF-8)."""
+    return _as_bytes(_id_column(ids))
+
+
+class _ListBatch(RankedBatch):
+    """A batch of one query whose ranked and judged ids and scores are made from the Python lists when
+    first read: the measures of a harness loop read only the labels and the judged values, and at
+    10,000 documents these three columns cost as much as everything else of a query."""
+
+    __slots__ = ("_judged_ids", "_ranked_ids", "_retrieved")
+    _ranked_ids: list[str]
+    _judged_ids: list[str]
+    _retrieved: Sequence[Document]
+
+    doc_ids = _made_on_read("doc_ids", lambda b: _ids_column(b._ranked_ids))
+    scores = _made_on_read("scores", lambda b: _score_column(b._retrieved))
+    judged_doc_ids = _made_on_read("judged_doc_ids", lambda b: _ids_column(b._judged_ids))
+
+
 def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[Judgment]) -> OneQuery | None:
     """The batch ``build_batch`` makes of one query's ranking and judgments (the same arrays, the same
-    dtypes), or None for the general build: an id repeats or is not ASCII, ``query_id`` is no id,
-    an item is not exactly a Document or Judgment (a subclass is checked one by one there), or
-    ``retrieved`` is not a list or tuple, or longer than :data:`DIRECT_MAX`.
+    dtypes), or None for the general build: an id repeats, ``query_id`` is no id, an item is not
+    exactly a Document or Judgment (a subclass is checked one by one there), or ``retrieved`` is
+    not a list or tuple, or longer than :data:`DIRECT_MAX`.
 
     >>> one = direct_batch("q", [Document("a"), Document("b")], [Judgment("b", 2), Judgment("c", -1)])
     >>> one.batch.labels.tolist(), one.batch.judged_doc_ids.tolist()
@@ -55,7 +93,7 @@ def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[J
     """
     if type(retrieved) not in (list, tuple) or len(retrieved) > DIRECT_MAX or id_problem(query_id) is not None:
         return None
-    if not set(map(type, retrieved)) <= {Document} or not set(map(type, judgments)) <= {Judgment}:
+    if not set(map(type, retrieved)) <= _DOCUMENT or not set(map(type, judgments)) <= _JUDGMENT:
         return None
     ranked_ids = list(map(_DOC_ID, retrieved))
     judged_ids = list(map(_DOC_ID, judgments))
@@ -63,14 +101,9 @@ def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[J
     n = len(ranked_ids)
     # Each ranked id's row: one dict both finds the judged ids among the ranked ones (a lookup per
     # judgment, where a lookup per ranked document would cost a step for each of 10,000) and
-    # tells a repeated id (fewer keys than ids).
+    # tells a repeated id (fewer keys than ids). Equal str are equal UTF-8 bytes, and the reverse.
     row_of = dict(zip(ranked_ids, range(n)))
     if len(row_of) != n or len(set(judged_ids)) != len(judged_ids):
-        return None
-    try:  # ASCII ids narrow to bytes in C; another character raises (the build encodes those as UTF-8)
-        doc_ids, judged = _ascii_column(ranked_ids), _ascii_column(judged_ids)
-        query = query_id.encode("ascii")
-    except UnicodeEncodeError:
         return None
     judged_relevance = relevance_column(relevance)  # float64 when a grade is a float (2.5)
     labels = np.full(n, NONPOOL, dtype=judged_relevance.dtype)
@@ -79,22 +112,25 @@ def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[J
         rows, values = zip(*found)
         # A judged row's label is its value, UNJUDGED if negative (as PreparedQrels labels them).
         labels[list(rows)] = [UNJUDGED if value < 0 else value for value in values]
-    batch = RankedBatch(
-        query_vocab=np.array([query]),
+    batch = _ListBatch(
+        query_vocab=np.array([id_bytes(query_id)]),
         offsets=np.array([0, n], dtype=np.int64),
         labels=labels,
-        doc_ids=doc_ids,
-        scores=_score_column(retrieved),
+        doc_ids=None,
+        scores=None,
         judged_offsets=np.array([0, len(judged_ids)], dtype=np.int64),
         judged_relevance=judged_relevance,
-        judged_doc_ids=judged,
+        judged_doc_ids=None,
         in_run=np.array([n > 0]),
     )
+    # (a tuple: the caller may change its list afterwards; Documents are frozen)
+    batch._retrieved, batch._ranked_ids, batch._judged_ids = tuple(retrieved), ranked_ids, judged_ids
     return OneQuery(batch, row_of, judged_ids, relevance)
 
 
 def missed_ids(one: OneQuery, rel: int) -> list[str]:
-    """The relevant judged ids (value >= ``rel`` and >= 0) that the ranking lacks, sorted (by their
-    bytes: the ids are ASCII)."""
+    """The relevant judged ids (value >= ``rel`` and >= 0) that the ranking lacks, sorted by their
+    UTF-8 bytes (the str order, but for the bytes that :func:`~..model.id_text` keeps as surrogates)."""
     threshold, ranked = max(rel, 0), one.row_of
-    return sorted(doc for doc, value in zip(one.judged_ids, one.relevance) if value >= threshold and doc not in ranked)
+    missed = [doc for doc, value in zip(one.judged_ids, one.relevance) if value >= threshold and doc not in ranked]
+    return sorted(missed) if all(map(str.isascii, missed)) else sorted(missed, key=id_bytes)
