@@ -107,10 +107,10 @@ class Hits:
 
     def upto(self, k: int | IntArray) -> IntArray:
         """Number of hits at ranks 1..k per query (``k`` a number, or one per query)."""
+        if len(self.offsets) == 2 and not isinstance(k, np.ndarray):  # one query: its hits' ranks increase
+            return np.array([self.rank.searchsorted(k, side="right")], dtype=np.int64)
         if not isinstance(k, np.ndarray) and k >= self._deepest:
             return self.count  # every hit is within the top k (P@1000 of most runs, any k of a log)
-        if len(self.offsets) == 2 and not isinstance(k, np.ndarray):  # one query: its hits' ranks increase
-            return np.array([np.searchsorted(self.rank, k, side="right")], dtype=np.int64)
         within = self.rank <= (k.take(self.query) if isinstance(k, np.ndarray) else k)
         if bool(within.all()):  # (R-precision of a log: each hit within its query's R)
             return self.count

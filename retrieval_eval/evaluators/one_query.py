@@ -12,6 +12,7 @@ the batch, and names any problem in the input with its own message.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import repeat
 from operator import attrgetter
 from typing import Any
 
@@ -106,16 +107,17 @@ def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[J
     if len(row_of) != n or len(set(judged_ids)) != len(judged_ids):
         return None
     judged_relevance = relevance_column(relevance)  # float64 when a grade is a float (2.5)
-    labels = np.full(n, NONPOOL, dtype=judged_relevance.dtype)
-    found = [(row, value) for row, value in zip(map(row_of.get, judged_ids), relevance) if row is not None]
-    if found:
-        rows, values = zip(*found)
-        # A judged row's label is its value, UNJUDGED if negative (as PreparedQrels labels them).
-        labels[list(rows)] = [UNJUDGED if value < 0 else value for value in values]
+    # A judged row's label is its value, UNJUDGED if negative (as PreparedQrels labels them). The
+    # judged ids that are not ranked write to one row past the ranking, which is then cut off.
+    rows = np.fromiter(map(row_of.get, judged_ids, repeat(n)), dtype=np.int64, count=len(judged_ids))
+    labels = np.empty(n + 1, dtype=judged_relevance.dtype)
+    labels.fill(NONPOOL)
+    labels[rows] = np.where(judged_relevance < 0, UNJUDGED, judged_relevance) if min(relevance, default=0) < 0 \
+        else judged_relevance
     batch = _ListBatch(
         query_vocab=np.array([id_bytes(query_id)]),
         offsets=np.array([0, n], dtype=np.int64),
-        labels=labels,
+        labels=labels[:n],
         doc_ids=None,
         scores=None,
         judged_offsets=np.array([0, len(judged_ids)], dtype=np.int64),

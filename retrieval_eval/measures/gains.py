@@ -126,6 +126,8 @@ def gain_hits(b: RankedBatch, gains: Gains | None) -> tuple[Hits, FloatArray]:
         level0 = custom.get(0, 0)
         hits = b.hits(0) if level0 != 0 else b.hits_above(0)  # (a float grade 0.5 gains 0.5)
         gain = level_gains(b.labels[hits.row], gains)
+        if gains is None and not b.float_grades:  # each an integer grade >= 1: its own gain, never 0
+            return hits, gain
         keep = gain != 0
         if not keep.all():
             hits, gain = hits.where(keep), gain[keep]
@@ -193,11 +195,13 @@ def ideal_list(b: RankedBatch, gains: Gains | None) -> IdealList:
 
 
 def _one_ideal_list(gain: FloatArray) -> IdealList:
-    """The ideal list of a batch of one query whose positive gains are ``gain``: what
-    :func:`ideal_list` makes of many queries (the same list, with the query key constant)."""
+    """The ideal list of a batch of one query whose positive gains are ``gain`` (a new array, sorted
+    here in place): what :func:`ideal_list` makes of many queries (the same list, with the query key
+    constant)."""
     # Largest first. The gains are finite and positive, so equal gains are the same number and any
     # sort gives the stable sort's list: one sort costs less than checking the order first.
-    gain = np.sort(gain)[::-1]
+    gain.sort()
+    gain = gain[::-1]
     m = len(gain)
     return IdealList(gain, np.array([0, m], dtype=np.int64), np.arange(1, m + 1, dtype=np.int64),
                      np.zeros(m, dtype=np.int64))
