@@ -300,7 +300,7 @@ class RankedBatch:
         def compute() -> Hits:
             judged: Hits | None = self._cache.get(("hits", 0))
             if rel <= 0 or judged is None:
-                return self._hits_at(np.flatnonzero(self.labels >= max(rel, 0)))
+                return self._hits_at((self.labels >= max(rel, 0)).nonzero()[0])  # (flatnonzero, less its wrappers)
             return judged.where(self.labels[judged.row] >= rel)
 
         return self._cached(("hits", max(rel, 0)), compute)
@@ -308,6 +308,8 @@ class RankedBatch:
     def _hits_at(self, rows: IntArray) -> Hits:
         """The hits at ranked rows ``rows`` (increasing): with short segments their query is read from
         :attr:`segment` (made once per batch), with long ones searched for (no index of every row)."""
+        if len(self.offsets) == 2:  # one query: no index needed
+            return Hits.of_rows(rows, self.offsets)
         return Hits.of_rows(rows, self.offsets, None if long_segments(self.offsets) else self.segment)
 
     def nonrelevant_above(self, rel: int) -> IntArray:

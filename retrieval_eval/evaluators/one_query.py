@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import repeat
-from operator import attrgetter
+from operator import attrgetter, countOf
 from typing import Any
 
 import numpy as np
@@ -27,7 +27,6 @@ from ..model import Document, Judgment, id_bytes, id_problem, relevance_column
 __all__ = ["DIRECT_MAX", "OneQuery", "direct_batch", "missed_ids"]
 
 _DOC_ID, _RELEVANCE = attrgetter("doc_id"), attrgetter("relevance")
-_DOCUMENT, _JUDGMENT = {Document}, {Judgment}
 
 #: The longest ranking read straight from its Documents; longer ones take the columns and the build.
 #: The dict of the ranked ids costs less than the build's columns and sort-based join at every
@@ -45,14 +44,19 @@ class OneQuery:
     relevance: list[int | float]  #: the judged values, as ``judged_ids``
 
 
+#: What the slot of a column made on first read holds until then.
+_NOT_MADE: Any = None
+
+
 def _made_on_read(name: str, make: Callable[[_ListBatch], np.ndarray]) -> Any:
     """A column of :class:`_ListBatch` that is ``make(batch)``, made when first read and kept in the
-    batch's own slot for ``name`` (a ``None`` there means: not made yet)."""
+    batch's own slot for ``name`` (the attribute of :class:`RankedBatch`), which holds
+    :data:`_NOT_MADE` until then."""
     slot = RankedBatch.__dict__[name]  # the member descriptor of the attrs class's slot
 
     def read(batch: _ListBatch) -> np.ndarray:
         column: np.ndarray | None = slot.__get__(batch)
-        if column is None:
+        if column is _NOT_MADE:
             column = make(batch)
             slot.__set__(batch, column)
         return column
@@ -94,7 +98,8 @@ def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[J
     """
     if type(retrieved) not in (list, tuple) or len(retrieved) > DIRECT_MAX or id_problem(query_id) is not None:
         return None
-    if not set(map(type, retrieved)) <= _DOCUMENT or not set(map(type, judgments)) <= _JUDGMENT:
+    # Exactly Documents and Judgments: a count of the types that are (compared by identity, in C)
+    if countOf(map(type, retrieved), Document) < len(retrieved) or countOf(map(type, judgments), Judgment) < len(judgments):
         return None
     ranked_ids = list(map(_DOC_ID, retrieved))
     judged_ids = list(map(_DOC_ID, judgments))
@@ -118,11 +123,11 @@ def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[J
         query_vocab=np.array([id_bytes(query_id)]),
         offsets=np.array([0, n], dtype=np.int64),
         labels=labels[:n],
-        doc_ids=None,
-        scores=None,
+        doc_ids=_NOT_MADE,
+        scores=_NOT_MADE,
         judged_offsets=np.array([0, len(judged_ids)], dtype=np.int64),
         judged_relevance=judged_relevance,
-        judged_doc_ids=None,
+        judged_doc_ids=_NOT_MADE,
         in_run=np.array([n > 0]),
     )
     # (a tuple: the caller may change its list afterwards; Documents are frozen)
