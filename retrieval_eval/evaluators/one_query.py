@@ -55,7 +55,7 @@ def _made_on_read(name: str, make: Callable[[_ListBatch], np.ndarray]) -> Any:
     slot = RankedBatch.__dict__[name]  # the member descriptor of the attrs class's slot
 
     def read(batch: _ListBatch) -> np.ndarray:
-        column: np.ndarray | None = slot.__get__(batch)
+        column: np.ndarray = slot.__get__(batch)
         if column is _NOT_MADE:
             column = make(batch)
             slot.__set__(batch, column)
