@@ -16,7 +16,7 @@ from strategies import single_query_cases
 import retrieval_eval.evaluators.one_query as one_query_module
 import retrieval_eval.evaluators.query as query_module
 import retrieval_eval.measures.registry as registry_module
-from retrieval_eval import Document, Judgment, RetrievalEvaluator
+from retrieval_eval import Document, Judgment, RetrievalEvaluator, SetEvaluator
 from retrieval_eval.engine.build import build_batch
 from retrieval_eval.engine.segments import safe_div
 from retrieval_eval.evaluators.one_query import DIRECT_MAX, direct_batch
@@ -269,3 +269,62 @@ def test_ascii_column_is_numpys_bytes_column(ids: list[str]) -> None:
             np.asarray(ids, dtype="S")
         with pytest.raises(UnicodeEncodeError):
             _ascii_column(ids)
+
+
+# --------------------------------------------------------------------------------------------------
+# The loop's values against the set path, with every fast path of one query forced off and on
+
+#: Measures asked by string of each query's evaluator and of the set evaluator: the DCG family (cut
+#: and whole, linear and exponential, custom gains), AP and its cuts, the counts and precisions.
+_SET_MEASURES = ("nDCG", "nDCG(dcg='exp-log2')@5", "nDCG(gains={0: 0.5, 2: 5})@3", "DCG@10", "map_cut_5",
+                 "RR", "bpref", "Rprec", "R@5", "P@3", "infAP", "ERR@10", "RBP", "ndcg_rel", "success_1",
+                 "iprec_at_recall_0.10", "num_rel_ret", "Judged@10")
+
+
+def _loop_values(qid: str, retrieved: list[Document], judgments: list[Judgment], rel: int) -> dict[str, object]:
+    """What a harness loop asks of a fresh evaluator (the four calls first), and the measures above."""
+    ev = RetrievalEvaluator(qid, retrieved, judgments, rel=rel)
+    values: dict[str, object] = {"AP": ev.average_precision(), "nDCG@10": ev.ndcg(10), "P@10": ev.precision(10),
+                                 "missed": ev.relevant_missed_documents()}
+    return values | {name: ev.score(name) for name in _SET_MEASURES}
+
+
+@st.composite
+def _queries(draw: st.DrawFn) -> list[tuple[str, dict[str, int | float], dict[str, float]]]:
+    """One to three queries, ids of any characters, integer or float grades (1.5)."""
+    halves = draw(st.booleans())
+    cases = []
+    for number in range(draw(st.integers(1, 3))):
+        qid, judged, scores = _suffixed(draw(single_query_cases()), draw(_SUFFIXES))
+        grades: dict[str, int | float] = {d: v - 0.5 if halves and v > 0 else v for d, v in judged.items()}
+        cases.append((f"{qid}-{number}", grades, scores))
+    return cases
+
+
+@settings(max_examples=120, deadline=None)
+@given(_queries(), st.sampled_from([0, 1, 2]))
+def test_loop_values_are_the_set_paths_to_the_bit(
+        cases: list[tuple[str, dict[str, int | float], dict[str, float]]], rel: int) -> None:
+    """Each query's values from a fresh evaluator (the direct batch) are those of the general build
+    of that query and of one SetEvaluator over every query (many-query arrays): == on floats."""
+    qrels = {qid: judged for qid, judged, _ in cases}
+    run = {qid: scores for qid, _, scores in cases}
+    whole = SetEvaluator.from_dict(qrels, run, rel=rel)
+    doubled = SetEvaluator.from_dict(qrels | {q + "'": j for q, j in qrels.items()},  # each query twice: n > 1
+                                     run | {q + "'": r for q, r in run.items()}, rel=rel)
+    for qid, judged, scores in cases:
+        qid, retrieved, judgments = _case((qid, judged, scores))  # type: ignore[arg-type]
+        direct = _loop_values(qid, retrieved, judgments, rel)
+        query_module._SMALL_PATH = False
+        try:
+            general = _loop_values(qid, retrieved, judgments, rel)
+        finally:
+            query_module._SMALL_PATH = True
+        assert direct == general, qid
+        if qid not in whole.per_query("P@10"):  # (a query without judgments is not evaluated there)
+            continue
+        from_set = {"AP": whole.per_query("AP")[qid], "nDCG@10": whole.per_query("nDCG@10")[qid],
+                    "P@10": whole.per_query("P@10")[qid], "missed": whole[qid].relevant_missed_documents()}
+        from_set |= {name: whole.per_query(name)[qid] for name in _SET_MEASURES}
+        assert direct == from_set, qid
+        assert all(doubled.per_query(name)[qid] == from_set[name] for name in ("AP", "nDCG@10", *_SET_MEASURES)), qid
