@@ -61,7 +61,7 @@ def test_direct_batch_is_the_general_build(case: tuple[str, dict[str, int], dict
     assert one is not None
     general, _ = build_batch(*columns_from_documents(qid, retrieved, judgments), order="given", queries=[qid])
     for name in _FIELDS:
-        got, expected = getattr(one.batch, name), getattr(general, name)
+        got, expected = getattr(one, name), getattr(general, name)
         assert got.dtype == expected.dtype, name
         assert np.array_equal(got, expected, equal_nan=name == "scores"), name
 
@@ -225,13 +225,13 @@ def test_id_columns_and_scores_are_made_when_first_read() -> None:
     ev = RetrievalEvaluator("q", retrieved, [Judgment("a\u00e9", 1), Judgment("c", 0)])
     assert ev.average_precision() == 0.5 and ev.ndcg(10) == 1 / np.log2(3) and ev.precision(10) == 0.1
     for name in ("doc_ids", "scores", "judged_doc_ids"):
-        assert type(one.batch).__mro__[1].__dict__[name].__get__(one.batch) is None, name  # not made yet
+        assert type(one).__mro__[1].__dict__[name].__get__(one) is None, name  # not made yet
         assert type(ev._batch).__mro__[1].__dict__[name].__get__(ev._batch) is None, name
     retrieved.reverse()
     retrieved.append(Document("z", score=0.0))
-    assert one.batch.doc_ids.tolist() == [b"b", "a\u00e9".encode()] and one.batch.scores.tolist() == [2.0, 1.0]
-    assert one.batch.judged_doc_ids.tolist() == ["a\u00e9".encode(), b"c"]
-    assert one.batch.doc_ids is one.batch.doc_ids  # made once
+    assert one.doc_ids.tolist() == [b"b", "a\u00e9".encode()] and one.scores.tolist() == [2.0, 1.0]
+    assert one.judged_doc_ids.tolist() == ["a\u00e9".encode(), b"c"]
+    assert one.doc_ids is one.doc_ids  # made once
     assert [d.doc_id for d in ev.retrieved_documents()] == ["b", "a\u00e9"]
 
 

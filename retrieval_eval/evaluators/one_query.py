@@ -17,7 +17,6 @@ from operator import attrgetter, countOf
 from typing import Any
 
 import numpy as np
-from attrs import frozen
 
 from ..engine.batch import NONPOOL, UNJUDGED, RankedBatch
 from ..engine.ids import _as_bytes
@@ -34,27 +33,17 @@ _DOC_ID, _RELEVANCE = attrgetter("doc_id"), attrgetter("relevance")
 DIRECT_MAX = 2**62
 
 
-@frozen(eq=False)
-class OneQuery:
-    """A query's batch, with the ids it was built from as Python lists."""
-
-    batch: RankedBatch
-    row_of: dict[str, int]  #: each ranked id's row (its rank - 1)
-    judged_ids: list[str]  #: the judged ids, in input order
-    relevance: list[int | float]  #: the judged values, as ``judged_ids``
-
-
 #: What the slot of a column made on first read holds until then.
 _NOT_MADE: Any = None
 
 
-def _made_on_read(name: str, make: Callable[[_ListBatch], np.ndarray]) -> Any:
-    """A column of :class:`_ListBatch` that is ``make(batch)``, made when first read and kept in the
+def _made_on_read(name: str, make: Callable[[OneQuery], np.ndarray]) -> Any:
+    """A column of :class:`OneQuery` that is ``make(batch)``, made when first read and kept in the
     batch's own slot for ``name`` (the attribute of :class:`RankedBatch`), which holds
     :data:`_NOT_MADE` until then."""
     slot = RankedBatch.__dict__[name]  # the member descriptor of the attrs class's slot
 
-    def read(batch: _ListBatch) -> np.ndarray:
+    def read(batch: OneQuery) -> np.ndarray:
         column: np.ndarray = slot.__get__(batch)
         if column is _NOT_MADE:
             column = make(batch)
@@ -69,19 +58,22 @@ def _ids_column(ids: list[str]) -> np.ndarray:
     return _as_bytes(_id_column(ids))
 
 
-class _ListBatch(RankedBatch):
-    """A batch of one query whose ranked and judged ids and scores are made from the Python lists when
-    first read: the measures of a harness loop read only the labels and the judged values, and at
-    10,000 documents these three columns cost as much as everything else of a query."""
+class OneQuery(RankedBatch):
+    """The batch of one query read from its Documents and Judgments, with their ids as Python lists
+    (for the document-list methods). Its ranked and judged id columns and its scores are made from
+    the lists when first read: the measures of a harness loop read only the labels and the judged
+    values, and at 10,000 documents these three columns cost as much as everything else of a query."""
 
-    __slots__ = ("_judged_ids", "_ranked_ids", "_retrieved")
+    __slots__ = ("_ranked_ids", "_retrieved", "judged_ids", "relevance", "row_of")
+    row_of: dict[str, int]  #: each ranked id's row (its rank - 1)
+    judged_ids: list[str]  #: the judged ids, in input order
+    relevance: list[int | float]  #: the judged values, as ``judged_ids``
     _ranked_ids: list[str]
-    _judged_ids: list[str]
     _retrieved: Sequence[Document]
 
     doc_ids = _made_on_read("doc_ids", lambda b: _ids_column(b._ranked_ids))
     scores = _made_on_read("scores", lambda b: _score_column(b._retrieved))
-    judged_doc_ids = _made_on_read("judged_doc_ids", lambda b: _ids_column(b._judged_ids))
+    judged_doc_ids = _made_on_read("judged_doc_ids", lambda b: _ids_column(b.judged_ids))
 
 
 def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[Judgment]) -> OneQuery | None:
@@ -91,7 +83,7 @@ def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[J
     not a list or tuple, or longer than :data:`DIRECT_MAX`.
 
     >>> one = direct_batch("q", [Document("a"), Document("b")], [Judgment("b", 2), Judgment("c", -1)])
-    >>> one.batch.labels.tolist(), one.batch.judged_doc_ids.tolist()
+    >>> one.labels.tolist(), one.judged_doc_ids.tolist()
     ([-1, 2], [b'b', b'c'])
     >>> direct_batch("q", [Document("a"), Document("a")], []) is None  # repeated: the build names it
     True
@@ -119,7 +111,7 @@ def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[J
     labels.fill(NONPOOL)
     labels[rows] = np.where(judged_relevance < 0, UNJUDGED, judged_relevance) if min(relevance, default=0) < 0 \
         else judged_relevance
-    batch = _ListBatch(
+    batch = OneQuery(
         query_vocab=np.array([id_bytes(query_id)]),
         offsets=np.array([0, n], dtype=np.int64),
         labels=labels[:n],
@@ -131,8 +123,9 @@ def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[J
         in_run=np.array([n > 0]),
     )
     # (a tuple: the caller may change its list afterwards; Documents are frozen)
-    batch._retrieved, batch._ranked_ids, batch._judged_ids = tuple(retrieved), ranked_ids, judged_ids
-    return OneQuery(batch, row_of, judged_ids, relevance)
+    batch._retrieved, batch._ranked_ids, batch.row_of = tuple(retrieved), ranked_ids, row_of
+    batch.judged_ids, batch.relevance = judged_ids, relevance
+    return batch
 
 
 def missed_ids(one: OneQuery, rel: int) -> list[str]:

@@ -65,7 +65,7 @@ def _batch_of(query_id: str, retrieved: Sequence[Document], judgments: Iterable[
         judgments = list(judgments)  # (an iterator is read once, here)
         one = direct_batch(query_id, retrieved, judgments)
         if one is not None:
-            return one.batch, one
+            return one, one
     qrels, run = columns_from_documents(query_id, retrieved, judgments)
     batch = one_query_batch(query_id, qrels, run) if _SMALL_PATH else None
     if batch is None:
