@@ -270,6 +270,8 @@ class RankedBatch:
         """R per query: qrels entries with value >= ``rel`` (negative values never count)."""
 
         def compute() -> IntArray:
+            if len(self.judged_offsets) == 2:  # one query: a count of all its judged rows
+                return np.array([np.count_nonzero(self.judged_relevance >= max(rel, 0))], dtype=np.int64)
             if rel <= 0 and self.judged_relevance.min(initial=0) >= 0:
                 return np.diff(self.judged_offsets)  # no negative judgment: every one counts
             return self.judged_count(self.judged_relevance >= max(rel, 0))
