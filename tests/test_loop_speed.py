@@ -328,3 +328,26 @@ def test_loop_values_are_the_set_paths_to_the_bit(
         from_set |= {name: whole.per_query(name)[qid] for name in _SET_MEASURES}
         assert direct == from_set, qid
         assert all(doubled.per_query(name)[qid] == from_set[name] for name in ("AP", "nDCG@10", *_SET_MEASURES)), qid
+
+
+@settings(max_examples=150, deadline=None)
+@given(_queries())
+def test_integer_grade_shortcuts_are_the_gain_table(
+        cases: list[tuple[str, dict[str, int | float], dict[str, float]]]) -> None:
+    """Integer grades without custom gains skip the gain table: their gain hits, ideal list and R are
+    those of the table that maps level 5 to 5 (no change, but the general branch), of one query and
+    of the query twice in one batch."""
+    from retrieval_eval.measures.gains import Gains, gain_hits, ideal_list
+
+    same = Gains({5: 5})  # every level keeps its own gain
+    for case in cases:
+        one = RetrievalEvaluator(*_case(case))._batch  # type: ignore[arg-type]
+        for batch in (one, one.select([0, 0])):
+            hits, gain = gain_hits(batch, None)
+            table_hits, table_gain = gain_hits(batch, same)
+            assert hits.row.tolist() == table_hits.row.tolist() and gain.tolist() == table_gain.tolist()
+            assert gain.dtype == table_gain.dtype == np.float64
+            assert ideal_list(batch, None).gain.tolist() == ideal_list(batch, same).gain.tolist()
+        for rel in (0, 1, 2):
+            assert one.n_relevant(rel).tolist() == one.select([0, 0]).n_relevant(rel).tolist()[:1]
+            assert one.n_relevant(rel).dtype == np.int64
