@@ -4,8 +4,10 @@ one-query division of ``safe_div``; each checked against the general path it sta
 
 from __future__ import annotations
 
+import copy
 import math
-from collections.abc import Iterator
+import pickle
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
@@ -351,3 +353,15 @@ def test_integer_grade_shortcuts_are_the_gain_table(
         for rel in (0, 1, 2):
             assert one.n_relevant(rel).tolist() == one.select([0, 0]).n_relevant(rel).tolist()[:1]
             assert one.n_relevant(rel).dtype == np.int64
+
+
+@pytest.mark.parametrize("copy_of", [copy.copy, copy.deepcopy, lambda ev: pickle.loads(pickle.dumps(ev))],
+                         ids=["copy", "deepcopy", "pickle"])
+def test_a_copied_loop_evaluator_keeps_its_lists(copy_of: Callable[[RetrievalEvaluator], RetrievalEvaluator]) -> None:
+    ev = RetrievalEvaluator("q", [Document("a", score=1.0), Document("b\u00e9")], [Judgment("b\u00e9", 1), Judgment("c", 2)])
+    copied = copy_of(ev)
+    assert copied._one is not None and copied._batch is copied._one
+    assert copied.relevant_missed_documents() == ev.relevant_missed_documents() == [Document("c")]
+    assert copied.average_precision() == ev.average_precision() == 0.25
+    assert copied.retrieved_documents() == ev.retrieved_documents()
+    assert copied.judgment("b\u00e9") == 1 and copied.retrieved_judgments() == [None, 1]

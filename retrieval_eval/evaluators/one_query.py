@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from itertools import compress, filterfalse, repeat
 from operator import attrgetter, countOf, le
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -75,6 +75,18 @@ class OneQuery(RankedBatch):
     doc_ids = _made_on_read("doc_ids", lambda b: _ids_column(b._ranked_ids))
     scores = _made_on_read("scores", lambda b: _score_column(b._retrieved))
     judged_doc_ids = _made_on_read("judged_doc_ids", lambda b: _ids_column(b.judged_ids))
+
+    def __getstate__(self) -> dict[str, Any]:
+        """attrs' state of the batch (its columns made), with the lists: a copy or a pickle keeps them."""
+        state = cast(dict[str, Any], super().__getstate__())  # (attrs makes it a dict of the fields)
+        state.update((name, getattr(self, name)) for name in OneQuery.__slots__ if hasattr(self, name))
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)  # type: ignore[misc]  # (attrs' sets its fields, and only those)
+        for name in OneQuery.__slots__:
+            if name in state:
+                setattr(self, name, state[name])
 
 
 def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[Judgment]) -> OneQuery | None:
