@@ -65,14 +65,13 @@ class OneQuery(RankedBatch):
     the lists when first read: the measures of a harness loop read only the labels and the judged
     values, and at 10,000 documents these three columns cost as much as everything else of a query."""
 
-    __slots__ = ("_ranked_ids", "_retrieved", "judged_ids", "relevance", "row_of")
+    __slots__ = ("_retrieved", "judged_ids", "relevance", "row_of")
     row_of: dict[str, int]  #: each ranked id's row (its rank - 1)
     judged_ids: list[str]  #: the judged ids, in input order
     relevance: list[int | float]  #: the judged values, as ``judged_ids``
-    _ranked_ids: list[str]
     _retrieved: Sequence[Document]
 
-    doc_ids = _made_on_read("doc_ids", lambda b: _ids_column(b._ranked_ids))
+    doc_ids = _made_on_read("doc_ids", lambda b: _ids_column(list(b.row_of)))
     scores = _made_on_read("scores", lambda b: _score_column(b._retrieved))
     judged_doc_ids = _made_on_read("judged_doc_ids", lambda b: _ids_column(b.judged_ids))
 
@@ -106,14 +105,14 @@ def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[J
     # Exactly Documents and Judgments: a count of the types that are (compared by identity, in C)
     if countOf(map(type, retrieved), Document) < len(retrieved) or countOf(map(type, judgments), Judgment) < len(judgments):
         return None
-    ranked_ids = list(map(_DOC_ID, retrieved))
     judged_ids = list(map(_DOC_ID, judgments))
     relevance = list(map(_RELEVANCE, judgments))
-    n = len(ranked_ids)
+    n = len(retrieved)
     # Each ranked id's row: one dict both finds the judged ids among the ranked ones (a lookup per
     # judgment, where a lookup per ranked document would cost a step for each of 10,000) and
-    # tells a repeated id (fewer keys than ids). Equal str are equal UTF-8 bytes, and the reverse.
-    row_of = dict(zip(ranked_ids, range(n)))
+    # tells a repeated id (fewer keys than ids); its keys are the ranked ids, in rank order. Equal
+    # str are equal UTF-8 bytes, and the reverse.
+    row_of = dict(zip(map(_DOC_ID, retrieved), range(n)))
     if len(row_of) != n or len(set(judged_ids)) != len(judged_ids):
         return None
     judged_relevance = relevance_column(relevance)  # float64 when a grade is a float (2.5)
@@ -136,7 +135,7 @@ def direct_batch(query_id: str, retrieved: Sequence[Document], judgments: list[J
         in_run=np.array([n > 0]),
     )
     # (a tuple: the caller may change its list afterwards; Documents are frozen)
-    batch._retrieved, batch._ranked_ids, batch.row_of = tuple(retrieved), ranked_ids, row_of
+    batch._retrieved, batch.row_of = tuple(retrieved), row_of
     batch.judged_ids, batch.relevance = judged_ids, relevance
     return batch
 
