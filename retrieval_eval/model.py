@@ -66,7 +66,7 @@ def id_problem(value: object) -> str | None:
         return f"must be a str; got {type(value).__name__} {value!r}"
     if not value or "\0" in value:
         return f"must be a non-empty str without NUL; got {value!r}"
-    if _SURROGATE.search(value) and not _escapes_bytes(value):
+    if not value.isascii() and _SURROGATE.search(value) and not _escapes_bytes(value):  # (ASCII: told in C)
         return f"must be encodable as UTF-8 (no lone surrogate); got {value!r}"
     return None
 
@@ -311,6 +311,26 @@ class Judgment:
     relevance: int | float = field(converter=_to_relevance)
 
     __repr__ = _repr
+
+
+def unranked_documents(doc_ids: list[str]) -> list[Document]:
+    """``[Document(doc_id) for doc_id in doc_ids]`` for ids that a Document or Judgment already holds
+    (so checked): the same values, without the check and the converters run again for each.
+
+    >>> unranked_documents(["a", "b"]) == [Document("a"), Document("b")]
+    True
+    """
+    documents = []
+    for doc_id in doc_ids:
+        document = _new_document(Document)
+        _set_field(document, "doc_id", doc_id)
+        _set_field(document, "rank", None)
+        _set_field(document, "score", None)
+        documents.append(document)
+    return documents
+
+
+_new_document, _set_field = Document.__new__, object.__setattr__  # (attrs' frozen classes set fields so)
 
 
 # --------------------------------------------------------------------------------------------------

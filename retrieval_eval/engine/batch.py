@@ -107,10 +107,10 @@ class Hits:
 
     def upto(self, k: int | IntArray) -> IntArray:
         """Number of hits at ranks 1..k per query (``k`` a number, or one per query)."""
+        if len(self.offsets) == 2 and not isinstance(k, np.ndarray):  # one query: its hits' ranks increase
+            return np.array([self.rank.searchsorted(k, side="right")], dtype=np.int64)
         if not isinstance(k, np.ndarray) and k >= self._deepest:
             return self.count  # every hit is within the top k (P@1000 of most runs, any k of a log)
-        if len(self.offsets) == 2 and not isinstance(k, np.ndarray):  # one query: its hits' ranks increase
-            return np.array([np.searchsorted(self.rank, k, side="right")], dtype=np.int64)
         within = self.rank <= (k.take(self.query) if isinstance(k, np.ndarray) else k)
         if bool(within.all()):  # (R-precision of a log: each hit within its query's R)
             return self.count
@@ -270,6 +270,8 @@ class RankedBatch:
         """R per query: qrels entries with value >= ``rel`` (negative values never count)."""
 
         def compute() -> IntArray:
+            if len(self.judged_offsets) == 2:  # one query: a count of all its judged rows
+                return np.array([np.count_nonzero(self.judged_relevance >= max(rel, 0))], dtype=np.int64)
             if rel <= 0 and self.judged_relevance.min(initial=0) >= 0:
                 return np.diff(self.judged_offsets)  # no negative judgment: every one counts
             return self.judged_count(self.judged_relevance >= max(rel, 0))
@@ -300,7 +302,7 @@ class RankedBatch:
         def compute() -> Hits:
             judged: Hits | None = self._cache.get(("hits", 0))
             if rel <= 0 or judged is None:
-                return self._hits_at(np.flatnonzero(self.labels >= max(rel, 0)))
+                return self._hits_at((self.labels >= max(rel, 0)).nonzero()[0])  # (flatnonzero, less its wrappers)
             return judged.where(self.labels[judged.row] >= rel)
 
         return self._cached(("hits", max(rel, 0)), compute)
@@ -308,6 +310,8 @@ class RankedBatch:
     def _hits_at(self, rows: IntArray) -> Hits:
         """The hits at ranked rows ``rows`` (increasing): with short segments their query is read from
         :attr:`segment` (made once per batch), with long ones searched for (no index of every row)."""
+        if len(self.offsets) == 2:  # one query: no index needed
+            return Hits.of_rows(rows, self.offsets)
         return Hits.of_rows(rows, self.offsets, None if long_segments(self.offsets) else self.segment)
 
     def nonrelevant_above(self, rel: int) -> IntArray:

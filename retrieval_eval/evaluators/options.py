@@ -11,12 +11,14 @@ from typing import Any
 from ..engine.build import Order, check_duplicates_option
 from ..engine.ties import check_ties
 from ..measures import CUTOFF, REL
-from ..measures.params import Param
+from ..measures.params import INT_LIMIT, Param
 from ..model import optional_int_at_least
 
 
 def _check_rel(owner: str, rel: object) -> int:
     """``rel`` checked as every measure's ``rel`` parameter is (the same Param, the same error)."""
+    if type(rel) is int and 0 <= rel <= INT_LIMIT:  # the usual rel=1: what REL.check passes as it is
+        return rel
     return int(REL.check(owner, "rel", rel))
 
 

@@ -37,6 +37,7 @@ from ..model import (
     id_bytes,
     id_text,
     to_relevance,
+    unranked_documents,
 )
 from .one_query import OneQuery, direct_batch, missed_ids
 from .options import _DEPTH, _check_cutoff, _check_rel
@@ -64,7 +65,7 @@ def _batch_of(query_id: str, retrieved: Sequence[Document], judgments: Iterable[
         judgments = list(judgments)  # (an iterator is read once, here)
         one = direct_batch(query_id, retrieved, judgments)
         if one is not None:
-            return one.batch, one
+            return one, one
     qrels, run = columns_from_documents(query_id, retrieved, judgments)
     batch = one_query_batch(query_id, qrels, run) if _SMALL_PATH else None
     if batch is None:
@@ -167,9 +168,8 @@ class RetrievalEvaluator:
         return self._value(parse(measure, rel=self.rel))
 
     def _value(self, parsed: Measure) -> float:
-        if parsed not in self._scores:
-            self._scores[parsed] = compute_one(self._batch, parsed)
-        return self._scores[parsed]
+        value = self._scores.get(parsed)  # (one lookup of a measure computed before)
+        return self._scores.setdefault(parsed, compute_one(self._batch, parsed)) if value is None else value
 
     def _method_value(self, key: tuple[object, ...], make: Callable[[], MeasureLike]) -> float:
         """The value of the measure ``make()`` stands for, ``key`` naming it with its arguments (and
@@ -290,7 +290,7 @@ class RetrievalEvaluator:
     def relevant_missed_documents(self) -> list[Document]:
         """Relevant judged documents the ranking never returned, by doc_id, with ``rank=None``."""
         if self._one is not None:
-            return [Document(doc) for doc in missed_ids(self._one, self.rel)]
+            return unranked_documents(missed_ids(self._one, self.rel))  # (ids of Judgments: checked)
         return [Document(id_text(doc)) for doc in sorted(self._missed())]
 
     def _missed(self) -> list[bytes]:

@@ -122,6 +122,9 @@ def gain_hits(b: RankedBatch, gains: Gains | None) -> tuple[Hits, FloatArray]:
     """
 
     def compute() -> tuple[Hits, FloatArray]:
+        if gains is None and not b.float_grades:  # integer grades gaining themselves: the rows >= 1, never 0
+            hits = b.hits(1)
+            return hits, b.labels[hits.row].astype(np.float64)  # (level_gains of grades >= 1)
         custom: Mapping[int, float] = gains or {}  # typed, so that an empty dict accepts .get(0, 0)
         level0 = custom.get(0, 0)
         hits = b.hits(0) if level0 != 0 else b.hits_above(0)  # (a float grade 0.5 gains 0.5)
@@ -167,9 +170,13 @@ def ideal_list(b: RankedBatch, gains: Gains | None) -> IdealList:
     def compute() -> IdealList:
         # Negative values gain 0.0, so keeping the positive gains drops them too. When every judgment
         # gains (binary qrels, logs), the judged rows' query index is the list's: shared, not copied.
-        gain = level_gains(b.judged_relevance, gains)
         if b.n_queries == 1:  # one query (RetrievalEvaluator): the same list, without counts and indexes
+            grades = b.judged_relevance
+            if gains is None and not b.float_grades:  # the positive integer grades gain themselves
+                return _one_ideal_list(grades[grades > 0].astype(np.float64))
+            gain = level_gains(grades, gains)
             return _one_ideal_list(gain[gain > 0])
+        gain = level_gains(b.judged_relevance, gains)
         positive = gain > 0
         if bool(positive.all()):
             seg = b.judged_segment
@@ -193,11 +200,13 @@ def ideal_list(b: RankedBatch, gains: Gains | None) -> IdealList:
 
 
 def _one_ideal_list(gain: FloatArray) -> IdealList:
-    """The ideal list of a batch of one query whose positive gains are ``gain``: what
-    :func:`ideal_list` makes of many queries (the same list, with the query key constant)."""
+    """The ideal list of a batch of one query whose positive gains are ``gain`` (a new array, sorted
+    here in place): what :func:`ideal_list` makes of many queries (the same list, with the query key
+    constant)."""
     # Largest first. The gains are finite and positive, so equal gains are the same number and any
     # sort gives the stable sort's list: one sort costs less than checking the order first.
-    gain = np.sort(gain)[::-1]
+    gain.sort()
+    gain = gain[::-1]
     m = len(gain)
     return IdealList(gain, np.array([0, m], dtype=np.int64), np.arange(1, m + 1, dtype=np.int64),
                      np.zeros(m, dtype=np.int64))

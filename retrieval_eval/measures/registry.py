@@ -113,7 +113,7 @@ class MeasureDef:
         return summary.value()
 
 
-@frozen
+@frozen(cache_hash=True)  # (a RetrievalEvaluator looks each measure up several times a query)
 class Measure:
     """A measure with its parameters: hashable, and its string round-trips through ``parse``.
 
