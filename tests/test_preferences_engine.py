@@ -128,6 +128,71 @@ def test_closure_matches_squaring_the_matrix_until_it_stops_changing(
     np.testing.assert_array_equal(got_worse, expected[:, 1])
 
 
+def _random_subgroups(rng: np.random.Generator, sizes: list[int], subgroups: list[int]
+                      ) -> tuple[tuple[np.ndarray, ...], list[tuple[int, int]]]:
+    """Rows of groups of ``sizes`` judgments in ``subgroups`` subgroups each (each subgroup a few of its
+    group's judgments, at most once, at levels with ties), shuffled within each group, as
+    _group_pairs takes them; and the expected pairs: each subgroup's higher level against its lower
+    ones, the group's matrix closed by squaring. Most groups spell one hidden order of their
+    judgments (sparse relations, long chains across subgroups); some contradict themselves (a
+    judgment preferred to itself)."""
+    columns: list[list[int]] = [[], [], [], []]  # subgroup, judgment, group (rows); judgment_group
+    levels: list[float] = []
+    expected: list[tuple[int, int]] = []
+    start = sub = 0
+    for g, (size, n_sub) in enumerate(zip(sizes, subgroups)):
+        local = []
+        rows = []
+        truth = rng.permutation(size).astype(np.float64) if rng.random() < 0.8 else None
+        for _ in range(n_sub if n_sub == 1 else max(n_sub, size // 2)):  # (enough to chain a large group)
+            members = rng.permutation(size)[: int(rng.integers(1, min(size, 6) + 1))]
+            if truth is None:
+                level = rng.choice([0.0, 0.5, 1.0, 2.0, 7.0], size=len(members))
+            else:  # the hidden order, in a few levels of the subgroup's own
+                level = np.floor(truth[members] / rng.choice([1.0, 2.0, 5.0])) * rng.choice([0.5, 1.0, 3.0])
+            local += [(int(a), int(b)) for a, x in zip(members, level) for b, y in zip(members, level) if x > y]
+            rows += [(sub, start + int(m), float(x)) for m, x in zip(members, level)]
+            sub += 1
+        for at in rng.permutation(len(rows)):
+            columns[0].append(rows[at][0])
+            columns[1].append(rows[at][1])
+            columns[2].append(g)
+            levels.append(rows[at][2])
+        columns[3] += [g] * size
+        expected += [(start + a, start + b) for a, b in _closure_by_squaring(local, size)]
+        start += size
+    arrays = tuple(np.array(c, dtype=np.int64) for c in columns)
+    return (arrays[0], np.array(levels), arrays[1], arrays[2], arrays[3], np.array([n == 1 for n in subgroups])), expected
+
+
+@pytest.mark.parametrize("limit", [64, 20, 0])  # every group by words; some so, some by pairs; every one by pairs
+@pytest.mark.parametrize("seed", range(6))
+def test_group_pairs_by_words_and_by_pairs_match_squaring(seed: int, limit: int,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(preferences, "_WORD_LIMIT", limit)
+    monkeypatch.setattr(preferences, "_CHUNK_BYTES", [1 << 24, 64][seed % 2])  # one chunk of judgments, or many
+    rng = np.random.default_rng(100 + seed)
+    # Sizes across the word widths (8, 16, 32 and 64 bits), the buckets and the word limit
+    sizes = [int(s) for s in rng.choice([1, 2, 3, 7, 8, 9, 15, 17, 24, 33, 50, 64, 65], size=10)]
+    subgroups = [int(n) for n in rng.choice([1, 1, 2, 3, 5], size=10)]
+    arguments, expected = _random_subgroups(rng, sizes, subgroups)
+    better, worse = preferences._group_pairs(*arguments)
+    group = arguments[4][better]
+    assert (np.diff(group) >= 0).all()  # grouped by group, in increasing order
+    assert sorted(zip(better.tolist(), worse.tolist())) == sorted(expected)
+
+
+@pytest.mark.parametrize("limit", [64, 0])
+def test_two_subgroups_that_contradict_each_other_give_each_document_preferred_to_itself(
+        limit: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(preferences, "_WORD_LIMIT", limit)
+    # One group of judgments 0 and 1: 0 > 1 in subgroup 0, 1 > 0 in subgroup 1.
+    subgroup, judgment, levels = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]), np.array([2.0, 1.0, 1.0, 2.0])
+    better, worse = preferences._group_pairs(subgroup, levels, judgment, np.zeros(4, dtype=np.int64),
+                                             np.zeros(2, dtype=np.int64), np.array([False]))
+    assert sorted(zip(better.tolist(), worse.tolist())) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+
+
 def test_closure_adds_the_chain_across_subgroups() -> None:
     # One group of 3 judgments: 0 > 1 in one subgroup, 1 > 2 in another, so 0 > 2.
     better, worse = _closed(np.array([0, 1]), np.array([1, 2]), np.array([0, 0, 0]), np.array([False]))

@@ -133,8 +133,7 @@ def prepare_preferences(prefs: PrefsColumns, q: IntArray, n_q: int) -> tuple[Pre
     judgment_doc = local_doc[j_index]
     judgment_level = levels[j_index]
 
-    better, worse = _subgroup_pairs(sub_inverse, levels, j_inverse)
-    better, worse = _closed(better, worse, group_inverse[j_index], group_single)
+    better, worse = _group_pairs(sub_inverse, levels, j_inverse, group_inverse, group_inverse[j_index], group_single)
     looped = better == worse
     if looped.any():
         at = int(np.flatnonzero(j_inverse == better[looped][0])[0])
@@ -153,6 +152,32 @@ def prepare_preferences(prefs: PrefsColumns, q: IntArray, n_q: int) -> tuple[Pre
         pair_better=better - judgment_offsets[pair_query], pair_worse=worse - judgment_offsets[pair_query],
     )
     return preferences, doc_inverse, doc_index
+
+
+#: Groups of at most this many judgments get their preferences through one machine word per judgment
+#: (:func:`_word_pairs`); larger ones through their pairs (:func:`_subgroup_pairs`, :func:`_closed`).
+#: The tests lower it to send every group the general way.
+_WORD_LIMIT = 64
+
+
+def _group_pairs(subgroup: IntArray, levels: FloatArray, judgment: IntArray, group: IntArray,
+                 judgment_group: IntArray, single: BoolArray) -> tuple[IntArray, IntArray]:
+    """Every preference (preferred judgment, other judgment) of every group, transitive ones included,
+    grouped by group in increasing order, from the rows' subgroups, levels, judgments and groups."""
+    size = np.bincount(judgment_group, minlength=len(single))
+    small = size <= _WORD_LIMIT
+    pieces = []
+    row_small = small[group]
+    if row_small.all():  # (the usual case: no copy of the rows)
+        return _word_pairs(subgroup, levels, judgment, group, judgment_group, single, size)
+    if row_small.any():
+        rows = np.flatnonzero(row_small)
+        pieces.append(_word_pairs(subgroup[rows], levels[rows], judgment[rows], group[rows], judgment_group, single,
+                                  np.where(small, size, 0)))
+    rows = np.flatnonzero(~row_small)
+    better, worse = _subgroup_pairs(subgroup[rows], levels[rows], judgment[rows])
+    pieces.append(_closed(better, worse, judgment_group, single))
+    return _in_group_order([(judgment_group[b], b, w) for b, w in pieces], len(single))
 
 
 def _distinct(key: IntArray) -> tuple[IntArray, IntArray]:
@@ -233,6 +258,112 @@ def _run_ends(new: BoolArray, index: IntArray) -> IntArray:
     heads = np.flatnonzero(new)
     ends = np.append(heads[1:], len(new))
     return ends[np.cumsum(new) - 1] if len(new) else index
+
+
+def _by_level(subgroup: IntArray, levels: FloatArray) -> tuple[IntArray, IntArray, IntArray]:
+    """The rows sorted by subgroup and level descending (``order``), and for each sorted row the end
+    (exclusive) of its run of equal level and of its subgroup: the rows of a lower level in its
+    subgroup are those from the first to the second."""
+    # Each level's rank among the distinct levels, highest first. A sort of the levels without their
+    # inverse, then a binary search among the few distinct ones: half the time of np.unique's inverse.
+    distinct = np.unique(levels)
+    level_code = len(distinct) - 1 - np.searchsorted(distinct, levels)
+    order = np.argsort(_pair_key(subgroup, level_code), kind="stable")
+    subgroup, level_code = subgroup[order], level_code[order]
+    n = len(order)
+    index = np.arange(n)
+    new_sub = np.ones(n, dtype=bool)
+    new_sub[1:] = subgroup[1:] != subgroup[:-1]
+    new_level = new_sub.copy()
+    new_level[1:] |= level_code[1:] != level_code[:-1]
+    return order, _run_ends(new_level, index), _run_ends(new_sub, index)
+
+
+def _word_pairs(subgroup: IntArray, levels: FloatArray, judgment: IntArray, group: IntArray,
+                judgment_group: IntArray, single: BoolArray, size: IntArray) -> tuple[IntArray, IntArray]:
+    """:func:`_group_pairs` for groups of at most 64 judgments (``size``: 0 for any other group, whose
+    rows are not given), without a pair array until the end.
+
+    Each judgment's preferences are a word whose bit c stands for the group's judgment c. A row's word
+    is the sum of the bits of the rows of a lower level in its subgroup (a document is at most once in
+    a subgroup, so the bits are distinct and their sum is their OR): one difference of two prefix sums
+    of the rows sorted by subgroup and level. A judgment's word ORs its rows'; a group of several
+    subgroups is closed by Warshall's algorithm on the words (:func:`_close_words`); the set bits are
+    the pairs, judgment after judgment, so grouped by group."""
+    n_judgments = len(judgment_group)
+    first = _offsets_of(np.bincount(judgment_group, minlength=len(single)))[:-1]
+    column = (judgment - first[group]).astype(np.uint64)
+    order, level_end, sub_end = _by_level(subgroup, levels)
+    prefix = np.zeros(len(order) + 1, dtype=np.uint64)
+    np.cumsum(np.left_shift(np.uint64(1), column[order]), out=prefix[1:])  # (wraps around: only differences count)
+    below = prefix[sub_end] - prefix[level_end]
+    width = 8 * _word_bytes(int(size.max(initial=1)))
+    words = np.zeros(n_judgments, dtype=f"<u{width // 8}")
+    np.bitwise_or.at(words, judgment[order], below.astype(words.dtype))
+    _close_words(words, judgment_group, first, ~single & (size >= 2), size)  # (a > b > a: a loop)
+    # The set bits back to pairs, a chunk of judgments at a time (a byte per bit: _CHUNK_BYTES at most)
+    span = int(size.max(initial=0))
+    chunk = max(1, _CHUNK_BYTES // max(span, 1))
+    pieces = []
+    for low in range(0, n_judgments if span else 0, chunk):
+        part = words[low : low + chunk]
+        bits = np.unpackbits(part.view(np.uint8).reshape(len(part), -1), axis=1, count=span, bitorder="little")
+        at = np.flatnonzero(bits)
+        better = low + at // span
+        pieces.append((better, first[judgment_group[better]] + at % span))
+    if not pieces:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate([b for b, _ in pieces]), np.concatenate([w for _, w in pieces])
+
+
+def _word_bytes(bits: int) -> int:
+    """The bytes of the smallest unsigned integer of at least ``bits`` bits."""
+    return 1 if bits <= 8 else 2 if bits <= 16 else 4 if bits <= 32 else 8
+
+
+def _close_words(words: np.ndarray, judgment_group: IntArray, first: IntArray, closing: BoolArray,
+                 size: IntArray) -> None:
+    """Close the ``closing`` groups' relations in ``words`` (one word per judgment, see _word_pairs).
+
+    Warshall's step k ORs row k into every row holding bit k, for every group of a similar size at
+    once: the groups are bucketed by size rounded up to a multiple of 8, and each bucket's words laid
+    out as (judgment within the group, group), so that row k of every group is one contiguous row.
+    A row holding bit k is told by shifting bit k to the sign bit and back (all ones, or zero)."""
+    padded = -(-size // 8) * 8
+    j_padded = np.where(closing[judgment_group], padded[judgment_group], 0)
+    for m in sorted(set(padded[closing].tolist())):
+        groups = np.flatnonzero(closing & (padded == m))
+        largest = int(size[groups].max())
+        place = np.zeros(len(closing), dtype=np.int64)
+        place[groups] = np.arange(len(groups))
+        rows = np.flatnonzero(j_padded == m)
+        g = judgment_group[rows]
+        at = (rows - first[g], place[g])
+        width = _word_bytes(largest)
+        top = 8 * width - 1
+        plain = np.zeros((largest, len(groups)), dtype=f"<u{width}")
+        plain[at] = words[rows].astype(plain.dtype)  # (the bucket's bits are the words' low ones; the rest are 0)
+        square = plain.view(f"<i{width}")  # signed: a right shift copies the sign bit
+        holds = np.empty_like(square)
+        for k in range(largest):
+            np.left_shift(square, top - k, out=holds)
+            np.right_shift(holds, top, out=holds)  # all ones where the row holds bit k, else 0
+            np.bitwise_and(holds, square[k], out=holds)
+            np.bitwise_or(square, holds, out=square)  # those rows take row k's bits too
+        words[rows] = plain[at]
+
+
+def _in_group_order(pieces: list[tuple[IntArray, IntArray, IntArray]], n_groups: int) -> tuple[IntArray, IntArray]:
+    """Pieces of (group, better, worse) pairs, each holding whole groups in increasing order and each
+    group in one piece, merged into one: a group's pairs go to its place among all the groups', in the
+    order its piece has them (no sort needed)."""
+    counts = sum(np.bincount(piece[0], minlength=n_groups) for piece in pieces)
+    starts = _offsets_of(counts)
+    better, worse = np.empty(int(starts[-1]), dtype=np.int64), np.empty(int(starts[-1]), dtype=np.int64)
+    for group, piece_better, piece_worse in pieces:
+        at = starts[group] + _rank_in_runs(group)
+        better[at], worse[at] = piece_better, piece_worse
+    return better, worse
 
 
 def _closed(better: IntArray, worse: IntArray, judgment_group: IntArray, single: BoolArray
