@@ -27,9 +27,12 @@ SETTINGS = settings(max_examples=60, deadline=None)
 
 def _check_distinct(key: np.ndarray) -> None:
     _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    got_first, got_code = _distinct(key.astype(np.int64))
-    np.testing.assert_array_equal(got_first, first)
-    np.testing.assert_array_equal(got_code, inverse.reshape(-1))
+    for dense_span in (0, 1 << 20):  # sorted; through a table of every value
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(preferences, "_DENSE_SPAN", dense_span)
+            got_first, got_code = _distinct(key.astype(np.int64))
+        np.testing.assert_array_equal(got_first, first)
+        np.testing.assert_array_equal(got_code, inverse.reshape(-1))
 
 
 @SETTINGS
@@ -41,14 +44,17 @@ def test_distinct_of_rows_in_runs_matches_np_unique(runs: list[tuple[int, int]])
 
 
 @SETTINGS
-@given(st.lists(st.integers(0, 9), max_size=40))
+@given(st.lists(st.integers(0, 90), max_size=40))
 def test_distinct_of_rows_in_no_order_matches_np_unique(values: list[int]) -> None:
     # No two neighbours equal: every row starts a run, the route that sorts every row.
     key = np.array([v for i, v in enumerate(values) if i == 0 or v != values[i - 1]], dtype=np.int64)
     _check_distinct(key)
 
 
-def test_distinct_gives_the_first_row_of_each_key_on_both_routes() -> None:
+@pytest.mark.parametrize("dense_span", [0, 1 << 20])
+def test_distinct_gives_the_first_row_of_each_key_on_both_routes(dense_span: int,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(preferences, "_DENSE_SPAN", dense_span)
     runs = np.array([3, 3, 1, 1, 3, 3, 2, 2])  # 4 heads of 8 rows: the runs route
     scattered = np.array([3, 1, 3, 2, 1, 2, 3, 1])  # 8 heads: the plain route
     assert _distinct(runs)[0].tolist() == [2, 6, 0]

@@ -187,13 +187,39 @@ def _distinct(key: IntArray) -> tuple[IntArray, IntArray]:
     Rows often come in runs of one key (a file grouped by query, judgment group and subgroup): then
     only the first row of each run is sorted, and the numbers spread along the runs (for the groups
     of the benchmark's million lines, a sort of 50,000 keys instead of 1,000,000). Rows in no
-    particular order are sorted as they are."""
+    particular order are sorted as they are, or, when the keys (>= 0) span at most ``_DENSE_SPAN``
+    times as many values as there are keys to number, marked in a table of every value instead (no
+    sort: the judged documents and the judgments of the benchmark)."""
     n = len(key)
     head = np.ones(n, dtype=bool)
     head[1:] = key[1:] != key[:-1]
     heads = np.flatnonzero(head)
     runs = len(heads) <= n // 2
     run_key = key[heads] if runs else key
+    span = int(run_key.max(initial=-1)) + 1
+    if len(run_key) and span <= _DENSE_SPAN * len(run_key):
+        seen = np.zeros(span, dtype=bool)
+        seen[run_key] = True
+        number = np.cumsum(seen)
+        number -= 1
+        code = number[run_key]
+        first = np.full(int(number[-1]) + 1, n, dtype=np.int64)
+        np.minimum.at(first, code, heads if runs else np.arange(n))
+    else:
+        first, code = _distinct_sorted(run_key, heads if runs else None)
+    if runs:
+        code = np.repeat(code, np.diff(np.append(heads, n)))
+    return first, code
+
+
+#: :func:`_distinct` numbers keys through a table of every value when they span at most this many
+#: values per key; it sorts them otherwise (the tests set it to 0 to force the sort, and high to force the table).
+_DENSE_SPAN = 4
+
+
+def _distinct_sorted(run_key: IntArray, heads: IntArray | None) -> tuple[IntArray, IntArray]:
+    """:func:`_distinct` by sorting ``run_key`` (the key of each run's first row, ``heads``; or of
+    every row, when None)."""
     order = np.argsort(run_key)
     ordered = run_key[order]
     new = np.ones(len(order), dtype=bool)
@@ -201,10 +227,8 @@ def _distinct(key: IntArray) -> tuple[IntArray, IntArray]:
     starts = np.flatnonzero(new)
     code = np.empty(len(order), dtype=np.int64)
     code[order] = np.cumsum(new) - 1
-    rows = heads[order] if runs else order
+    rows = order if heads is None else heads[order]
     first = np.minimum.reduceat(rows, starts) if len(starts) else rows  # the sort is not stable
-    if runs:
-        code = np.repeat(code, np.diff(np.append(heads, n)))
     return first, code
 
 
