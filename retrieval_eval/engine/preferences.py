@@ -20,7 +20,7 @@ import numpy as np
 from attrs import frozen
 
 from ..model import BoolArray, FloatArray, GradeArray, InputFormatError, IntArray, PrefsColumns, _display, _location
-from .ids import _as_bytes, intern
+from .ids import PairIndex, _as_bytes, intern
 from .segments import _block_rows, _gather_segments, _offsets_of, segment_ids
 
 
@@ -510,27 +510,17 @@ def judged_ranks(prefs: Preferences, query_vocab_size: int, offsets: IntArray, d
     prefs_position = heads[run] + ends[run] - 1 - position  # each row's place in the re-sorted ranking
     doc_query = segment_ids(prefs.doc_offsets)
     rows = np.arange(n) if labels is None else np.flatnonzero(labels >= 0)  # the judged ranked rows
-    ranked_ids, judged_ids = _as_bytes(doc_ids)[rows], _as_bytes(prefs.doc_ids)
-    if ranked_ids.dtype.kind == "S" and judged_ids.dtype.kind == "S":
-        width = max(ranked_ids.dtype.itemsize, judged_ids.dtype.itemsize, 1)
-        both = np.concatenate((ranked_ids.astype(f"S{width}"), judged_ids.astype(f"S{width}")))
-    else:  # a column of very long ids is one of bytes objects
-        both = np.concatenate((ranked_ids.astype(object), judged_ids.astype(object)))
-    _, codes = intern(both)
-    span = int(codes.max(initial=0)) + 1
-    m = len(rows)
-    ranked_key = row_query[rows] * span + codes[:m]
-    judged_key = doc_query * span + codes[m:]
-    order = np.argsort(ranked_key)  # (a document is at most once in a ranking: no equal keys)
-    ordered = ranked_key[order]
-    found = np.searchsorted(ordered, judged_key) if m else np.zeros(len(judged_key), dtype=np.int64)
-    retrieved = found < m
-    retrieved[retrieved] = ordered[found[retrieved]] == judged_key[retrieved]
-    position_of = np.full(len(judged_key), -1, dtype=np.int64)
-    position_of[retrieved] = prefs_position[rows[order[found[retrieved]]]]
+    # Each judged ranked row looked up among its query's judged documents, in a hash table of them
+    # (a document is at most once in a ranking: each is found at most once).
+    table = PairIndex(doc_query, _as_bytes(prefs.doc_ids), np.diff(prefs.doc_offsets))
+    found, at = table.find(row_query[rows], _as_bytes(doc_ids)[rows])
+    retrieved = np.zeros(len(doc_query), dtype=bool)
+    retrieved[at] = True
+    position_of = np.full(len(doc_query), -1, dtype=np.int64)
+    position_of[at] = prefs_position[rows[found]]
     njr = np.bincount(doc_query[retrieved], minlength=n_q).astype(np.int64)
     # Retrieved: the order of their positions within the query. Others: njr + their byte order.
-    rank = np.empty(len(judged_key), dtype=np.int64)
+    rank = np.empty(len(doc_query), dtype=np.int64)
     by_position = np.lexsort((position_of, ~retrieved, doc_query))
     start = prefs.doc_offsets[doc_query[by_position]]
     rank[by_position] = np.arange(len(by_position)) - start  # retrieved first, then the rest in id order
