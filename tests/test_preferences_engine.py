@@ -10,6 +10,8 @@ both.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -18,6 +20,7 @@ from hypothesis import strategies as st
 from retrieval_eval.engine import preferences
 from retrieval_eval.engine.judgments import _judged_once
 from retrieval_eval.engine.preferences import _closed, _distinct, _subgroup_pairs
+from retrieval_eval.model import InputFormatError
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
@@ -219,3 +222,29 @@ def test_judged_once_keeps_each_first_row_in_input_order_with_its_largest_value(
     expected_rows = sorted(first.tolist())
     assert got_rows.tolist() == expected_rows
     assert got_largest.tolist() == [int(relevance[pair == pair[row]].max()) for row in expected_rows]
+
+
+# ------------------------------------------------------------------------------- repeated documents
+
+
+@pytest.mark.parametrize("seen_span", [16, 0])  # marked in a table first; sorted straight away
+@SETTINGS
+@given(st.lists(st.integers(0, 30), min_size=1, max_size=30))
+def test_a_repeated_key_is_refused_naming_its_earliest_second_line_on_both_routes(seen_span: int,
+                                                                                   keys: list[int]) -> None:
+    key = np.array(keys, dtype=np.int64)
+    lines = np.arange(1, len(keys) + 1) * 10
+    names = np.array([f"d{k}".encode() for k in keys])
+    prefs = SimpleNamespace(origin="prefs.txt", unit="line")
+    seconds = [i for i in range(len(keys)) if keys[i] in keys[:i]]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(preferences, "_SEEN_SPAN", seen_span)
+        if not seconds:
+            preferences._refuse_repeats(key, prefs, lines, (names, names, names, names))  # type: ignore[arg-type]
+            return
+        with pytest.raises(InputFormatError) as error:
+            preferences._refuse_repeats(key, prefs, lines, (names, names, names, names))  # type: ignore[arg-type]
+    second = seconds[0]
+    first = keys.index(keys[second])
+    assert str(error.value).startswith(f"prefs.txt:{lines[second]}: ")
+    assert f"(first at line {lines[first]})" in str(error.value)

@@ -112,7 +112,8 @@ def prepare_preferences(prefs: PrefsColumns, q: IntArray, n_q: int) -> tuple[Pre
     group_offsets = _offsets_of(np.bincount(group_query, minlength=n_q))
     sub_index, sub_inverse = _distinct(_pair_key(group_inverse, subgroup))
     group_single = np.bincount(group_inverse[sub_index], minlength=len(group_index)) == 1
-    _refuse_repeats(_pair_key(sub_inverse, doc), prefs, lines, (query_ids, groups, subgroups, doc_ids))
+    # (a subgroup is in one query: its documents are told apart by their number within the query)
+    _refuse_repeats(_pair_key(sub_inverse, local_doc), prefs, lines, (query_ids, groups, subgroups, doc_ids))
 
     # Judgments: distinct (group, document); a document's level must be 0 everywhere or nowhere.
     j_index, j_inverse = _distinct(_pair_key(group_inverse, local_doc))
@@ -232,9 +233,22 @@ def _distinct_sorted(run_key: IntArray, heads: IntArray | None) -> tuple[IntArra
     return first, code
 
 
+#: :func:`_refuse_repeats` marks keys in a table of one byte per value when they span at most this
+#: many values per key (the tests set it to 0 to go straight to the sort).
+_SEEN_SPAN = 16
+
+
 def _refuse_repeats(key: IntArray, prefs: PrefsColumns, lines: IntArray, ids: tuple[np.ndarray, ...]) -> None:
     """A document twice in one subgroup is an error naming both lines (trec_eval would count its
-    preferences twice in a group of one subgroup)."""
+    preferences twice in a group of one subgroup). Keys (>= 0) that span few values are first marked
+    in a table of every value: only when fewer are marked than there are keys is there a repeat to
+    find by sorting them."""
+    span = int(key.max(initial=-1)) + 1
+    if span <= _SEEN_SPAN * len(key):
+        seen = np.zeros(span, dtype=bool)
+        seen[key] = True
+        if np.count_nonzero(seen) == len(key):
+            return
     order = np.argsort(key, kind="stable")
     repeated = np.flatnonzero(key[order][1:] == key[order][:-1])
     if len(repeated):
