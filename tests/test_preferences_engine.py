@@ -67,10 +67,19 @@ def test_distinct_gives_the_first_row_of_each_key_on_both_routes(dense_span: int
 # ------------------------------------------------------------------------------- subgroup pairs
 
 
+@pytest.mark.parametrize("few_levels", [16, 0])  # levels numbered by comparisons; by a binary search
 @SETTINGS
-@given(st.lists(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.5]), min_size=1, max_size=6), min_size=1, max_size=6))
-def test_subgroup_pairs_are_every_higher_level_against_every_lower_one(subgroups: list[list[float]]) -> None:
+@given(st.lists(st.lists(st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0, 3.5]), min_size=1, max_size=6), min_size=1,
+                max_size=6))
+def test_subgroup_pairs_are_every_higher_level_against_every_lower_one(few_levels: int,
+                                                                      subgroups: list[list[float]]) -> None:
     levels = np.array([level for subgroup in subgroups for level in subgroup])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(preferences, "_FEW_LEVELS", few_levels)
+        _check_subgroup_pairs(subgroups, levels)
+
+
+def _check_subgroup_pairs(subgroups: list[list[float]], levels: np.ndarray) -> None:
     subgroup = np.repeat(np.arange(len(subgroups)), [len(s) for s in subgroups])
     judgment = np.arange(len(levels))[::-1].copy()  # judgment rows apart from row numbers
     better, worse = _subgroup_pairs(subgroup, levels, judgment)

@@ -145,12 +145,13 @@ def prepare_preferences(prefs: PrefsColumns, q: IntArray, n_q: int) -> tuple[Pre
             "other within a group (put contradicting assessments in different groups)")
     pair_query = j_query[better]
     pair_offsets = _offsets_of(np.bincount(pair_query, minlength=n_q))
+    pair_start = judgment_offsets[pair_query]  # the first judgment of each pair's query
     preferences = Preferences(
         doc_offsets=doc_offsets, doc_ids=doc_ids[doc_index], judgment_offsets=judgment_offsets,
         judgment_group=judgment_group, judgment_doc=judgment_doc, judgment_level=judgment_level,
         group_offsets=group_offsets, group_single=group_single, group_ids=group_vocab[group[group_index]],
         pair_offsets=pair_offsets,
-        pair_better=better - judgment_offsets[pair_query], pair_worse=worse - judgment_offsets[pair_query],
+        pair_better=better - pair_start, pair_worse=worse - pair_start,
     )
     return preferences, doc_inverse, doc_index
 
@@ -271,23 +272,11 @@ def _pair_key(major: IntArray, minor: IntArray) -> IntArray:
 def _subgroup_pairs(subgroup: IntArray, levels: FloatArray, judgment: IntArray) -> tuple[IntArray, IntArray]:
     """Every (preferred, other) pair of judgment rows within a subgroup: each row against every row of
     its subgroup with a lower rel_level (the rows sorted by subgroup and level descending)."""
-    # Each level's rank among the distinct levels, highest first. A sort of the levels without their
-    # inverse, then a binary search among the few distinct ones: half the time of np.unique's inverse.
-    distinct = np.unique(levels)
-    level_code = len(distinct) - 1 - np.searchsorted(distinct, levels)
-    order = np.argsort(_pair_key(subgroup, level_code), kind="stable")
-    subgroup, level_code, judgment = subgroup[order], level_code[order], judgment[order]
-    n = len(order)
-    index = np.arange(n)
-    new_sub = np.ones(n, dtype=bool)
-    new_sub[1:] = subgroup[1:] != subgroup[:-1]
-    new_level = new_sub.copy()
-    new_level[1:] |= level_code[1:] != level_code[:-1]
-    sub_end = _run_ends(new_sub, index)
-    level_end = _run_ends(new_level, index)
+    order, level_end, sub_end = _by_level(subgroup, levels)
     counts = sub_end - level_end
     worse_rows = _block_rows(level_end, counts)
-    better_rows = np.repeat(index, counts)
+    better_rows = np.repeat(np.arange(len(order)), counts)
+    judgment = judgment[order]
     return judgment[better_rows], judgment[worse_rows]
 
 
@@ -298,6 +287,11 @@ def _run_ends(new: BoolArray, index: IntArray) -> IntArray:
     return ends[np.cumsum(new) - 1] if len(new) else index
 
 
+#: :func:`_by_level` numbers at most this many distinct levels by comparing the levels with each;
+#: more by a binary search (the tests set it to 0 to force the search).
+_FEW_LEVELS = 16
+
+
 def _by_level(subgroup: IntArray, levels: FloatArray) -> tuple[IntArray, IntArray, IntArray]:
     """The rows sorted by subgroup and level descending (``order``), and for each sorted row the end
     (exclusive) of its run of equal level and of its subgroup: the rows of a lower level in its
@@ -305,7 +299,12 @@ def _by_level(subgroup: IntArray, levels: FloatArray) -> tuple[IntArray, IntArra
     # Each level's rank among the distinct levels, highest first. A sort of the levels without their
     # inverse, then a binary search among the few distinct ones: half the time of np.unique's inverse.
     distinct = np.unique(levels)
-    level_code = len(distinct) - 1 - np.searchsorted(distinct, levels)
+    if len(distinct) <= _FEW_LEVELS:  # (the usual few levels: a comparison with each beats a binary search)
+        level_code = np.zeros(len(levels), dtype=np.int64)
+        for value in distinct[1:].tolist():
+            level_code += levels < value  # the distinct levels above this one
+    else:
+        level_code = len(distinct) - 1 - np.searchsorted(distinct, levels)
     order = np.argsort(_pair_key(subgroup, level_code), kind="stable")
     subgroup, level_code = subgroup[order], level_code[order]
     n = len(order)
@@ -343,12 +342,16 @@ def _word_pairs(subgroup: IntArray, levels: FloatArray, judgment: IntArray, grou
     span = int(size.max(initial=0))
     chunk = max(1, _CHUNK_BYTES // max(span, 1))
     pieces = []
+    row_first = first[judgment_group]  # each judgment's group's first judgment
     for low in range(0, n_judgments if span else 0, chunk):
         part = words[low : low + chunk]
         bits = np.unpackbits(part.view(np.uint8).reshape(len(part), -1), axis=1, count=span, bitorder="little")
         at = np.flatnonzero(bits)
-        better = low + at // span
-        pieces.append((better, first[judgment_group[better]] + at % span))
+        better = at // span
+        worse = at - better * span  # (the remainder without a second division)
+        better += low
+        worse += row_first[better]
+        pieces.append((better, worse))
     if not pieces:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     return np.concatenate([b for b, _ in pieces]), np.concatenate([w for _, w in pieces])

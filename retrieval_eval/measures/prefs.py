@@ -87,7 +87,8 @@ def _count(b: RankedBatch) -> _Counts:
     j_ret = j_rank < njr[jq]
     rel, nonrel = p.judgment_level > 0, p.judgment_level == 0
     pq = segment_ids(p.pair_offsets)
-    better, worse = p.judgment_offsets[pq] + p.pair_better, p.judgment_offsets[pq] + p.pair_worse
+    start = p.judgment_offsets[pq]  # the first judgment of each pair's query
+    better, worse = start + p.pair_better, start + p.pair_worse
     a_ret, b_ret = j_ret[better], j_ret[worse]
     pairs = _Pairs(pq, j_group[better], better, worse, j_rank[better], j_rank[worse], a_ret, b_ret)
 
