@@ -20,7 +20,7 @@ import numpy as np
 from attrs import frozen
 
 from ..model import BoolArray, FloatArray, GradeArray, InputFormatError, IntArray, PrefsColumns, _display, _location
-from .ids import PairIndex, _as_bytes, intern
+from .ids import PairIndex, _as_bytes, along_runs, intern
 from .segments import _block_rows, _gather_segments, _offsets_of, segment_ids
 
 
@@ -210,7 +210,7 @@ def _distinct(key: IntArray) -> tuple[IntArray, IntArray]:
     else:
         first, code = _distinct_sorted(run_key, heads if runs else None)
     if runs:
-        code = np.repeat(code, np.diff(np.append(heads, n)))
+        code = along_runs(code, heads, n)
     return first, code
 
 
@@ -352,6 +352,8 @@ def _word_pairs(subgroup: IntArray, levels: FloatArray, judgment: IntArray, grou
         better += low
         worse += row_first[better]
         pieces.append((better, worse))
+    if len(pieces) == 1:  # (one chunk: no copy)
+        return pieces[0]
     if not pieces:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     return np.concatenate([b for b, _ in pieces]), np.concatenate([w for _, w in pieces])

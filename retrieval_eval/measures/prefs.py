@@ -228,7 +228,8 @@ def _pair_sums(c: _Counts) -> tuple[FloatArray, FloatArray, IntArray, IntArray, 
     top, bottom = np.minimum(pr.rank_better, pr.rank_worse), np.maximum(pr.rank_better, pr.rank_worse)
     forward = pr.rank_better < pr.rank_worse
     # 0: both retrieved, 1: one of them, 2: neither
-    region = 2 - pr.better_retrieved.astype(np.int64) - pr.worse_retrieved
+    region = np.add(pr.better_retrieved, pr.worse_retrieved, dtype=np.int8)
+    np.subtract(2, region, out=region)
     span = int(bottom.max(initial=0)) + 1
     if (c.n_queries + 1) * 6 * span * span < 2**62:
         # One sort of one int64 key: query, region, x, y, and last a bit that is 0 for a preference of
@@ -241,16 +242,15 @@ def _pair_sums(c: _Counts) -> tuple[FloatArray, FloatArray, IntArray, IntArray, 
         key <<= 1
         key |= ~forward
         key.sort()
-        unit_key = key >> 1
         new = np.ones(len(key), dtype=bool)
-        new[1:] = unit_key[1:] != unit_key[:-1]
+        new[1:] = (key[1:] ^ key[:-1]) > 1  # (neighbours that differ above the last bit: another pair)
         # The preferences of x over y counted between the first row of each pair and the next one's
         starts = np.flatnonzero(new)
         seen = np.zeros(len(key) + 1, dtype=np.int64)
         np.cumsum((key & 1) == 0, out=seen[1:])
         forward_count = np.diff(seen[np.append(starts, len(key))]).astype(np.float64)
         total = np.diff(np.append(starts, len(key))).astype(np.float64)
-        query_region = unit_key[starts] // (span * span)  # (one division of the pairs: a slow one)
+        query_region = (key[starts] >> 1) // (span * span)  # (one division of the pairs: a slow one)
         uq = query_region // 3
         ur = query_region - 3 * uq
     else:
