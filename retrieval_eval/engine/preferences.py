@@ -6,7 +6,8 @@ joining with runs (:func:`prepare_preferences`, called by ``engine.judgments``):
 preference of every group as a pair (preferred, other) of documents. Within a judgment subgroup a
 higher rel_level is preferred; a group of several subgroups also holds every preference implied by
 transitivity (trec_eval multiplies a group's preference matrix by itself until it stops changing;
-here the pairs are joined with themselves, for all groups at once, until no pair is new). What
+here Warshall's algorithm closes the bit rows of every group of a similar size at once: one machine
+word per judgment for groups of up to 64 judgments, :func:`_word_pairs`). What
 depends on a ranking is each judged document's rank among the judged retrieved ones
 (:func:`judged_ranks`), which the measures of :mod:`retrieval_eval.measures.prefs` compare.
 
@@ -168,10 +169,10 @@ def _group_pairs(subgroup: IntArray, levels: FloatArray, judgment: IntArray, gro
     grouped by group in increasing order, from the rows' subgroups, levels, judgments and groups."""
     size = np.bincount(judgment_group, minlength=len(single))
     small = size <= _WORD_LIMIT
-    pieces = []
     row_small = small[group]
     if row_small.all():  # (the usual case: no copy of the rows)
         return _word_pairs(subgroup, levels, judgment, group, judgment_group, single, size)
+    pieces = []
     if row_small.any():
         rows = np.flatnonzero(row_small)
         pieces.append(_word_pairs(subgroup[rows], levels[rows], judgment[rows], group[rows], judgment_group, single,
@@ -296,8 +297,8 @@ def _by_level(subgroup: IntArray, levels: FloatArray) -> tuple[IntArray, IntArra
     """The rows sorted by subgroup and level descending (``order``), and for each sorted row the end
     (exclusive) of its run of equal level and of its subgroup: the rows of a lower level in its
     subgroup are those from the first to the second."""
-    # Each level's rank among the distinct levels, highest first. A sort of the levels without their
-    # inverse, then a binary search among the few distinct ones: half the time of np.unique's inverse.
+    # Each level's rank among the distinct levels, highest first: a sort of the levels without their
+    # inverse (half the time of np.unique's), then a comparison with each distinct level, or a search.
     distinct = np.unique(levels)
     if len(distinct) <= _FEW_LEVELS:  # (the usual few levels: a comparison with each beats a binary search)
         level_code = np.zeros(len(levels), dtype=np.int64)
