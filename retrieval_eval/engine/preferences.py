@@ -96,22 +96,28 @@ def prepare_preferences(prefs: PrefsColumns, q: IntArray, n_q: int) -> tuple[Pre
     query_ids, doc_ids = _as_bytes(prefs.query_ids), _as_bytes(prefs.doc_ids)
     levels, lines = np.asarray(prefs.levels, dtype=np.float64), np.asarray(prefs.lines)
     groups, subgroups = _as_bytes(prefs.groups), _as_bytes(prefs.subgroups)
-    group_vocab, group = intern(groups)
-    _, subgroup = intern(subgroups)
-    _, doc = intern(doc_ids) if len(doc_ids) else (doc_ids, np.zeros(0, dtype=np.int64))
     q = q.astype(np.int64, copy=False)
+    # (Each column of a million codes is freed once used: the heap's peak, here, is pages the kernel
+    # hands out afresh, and zeroes, a few microseconds each.)
 
     # Documents: distinct (query, document), in byte order within each query.
+    _, doc = intern(doc_ids) if len(doc_ids) else (doc_ids, np.zeros(0, dtype=np.int64))
     doc_index, doc_inverse = _distinct(_pair_key(q, doc))
+    del doc
     doc_query = q[doc_index]
     doc_offsets = _offsets_of(np.bincount(doc_query, minlength=n_q))
     local_doc = doc_inverse.reshape(-1) - doc_offsets[q]
 
     # Groups: distinct (query, group); single-subgroup or not.
+    group_vocab, group = intern(groups)
     group_index, group_inverse = _distinct(_pair_key(q, group))
+    group_ids = group_vocab[group[group_index]]
+    del group
     group_query = q[group_index]
     group_offsets = _offsets_of(np.bincount(group_query, minlength=n_q))
+    _, subgroup = intern(subgroups)
     sub_index, sub_inverse = _distinct(_pair_key(group_inverse, subgroup))
+    del subgroup
     group_single = np.bincount(group_inverse[sub_index], minlength=len(group_index)) == 1
     # (a subgroup is in one query: its documents are told apart by their number within the query)
     _refuse_repeats(_pair_key(sub_inverse, local_doc), prefs, lines, (query_ids, groups, subgroups, doc_ids))
@@ -121,6 +127,7 @@ def prepare_preferences(prefs: PrefsColumns, q: IntArray, n_q: int) -> tuple[Pre
     zero = np.bincount(j_inverse, weights=levels == 0, minlength=len(j_index))
     positive = np.bincount(j_inverse, weights=levels > 0, minlength=len(j_index))
     mixed = (zero > 0) & (positive > 0)
+    del zero, positive
     if mixed.any():
         rows = np.flatnonzero(mixed[j_inverse])
         first, second = rows[levels[rows] == 0][0], rows[levels[rows] > 0][0]
@@ -134,6 +141,7 @@ def prepare_preferences(prefs: PrefsColumns, q: IntArray, n_q: int) -> tuple[Pre
     judgment_group = group_inverse[j_index] - group_offsets[j_query]
     judgment_doc = local_doc[j_index]
     judgment_level = levels[j_index]
+    del local_doc
 
     better, worse = _group_pairs(sub_inverse, levels, j_inverse, group_inverse, group_inverse[j_index], group_single)
     looped = better == worse
@@ -150,7 +158,7 @@ def prepare_preferences(prefs: PrefsColumns, q: IntArray, n_q: int) -> tuple[Pre
     preferences = Preferences(
         doc_offsets=doc_offsets, doc_ids=doc_ids[doc_index], judgment_offsets=judgment_offsets,
         judgment_group=judgment_group, judgment_doc=judgment_doc, judgment_level=judgment_level,
-        group_offsets=group_offsets, group_single=group_single, group_ids=group_vocab[group[group_index]],
+        group_offsets=group_offsets, group_single=group_single, group_ids=group_ids,
         pair_offsets=pair_offsets,
         pair_better=better - pair_start, pair_worse=worse - pair_start,
     )
@@ -334,10 +342,13 @@ def _word_pairs(subgroup: IntArray, levels: FloatArray, judgment: IntArray, grou
     order, level_end, sub_end = _by_level(subgroup, levels)
     prefix = np.zeros(len(order) + 1, dtype=np.uint64)
     np.cumsum(np.left_shift(np.uint64(1), column[order]), out=prefix[1:])  # (wraps around: only differences count)
+    del column
     below = prefix[sub_end] - prefix[level_end]
+    del prefix, sub_end, level_end
     width = 8 * _word_bytes(int(size.max(initial=1)))
     words = np.zeros(n_judgments, dtype=f"<u{width // 8}")
     np.bitwise_or.at(words, judgment[order], below.astype(words.dtype))
+    del below, order
     _close_words(words, judgment_group, first, ~single & (size >= 2), size)  # (a > b > a: a loop)
     # The set bits back to pairs, a chunk of judgments at a time (a byte per bit: _CHUNK_BYTES at most)
     span = int(size.max(initial=0))
