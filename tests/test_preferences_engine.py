@@ -10,16 +10,21 @@ both.
 
 from __future__ import annotations
 
+import threading
 from types import SimpleNamespace
 
+import attrs
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.engine import preferences
-from retrieval_eval.engine.judgments import _judged_once
+from retrieval_eval.cli import main
+from retrieval_eval.engine import preferences, threads
+from retrieval_eval.engine.judgments import _judged_once, prepared_qrels
 from retrieval_eval.engine.preferences import _closed, _distinct, _subgroup_pairs
+from retrieval_eval.io.formats import read_qrels_columns
+from retrieval_eval.io.prefs import prefs_as_qrels
 from retrieval_eval.model import InputFormatError
 
 SETTINGS = settings(max_examples=60, deadline=None)
@@ -257,3 +262,41 @@ def test_a_repeated_key_is_refused_naming_its_earliest_second_line_on_both_route
     first = keys.index(keys[second])
     assert str(error.value).startswith(f"prefs.txt:{lines[second]}: ")
     assert f"(first at line {lines[first]})" in str(error.value)
+
+
+# ------------------------------------------------------------------------------- prepared once
+
+
+def test_preferences_read_once_are_prepared_once(tmp_path) -> None:
+    """A preference file's columns are read-only, as a qrels file's: its preparation is shared by
+    every run. A preference column that can be written (it could change between two runs) makes
+    the preparation a fresh one each time."""
+    path = tmp_path / "prefs"
+    path.write_text("q1 g1 s1 a 2\nq1 g1 s1 b 1\nq1 g1 s2 b 3\nq1 g1 s2 c 0\n")
+    qrels = read_qrels_columns(str(path), rel_format="prefs")
+    first = prepared_qrels(qrels, None, "error")
+    assert prepared_qrels(qrels, None, "error") is first
+    assert qrels.preferences is not None
+    changing = prefs_as_qrels(attrs.evolve(qrels.preferences, levels=qrels.preferences.levels.copy()))
+    assert prepared_qrels(changing, None, "error") is not prepared_qrels(changing, None, "error")
+
+
+def test_the_command_line_prepares_the_preferences_once_with_idle_cpus(
+        tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # With two idle CPUs the judgments are prepared on a thread while the run is read; the build
+    # then takes that preparation instead of making its own (it did both, once).
+    monkeypatch.setattr(threads, "usable_cpus", lambda: 2)
+    calls = []
+    prepare = preferences.prepare_preferences
+
+    def counted(*args: object) -> object:
+        calls.append(threading.current_thread().name)
+        return prepare(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(preferences, "prepare_preferences", counted)
+    prefs, run = tmp_path / "prefs", tmp_path / "run"
+    prefs.write_text("q1 g1 s1 a 2\nq1 g1 s1 b 1\nq1 g1 s2 b 3\nq1 g1 s2 c 0\n")
+    run.write_text("q1 Q0 c 1 3 r\nq1 Q0 b 2 2 r\nq1 Q0 a 3 1 r\n")
+    assert main(["evaluate", "-m", "prefs_simp", "-R", "prefs", str(prefs), str(run)]) == 0
+    assert capsys.readouterr().out == "prefs_simp            \tall\t0.0000\n"
+    assert calls == ["retrieval_eval qrels"]
