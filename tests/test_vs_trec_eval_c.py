@@ -38,8 +38,8 @@ Running it
 ----------
 ``python -m pytest tests/test_vs_trec_eval_c.py`` (a C compiler and ``make`` are needed; without
 them, or without the source, the tests are skipped with that reason, and any other build failure
-fails them). The source is
-read from ``../shared/reference/trec_eval-10-src``, or from ``$RETRIEVAL_EVAL_TREC_EVAL_SRC`` (a
+fails them). The build (conftest.py's ``trec_eval`` fixture) reads the source
+from ``../shared/reference/trec_eval-10-src``, or from ``$RETRIEVAL_EVAL_TREC_EVAL_SRC`` (a
 checkout of usnistgov/trec_eval at commit f4253652c8ef, version 10.0). The build takes about
 3 seconds and the whole module about 10.
 """
@@ -51,8 +51,6 @@ import functools
 import io
 import json
 import math
-import os
-import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,17 +60,6 @@ import pytest
 from strategies import Qrels, Run, random_dataset
 
 from retrieval_eval.cli import main
-
-#: trec_eval 10.0's unchanged source, beside the repository as ../shared (override with
-#: RETRIEVAL_EVAL_TREC_EVAL_SRC, e.g. a checkout of usnistgov/trec_eval at f4253652c8ef).
-SOURCE = Path(
-    os.environ.get(
-        "RETRIEVAL_EVAL_TREC_EVAL_SRC",
-        Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "trec_eval-10-src",
-    )
-)
-#: The files holding trec_eval's print functions, whose "%6.4f" becomes "%.17g" in the build copy.
-PRINT_SOURCES = ("meas_print_single.c", "meas_print_final.c")
 
 #: Full precision, not bit equality: every per-query value is bit-identical to trec_eval's except
 #: ndcg_rel and Rndcg, whose running sums are one global cumulative sum over all queries minus the
@@ -120,32 +107,8 @@ TEXT_MEASURES = frozenset({"runid", "relstring"})
 # Building trec_eval
 
 
-@pytest.fixture(scope="session")
-def trec_eval(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """trec_eval 10 built from a patched copy of its source; skipped only without a compiler or make."""
-    compiler = shutil.which("gcc") or shutil.which("cc")
-    make = shutil.which("make")
-    if compiler is None or make is None:
-        pytest.skip("building trec_eval needs a C compiler (gcc or cc) and make; "
-                    f"found compiler={compiler!r}, make={make!r}")
-    if not SOURCE.exists():  # an sdist or a clone without ../shared beside it (CI always has it)
-        pytest.skip(f"trec_eval 10's source is not at {SOURCE} (set RETRIEVAL_EVAL_TREC_EVAL_SRC)")
-    if not (SOURCE / "Makefile").is_file():
-        pytest.fail(f"{SOURCE} holds no Makefile: not trec_eval 10's source")
-    build = tmp_path_factory.mktemp("trec_eval") / "src"
-    shutil.copytree(SOURCE, build)
-    for name in PRINT_SOURCES:
-        path = build / name
-        text = path.read_text()
-        if "%6.4f" not in text:
-            pytest.fail(f"{name} has no '%6.4f' to patch: the print functions moved?")
-        path.write_text(text.replace("%6.4f", "%.17g"))
-    done = subprocess.run([make, f"CC={compiler}", "trec_eval"], cwd=build, capture_output=True, text=True,
-                          check=False)
-    binary = build / "trec_eval"
-    if done.returncode != 0 or not binary.is_file():
-        pytest.fail(f"building trec_eval failed (exit {done.returncode}):\n{done.stdout}\n{done.stderr}")
-    return binary
+# The build of trec_eval is the session fixture ``trec_eval`` of conftest.py (shared with
+# test_vs_trec_eval_c_prefs.py, so that it is built once per session).
 
 
 # --------------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Preference judgments (-R prefs, -R qrels_prefs) against the real trec_eval 10, at full precision.
 
-The C trec_eval is the one ``test_vs_trec_eval_c.py`` builds (its fixture, values printed with
-``%.17g``). 320 generated queries, in 4 files of 80, each query with its own ids, cover what the
+The C trec_eval is the one ``conftest.py`` builds once per session for this module and
+``test_vs_trec_eval_c.py`` (its ``trec_eval`` fixture, values printed with ``%.17g``). 320 generated queries, in 4 files of 80, each query with its own ids, cover what the
 preference code treats apart:
 
 - groups of one subgroup (trec_eval's equivalence classes) and of several (its preference arrays,
@@ -31,7 +31,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_vs_trec_eval_c import trec_eval  # noqa: F401  (the fixture: trec_eval built at full precision)
 
 from retrieval_eval.cli import main
 
@@ -122,7 +121,7 @@ VARIANTS = {  # name: (trec_eval's arguments, ours, the judgments file: 0 prefs,
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
 @pytest.mark.parametrize("index", range(N_FILES))
-def test_preference_values_match_trec_eval(trec_eval: Path, files: list[tuple[Path, Path, Path]],  # noqa: F811
+def test_preference_values_match_trec_eval(trec_eval: Path, files: list[tuple[Path, Path, Path]],
                                            variant: str, index: int) -> None:
     """The same (measure, query) lines as trec_eval, each value equal to its full-precision one."""
     theirs_args, ours_args, judgments = VARIANTS[variant]

@@ -213,7 +213,10 @@ def prepared_qrels(qrels: QrelsColumns, queries: npt.ArrayLike | None, duplicate
 
 
 def _read_only(qrels: QrelsColumns) -> bool:
-    columns = (qrels.query_ids, qrels.doc_ids, qrels.relevance, qrels.lines, qrels.subtopics)
+    columns: tuple[object, ...] = (qrels.query_ids, qrels.doc_ids, qrels.relevance, qrels.lines, qrels.subtopics)
+    prefs = qrels.preferences
+    if prefs is not None:  # the preferences are prepared with the rest: their columns must not change either
+        columns += (prefs.query_ids, prefs.groups, prefs.subgroups, prefs.doc_ids, prefs.levels, prefs.lines)
     return all(column is None or (isinstance(column, np.ndarray) and not column.flags.writeable) for column in columns)
 
 

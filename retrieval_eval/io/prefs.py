@@ -41,6 +41,7 @@ from ..model import (
 from ._parse import _check_field_count, _Columns, _floats, _Parsed, _parsed_blocks
 from ._source import Source, _Block, _source_name
 from ._tokens import _tokenize
+from .trec import _frozen
 
 #: What each format's lines hold, as the messages say it.
 LAYOUTS = {"prefs": "'query_id group subgroup doc_id rel_level'", "qrels_prefs": "'query_id group doc_id rel_level'"}
@@ -68,8 +69,11 @@ def read_prefs_columns(source: Source, *, rel_format: str = "prefs") -> PrefsCol
     doc_ids = columns.pop("doc_ids")
     subgroups = columns.pop("subgroups") if width == 5 else np.full(len(doc_ids), b"0", dtype="S1")
     # qrels_prefs: the iteration field is the judgment group, and each group has one subgroup ("0")
-    return PrefsColumns(columns.pop("query_ids"), columns.pop("groups"), subgroups, doc_ids, columns.pop("levels"),
-                        columns.pop("lines").astype(np.int64), origin=name)
+    # Read-only columns, as the qrels reader's: the preferences made from them are prepared once and
+    # shared (engine.judgments.prepared_qrels), also by the command line's preparing thread.
+    return PrefsColumns(_frozen(columns.pop("query_ids")), _frozen(columns.pop("groups")), _frozen(subgroups),
+                        _frozen(doc_ids), _frozen(columns.pop("levels")), _frozen(columns.pop("lines").astype(np.int64)),
+                        origin=name)
 
 
 def _parse_prefs_block(block: _Block, width: int, layout: str) -> _Parsed:
@@ -92,8 +96,10 @@ def prefs_as_qrels(prefs: PrefsColumns) -> QrelsColumns:
     document) once (see ``engine.judgments``): the rows give it its query set and tell judged from
     unjudged documents, and the preference measures read the attached preferences.
     """
-    return QrelsColumns(prefs.query_ids, prefs.doc_ids, (prefs.levels > 0).astype(np.int64), prefs.lines,
-                        origin=prefs.origin, unit=prefs.unit, preferences=prefs)
+    relevant = (prefs.levels > 0).astype(np.int64)
+    relevant.flags.writeable = False  # (made from the levels: whether they may change is the preferences' to say)
+    return QrelsColumns(prefs.query_ids, prefs.doc_ids, relevant, prefs.lines, origin=prefs.origin, unit=prefs.unit,
+                        preferences=prefs)
 
 
 def prefs_columns_from_dict(prefs: Mapping[str, Mapping[str, Mapping[str, Mapping[str, object]]]]) -> PrefsColumns:
