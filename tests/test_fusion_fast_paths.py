@@ -58,7 +58,8 @@ def test_ids_whose_keys_share_the_top_bits_fall_back_to_the_exact_path(monkeypat
     assert len(candidates_from_runs([a, b]).doc_ids) == 3
 
 
-def test_long_ids_with_one_hash_fall_back_to_the_exact_path(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("chunk", [1, 2, 3, 1 << 20])
+def test_long_ids_with_one_hash_fall_back_to_the_exact_path(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
     # 16-byte ids hash to word0 + word1 * _MIX: raise word1 by one, lower word0 by _MIX.
     w0, w1 = 0x4142434445464748, 0x5152535455565758
     x = _id(w0) + _id(w1)
@@ -66,7 +67,9 @@ def test_long_ids_with_one_hash_fall_back_to_the_exact_path(monkeypatch: pytest.
     assert module._id_hash(np.array([x, y])).tolist()[0] == module._id_hash(np.array([x, y])).tolist()[1]
     a = _columns([(b"q1", x, 2.0), (b"q1", b"short", 1.0)])
     b = _columns([(b"q1", y, 3.0), (b"q1", x, 0.5)])
+    monkeypatch.setattr(module, "_CHUNK", chunk)  # the rows compared in chunks: the clash in any of them
     assert module._rows_by_hash(*_coded([a, b])) is None
+    assert module._rows_by_hash(*_coded([a, a])) is not None  # (equal ids: no clash)
     assert _table(candidates_from_runs([a, b])) == _exact([a, b], monkeypatch)
 
 

@@ -7,13 +7,14 @@ one ``(runs, rows)`` matrix, so a method is a few whole-array operations over ev
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from attrs import frozen
 
-from ...engine.ids import _MIX, _check_duplicates, _id_hash, _run_heads, _run_lengths, _same_ids, _words, intern
+from ...engine.ids import (_CHUNK, _MIX, _check_duplicates, _id_hash, _run_heads, _run_lengths, _same_words,
+                           _words, intern)
 from ...engine.order import canonical_order
 from ...engine.segments import _offsets_of, segment_ids
 from ...engine.threads import in_order, workers
@@ -144,19 +145,21 @@ def candidates_from_runs(runs: Sequence[RunColumns], names: Sequence[str] | None
     depth = np.zeros((len(runs), n_q), dtype=np.int64)
     pieces = [(query_code[int(bounds[r]) : int(bounds[r + 1])], np.asarray(run.scores, dtype=np.float64),
                doc_all[int(bounds[r]) : int(bounds[r + 1])], n_q) for r, run in enumerate(runs)]
-    # Each run ranked whole, the runs side by side on threads (NumPy's sorts let go of the GIL).
-    for r, ranks_r in enumerate(in_order(_ranks_in_run, pieces, workers(len(doc_all)))):
+    # The rows paired across runs on one thread while the runs are ranked on another (NumPy's sorts
+    # let go of the GIL): neither needs the other's result.
+    jobs = [(_rows_by_hash, (query_code, doc_all, n_q))] + [(_ranks_in_run, piece) for piece in pieces]
+    results = in_order(_call, jobs, workers(len(doc_all)))
+    found = next(results)
+    for r, ranks_r in enumerate(results):
         rank_all[int(bounds[r]) : int(bounds[r + 1])] = ranks_r
         depth[r] = np.bincount(pieces[r][0], minlength=n_q)
     del pieces
-    found = _rows_by_hash(query_code, doc_all, n_q)
     if found is None:  # two pairs share a hash (rare): exact, by interning every id
         vocab, doc_code = intern(doc_all)
         row_of, row_query, row_doc = _rows(query_code, doc_code, len(vocab), n_q)
         doc_ids = vocab[row_doc]
     else:
-        row_of, row_query, first = found
-        doc_ids = doc_all[first]
+        row_of, row_query, doc_ids = found
     del doc_all
     n = len(row_query)
     # Each input row's cell in the (runs, rows) matrices, as one flat index (cheaper than two).
@@ -177,10 +180,14 @@ def candidates_from_runs(runs: Sequence[RunColumns], names: Sequence[str] | None
     return Candidates(query_ids, offsets, doc_ids, scores, ranks, depth, names)
 
 
-def _rows_by_hash(query_code: IntArray, doc_ids: np.ndarray, n_q: int) -> tuple[IntArray, IntArray, IntArray] | None:
-    """Each input row's candidate row, each candidate row's query, and an input row of each, the
-    rows sorted by query, then by a hash of the id. Every row's id is then compared with its
-    neighbour's of equal key: None if two different ids shared one."""
+def _call(function: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    return function(*args)
+
+
+def _rows_by_hash(query_code: IntArray, doc_ids: np.ndarray, n_q: int) -> tuple[IntArray, IntArray, np.ndarray] | None:
+    """Each input row's candidate row, and each candidate row's query and id, the rows sorted by
+    query, then by a hash of the id. Every row's id is then compared with its candidate's: None if
+    two different ids shared a key."""
     n = len(query_code)
     # A short id is its own hash: multiplied by an odd constant (a bijection), its bits are spread.
     words = _words(doc_ids, np.uint64) if doc_ids.dtype.kind == "S" else None
@@ -194,31 +201,28 @@ def _rows_by_hash(query_code: IntArray, doc_ids: np.ndarray, n_q: int) -> tuple[
     # The rows are in query order, so each query's first row is where the counts say it begins.
     counts = np.bincount(query_code, minlength=n_q)
     new[_offsets_of(counts)[:-1][counts > 0]] = True
-    if not _keys_tell_ids_apart(doc_ids, words, order, new):
-        return None
     position = np.cumsum(new, out=key.view(np.int64))  # each row's candidate row + 1, in key order
     position -= 1
     row_of = np.empty(n, dtype=np.int64)
     row_of[order] = position
     first = order[new]
-    return row_of, query_code[first], first
+    del order, new, position, key
+    ids = doc_ids.take(first)
+    if not _same_as_candidates(doc_ids, words, ids, row_of):
+        return None
+    return row_of, query_code.take(first), ids
 
 
-def _keys_tell_ids_apart(doc_ids: np.ndarray, words: np.ndarray | None, order: IntArray, new: np.ndarray) -> bool:
-    """Whether rows of equal key (``new`` false: the row before it in ``order`` has its key) have
-    equal ids. Such rows are neighbours in ``order``, so each is compared with the one before it,
-    a word of the ids at a time, each word gathered once in key order."""
+def _same_as_candidates(doc_ids: np.ndarray, words: np.ndarray | None, ids: np.ndarray, row_of: IntArray) -> bool:
+    """Whether every input row's id (``doc_ids``, whose words are ``words``) is its candidate row's
+    (``ids[row_of]``), so that no two ids shared a key. A chunk of rows at a time: a run's rows go
+    through the queries in turn, so each chunk gathers from a few queries' candidates."""
     if words is None:
-        later = np.flatnonzero(~new)
-        return bool(_same_ids(doc_ids, order.take(later), doc_ids, order.take(later - 1)).all())
-    if len(order) < 2:
-        return True
-    clash = np.empty(len(order) - 1, dtype=bool)
-    for j in range(words.shape[1]):  # a loop over 8-byte words of the ids, not over ids
-        word = words[:, j].take(order)
-        np.not_equal(word[1:], word[:-1], out=clash)
-        clash &= ~new[1:]  # a word that differs within one key: two ids share it
-        if bool(clash.any()):
+        return bool(np.all(doc_ids == ids.take(row_of)))
+    candidate_words = _words(ids, np.uint64)  # (a view of ``ids`` when its width is a multiple of 8)
+    for at in range(0, len(row_of), _CHUNK):  # a loop over chunks of rows, not over rows
+        end = at + _CHUNK
+        if not bool(_same_words(words[at:end], candidate_words.take(row_of[at:end], axis=0)).all()):
             return False
     return True
 
