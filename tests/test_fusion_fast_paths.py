@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retrieval_eval.analysis.fusion import candidates as module
-from retrieval_eval.analysis.fusion import candidates_from_runs
+from retrieval_eval.analysis.fusion import candidates_from_runs, get_method, registry
+from retrieval_eval.analysis.fusion.registry import ranked_run
 from retrieval_eval.engine.ids import _MIX
 from retrieval_eval.engine.segments import _block_rows
 from retrieval_eval.model import InputFormatError, RunColumns
@@ -128,3 +129,27 @@ def test_ranks_in_a_run_are_trec_evals_order_by_hand(rows: list[tuple[int, bytes
     scores = np.array([s for _, _, s in rows], dtype=np.float64)
     expected = [1 + sum(1 for q2, d2, s2 in rows if q2 == q and (s2, d2) > (s, d)) for q, d, s in rows]
     assert module._ranks_in_run(code, scores, docs, 5).tolist() == expected
+
+
+@given(st.lists(st.dictionaries(st.tuples(st.sampled_from([b"q1", b"q2", b"q10"]), st.sampled_from(_DOCS)),
+                                st.integers(0, 2).map(float), min_size=1), min_size=1, max_size=3),
+       st.integers(1, 6), st.booleans())
+@settings(max_examples=60, deadline=None)
+def test_a_run_cut_at_a_depth_is_the_whole_run_cut_by_hand(runs: list[dict[tuple[bytes, bytes], float]], depth: int,
+                                                           one_sort: bool) -> None:
+    """The cut made before the ties are ordered (ties across the depth kept) against no cut, then
+    each query's first ``depth`` rows taken in Python; with the row-by-row sort and with one sort."""
+    columns = [_columns(sorted((q, d, s) for (q, d), s in run.items())) for run in runs]
+    c = candidates_from_runs(columns)
+    scores = get_method("combsum")(c, norm="none")  # few distinct values: ties across the cut
+    whole = ranked_run(c, scores, "t")
+    seen: dict[bytes, int] = {}
+    expected = []
+    for q, d, s in zip(whole.query_ids.tolist(), whole.doc_ids.tolist(), whole.scores.tolist()):
+        seen[q] = seen.get(q, 0) + 1
+        if seen[q] <= depth:
+            expected.append((q, d, s))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(registry, "_FORCE_ONE_SORT", one_sort)  # (else a matrix row per query)
+        cut = ranked_run(c, scores, "t", depth)
+    assert list(zip(cut.query_ids.tolist(), cut.doc_ids.tolist(), cut.scores.tolist())) == expected

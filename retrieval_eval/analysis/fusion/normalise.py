@@ -49,13 +49,18 @@ def normalised_scores(c: Candidates, norm: str) -> FloatArray:
     if norm == "none":
         return scores
     if norm in ("min-max", "min-max-inverted"):
-        # Per (run, query) first, then spread along the rows: two matrices of the rows' size, not six.
+        # Per (run, query) first, then spread along one run's rows at a time: the one matrix of the
+        # rows' size is the result (fresh matrices of millions of rows cost more than the arithmetic).
         low, high = _per_query(scores, c, np.fmin), _per_query(scores, c, np.fmax)
-        spread = _along_rows(np.maximum(high - low, EPSILON), c)
-        out = _along_rows(high, c) if norm == "min-max-inverted" else scores - _along_rows(low, c)
-        if norm == "min-max-inverted":
-            out -= scores
-        out /= spread
+        spread = np.maximum(high - low, EPSILON)
+        sizes = np.diff(c.offsets)
+        out = np.empty_like(scores)
+        for r in range(c.n_runs):  # a loop over runs
+            if norm == "min-max-inverted":
+                np.subtract(np.repeat(high[r], sizes), scores[r], out=out[r])
+            else:
+                np.subtract(scores[r], np.repeat(low[r], sizes), out=out[r])
+            out[r] /= np.repeat(spread[r], sizes)
         return out
     present = ~np.isnan(scores)
     count = _along_rows(c.depth.astype(np.float64), c)

@@ -33,10 +33,15 @@ def run_weights(weights: Any, c: Candidates) -> FloatArray:
 def _filled(c: Candidates, norm: str) -> tuple[FloatArray, np.ndarray]:
     """The normalised scores with 0 where a run lacks the row, and where runs have rows."""
     scores = normalised_scores(c, norm)
-    present = ~np.isnan(scores)
     if scores is c.scores:  # the candidates' own: not to be changed
+        present = ~np.isnan(scores)
         return np.where(present, scores, 0.0), present
-    scores[~present] = 0.0  # a fresh array: filled in place
+    # A fresh array: filled in place, a run at a time (no temporaries of all the runs' rows).
+    present = np.empty(scores.shape, dtype=bool)
+    for r in range(c.n_runs):  # a loop over runs
+        missing = np.isnan(scores[r], out=present[r])
+        np.copyto(scores[r], 0.0, where=missing)
+        np.logical_not(missing, out=missing)
     return scores, present
 
 
