@@ -109,11 +109,13 @@ def _common_ids(columns: Sequence[np.ndarray]) -> np.ndarray:
     return joined
 
 
-def _ranks_in_run(query_code: IntArray, scores: FloatArray, doc_ids: np.ndarray, n_queries: int) -> IntArray:
-    """Each row's 1-based rank within its query, in trec_eval's order."""
+def _ranks_in_run(query_code: IntArray, scores: FloatArray, doc_ids: np.ndarray, n_queries: int,
+                  counts: IntArray | None = None) -> IntArray:
+    """Each row's 1-based rank within its query, in trec_eval's order (``counts``: the rows of each
+    query code, if the caller has them)."""
     order = canonical_order(query_code, scores, doc_ids)
     # In that order the queries come one after another by code: ranks count up from 1 in each.
-    counts = np.bincount(query_code, minlength=n_queries)
+    counts = np.bincount(query_code, minlength=n_queries) if counts is None else counts
     counts = counts[counts > 0]
     ranks = np.ones(len(query_code), dtype=np.int64)
     ranks[_offsets_of(counts)[1:-1]] -= counts[:-1]  # back to 1 at each query's first row
@@ -142,18 +144,19 @@ def candidates_from_runs(runs: Sequence[RunColumns], names: Sequence[str] | None
     doc_all = _common_ids([run.doc_ids for run in runs])
     n_q = len(query_ids)
     rank_all = np.empty(len(doc_all), dtype=np.int64)
-    depth = np.zeros((len(runs), n_q), dtype=np.int64)
-    pieces = [(query_code[int(bounds[r]) : int(bounds[r + 1])], np.asarray(run.scores, dtype=np.float64),
-               doc_all[int(bounds[r]) : int(bounds[r + 1])], n_q) for r, run in enumerate(runs)]
+    codes = [query_code[int(bounds[r]) : int(bounds[r + 1])] for r in range(len(runs))]
+    depth = np.stack([np.bincount(code, minlength=n_q) for code in codes])  # (a loop over runs)
+    pieces = [(codes[r], np.asarray(run.scores, dtype=np.float64), doc_all[int(bounds[r]) : int(bounds[r + 1])],
+               n_q, depth[r]) for r, run in enumerate(runs)]
     # The rows paired across runs on one thread while the runs are ranked on another (NumPy's sorts
     # let go of the GIL): neither needs the other's result.
-    jobs = [(_rows_by_hash, (query_code, doc_all, n_q))] + [(_ranks_in_run, piece) for piece in pieces]
+    jobs = [(_rows_by_hash, (query_code, doc_all, n_q, depth.sum(axis=0)))]
+    jobs += [(_ranks_in_run, piece) for piece in pieces]
     results = in_order(_call, jobs, workers(len(doc_all)))
     found = next(results)
     for r, ranks_r in enumerate(results):
         rank_all[int(bounds[r]) : int(bounds[r + 1])] = ranks_r
-        depth[r] = np.bincount(pieces[r][0], minlength=n_q)
-    del pieces
+    del pieces, codes
     if found is None:  # two pairs share a hash (rare): exact, by interning every id
         vocab, doc_code = intern(doc_all)
         row_of, row_query, row_doc = _rows(query_code, doc_code, len(vocab), n_q)
@@ -184,22 +187,23 @@ def _call(function: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     return function(*args)
 
 
-def _rows_by_hash(query_code: IntArray, doc_ids: np.ndarray, n_q: int) -> tuple[IntArray, IntArray, np.ndarray] | None:
+def _rows_by_hash(query_code: IntArray, doc_ids: np.ndarray, n_q: int,
+                  counts: IntArray | None = None) -> tuple[IntArray, IntArray, np.ndarray] | None:
     """Each input row's candidate row, and each candidate row's query and id, the rows sorted by
     query, then by a hash of the id. Every row's id is then compared with its candidate's: None if
-    two different ids shared a key."""
+    two different ids shared a key. ``counts``: the rows of each query code, if the caller has them."""
+    counts = np.bincount(query_code, minlength=n_q) if counts is None else counts
     n = len(query_code)
     # A short id is its own hash: multiplied by an odd constant (a bijection), its bits are spread.
     words = _words(doc_ids, np.uint64) if doc_ids.dtype.kind == "S" else None
     hashed = _id_hash(doc_ids, words)
     hashed *= np.uint64(_MIX)
-    order, key = _by_query_then_hash(query_code, hashed, n_q)
+    order, key = _by_query_then_hash(query_code, hashed, counts)
     del hashed
     new = np.empty(n, dtype=bool)
     new[:1] = True
     np.not_equal(key[1:], key[:-1], out=new[1:])
     # The rows are in query order, so each query's first row is where the counts say it begins.
-    counts = np.bincount(query_code, minlength=n_q)
     new[_offsets_of(counts)[:-1][counts > 0]] = True
     position = np.cumsum(new, out=key.view(np.int64))  # each row's candidate row + 1, in key order
     position -= 1
@@ -232,9 +236,10 @@ def _same_as_candidates(doc_ids: np.ndarray, words: np.ndarray | None, ids: np.n
 _COLUMN_BITS = 24
 
 
-def _by_query_then_hash(query_code: IntArray, hashed: np.ndarray, n_q: int) -> tuple[IntArray, np.ndarray]:
+def _by_query_then_hash(query_code: IntArray, hashed: np.ndarray, counts: IntArray) -> tuple[IntArray, np.ndarray]:
     """The rows by query, then by a key of each row's id, and those keys in that order: equal ids
     have equal keys, and rows of equal key are neighbours (their ids are compared after).
+    ``counts`` are the rows of each query code.
 
     Each query's rows are a row of a matrix padded to the longest query (sorting many short rows is
     far cheaper than one sort of them all), when the padding costs at most as many cells again as
@@ -242,8 +247,7 @@ def _by_query_then_hash(query_code: IntArray, hashed: np.ndarray, n_q: int) -> t
     the values themselves is cheaper than an argsort, and the column says where each one came from.
     The padding (top bits all ones) sorts after every row, whose columns come before its own. Else, one
     sort of (query, hash), the key being the whole hash."""
-    n = len(query_code)
-    counts = np.bincount(query_code, minlength=n_q)
+    n, n_q = len(query_code), len(counts)
     longest = int(counts.max(initial=0))
     bits = longest.bit_length()
     if n_q * longest <= 2 * n + 1024 and bits <= _COLUMN_BITS:
