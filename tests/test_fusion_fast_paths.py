@@ -153,3 +153,23 @@ def test_a_run_cut_at_a_depth_is_the_whole_run_cut_by_hand(runs: list[dict[tuple
         patch.setattr(registry, "_FORCE_ONE_SORT", one_sort)  # (else a matrix row per query)
         cut = ranked_run(c, scores, "t", depth)
     assert list(zip(cut.query_ids.tolist(), cut.doc_ids.tolist(), cut.scores.tolist())) == expected
+
+
+@given(st.lists(st.dictionaries(st.tuples(st.sampled_from([b"q1", b"q2", b"q10"]), st.sampled_from(_DOCS)),
+                                st.integers(-3, 3).map(float), min_size=1), min_size=1, max_size=4))
+@settings(max_examples=25, deadline=None)
+def test_threads_give_the_same_candidates_and_order(runs: list[dict[tuple[bytes, bytes], float]]) -> None:
+    """The pairing beside the ranking, and the sorts of rows in blocks, on two threads (forced, as
+    on millions of rows) against the calling thread alone."""
+    columns = [_columns(sorted((q, d, s) for (q, d), s in run.items())) for run in runs]
+    alone = candidates_from_runs(columns)
+    fused = ranked_run(alone, get_method("rrf")(alone, k=60), "t", 2)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(module, "THREADED_ROWS", 0)
+        patch.setattr(module, "usable_cpus", lambda: 2)
+        assert module._threads(1) == 2
+        threaded = candidates_from_runs(columns)
+        fused_threaded = ranked_run(threaded, get_method("rrf")(threaded, k=60), "t", 2)
+    assert _table(threaded) == _table(alone)
+    assert fused_threaded.doc_ids.tolist() == fused.doc_ids.tolist()
+    assert fused_threaded.scores.tolist() == fused.scores.tolist()

@@ -17,7 +17,7 @@ from ...engine.ids import (_CHUNK, _MIX, _check_duplicates, _id_hash, _run_heads
                            _words, intern)
 from ...engine.order import canonical_order
 from ...engine.segments import _offsets_of, segment_ids
-from ...engine.threads import in_order, workers
+from ...engine.threads import THREADED_ROWS, in_order, usable_cpus
 from ...model import FloatArray, InputFormatError, IntArray, RunColumns
 
 if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
@@ -152,7 +152,7 @@ def candidates_from_runs(runs: Sequence[RunColumns], names: Sequence[str] | None
     # let go of the GIL): neither needs the other's result.
     jobs = [(_rows_by_hash, (query_code, doc_all, n_q, depth.sum(axis=0)))]
     jobs += [(_ranks_in_run, piece) for piece in pieces]
-    results = in_order(_call, jobs, workers(len(doc_all)))
+    results = in_order(_call, jobs, _threads(len(doc_all)))
     found = next(results)
     for r, ranks_r in enumerate(results):
         rank_all[int(bounds[r]) : int(bounds[r + 1])] = ranks_r
@@ -270,9 +270,18 @@ def _by_query_then_hash(query_code: IntArray, hashed: np.ndarray, counts: IntArr
     return order, hashed.take(order)
 
 
+def _threads(rows: int) -> int:
+    """Threads for a few pieces of long NumPy loops over ``rows`` rows (sorts of millions of rows):
+    one per CPU this process may use, busy or not, as the reader has for its blocks (see
+    ``io/_parse.py``): on a busy machine more threads win a larger share of the CPUs, and pieces
+    this long seldom wait for the GIL. None under ``THREADED_ROWS`` rows, or on one CPU."""
+    cpus = usable_cpus()
+    return cpus if rows >= THREADED_ROWS and cpus > 1 else 0
+
+
 def sort_rows(matrix: np.ndarray) -> None:
     """Sort each row of ``matrix`` in place, blocks of rows side by side on threads."""
-    threads = workers(matrix.size)
+    threads = _threads(matrix.size)
     if threads < 2:
         matrix.sort(axis=1)
         return
@@ -284,7 +293,7 @@ def sort_rows(matrix: np.ndarray) -> None:
 
 def argsort_rows(matrix: np.ndarray) -> IntArray:
     """``np.argsort(matrix, axis=1)``, blocks of rows sorted side by side on threads."""
-    threads = workers(matrix.size)
+    threads = _threads(matrix.size)
     if threads < 2:
         return np.argsort(matrix, axis=1)
     bounds = np.linspace(0, len(matrix), 2 * threads + 1).astype(np.int64)
