@@ -13,8 +13,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from attrs import frozen
 
-from ...engine.ids import (_CHUNK, _MIX, _check_duplicates, _id_hash, _run_heads, _run_lengths, _same_words,
-                           _words, intern)
+from ...engine.ids import (
+    _CHUNK,
+    _MIX,
+    _check_duplicates,
+    _id_hash,
+    _run_heads,
+    _run_lengths,
+    _same_words,
+    _words,
+    intern,
+)
 from ...engine.order import canonical_order
 from ...engine.segments import _offsets_of, segment_ids
 from ...engine.threads import THREADED_ROWS, in_order, usable_cpus
@@ -150,7 +159,8 @@ def candidates_from_runs(runs: Sequence[RunColumns], names: Sequence[str] | None
                n_q, depth[r]) for r, run in enumerate(runs)]
     # The rows paired across runs on one thread while the runs are ranked on another (NumPy's sorts
     # let go of the GIL): neither needs the other's result.
-    jobs = [(_rows_by_hash, (query_code, doc_all, n_q, depth.sum(axis=0)))]
+    jobs: list[tuple[Callable[..., Any], tuple[Any, ...]]] = [(_rows_by_hash, (query_code, doc_all, n_q,
+                                                                 depth.sum(axis=0)))]
     jobs += [(_ranks_in_run, piece) for piece in pieces]
     results = in_order(_call, jobs, _threads(len(doc_all)))
     found = next(results)
