@@ -173,3 +173,20 @@ def test_threads_give_the_same_candidates_and_order(runs: list[dict[tuple[bytes,
     assert _table(threaded) == _table(alone)
     assert fused_threaded.doc_ids.tolist() == fused.doc_ids.tolist()
     assert fused_threaded.scores.tolist() == fused.scores.tolist()
+
+
+@given(st.lists(st.dictionaries(st.tuples(st.sampled_from([b"q1", b"q2", b"q10"]), st.sampled_from(_DOCS)),
+                                st.floats(-5, 5, allow_nan=False), min_size=1), min_size=1, max_size=4),
+       st.sampled_from(["min-max", "min-max-inverted"]))
+@settings(max_examples=40, deadline=None)
+def test_min_max_sums_a_run_at_a_time_as_over_the_matrix(runs: list[dict[tuple[bytes, bytes], float]], norm: str) -> None:
+    """CombSUM's sum and the runs' count, added a run at a time, against the same over the whole
+    matrix of normalised scores (NaN for missing, then 0), bit for bit."""
+    from retrieval_eval.analysis.fusion import scores as combinations
+
+    c = candidates_from_runs([_columns(sorted((q, d, s) for (q, d), s in run.items())) for run in runs])
+    total, count = combinations._sum_and_count(c, norm)
+    matrix = combinations.normalised_scores(c, norm)
+    present = ~np.isnan(matrix)
+    assert total.tobytes() == np.where(present, matrix, 0.0).sum(axis=0).tobytes()
+    assert count.tolist() == present.sum(axis=0).tolist() == (c.ranks > 0).sum(axis=0).tolist()
