@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retrieval_eval.analysis.fusion import candidates as module
-from retrieval_eval.analysis.fusion import candidates_from_runs
+from retrieval_eval.analysis.fusion import candidates_from_runs, get_method, registry
+from retrieval_eval.analysis.fusion.registry import ranked_run
 from retrieval_eval.engine.ids import _MIX
 from retrieval_eval.engine.segments import _block_rows
 from retrieval_eval.model import InputFormatError, RunColumns
@@ -58,7 +59,8 @@ def test_ids_whose_keys_share_the_top_bits_fall_back_to_the_exact_path(monkeypat
     assert len(candidates_from_runs([a, b]).doc_ids) == 3
 
 
-def test_long_ids_with_one_hash_fall_back_to_the_exact_path(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("chunk", [1, 2, 3, 1 << 20])
+def test_long_ids_with_one_hash_fall_back_to_the_exact_path(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
     # 16-byte ids hash to word0 + word1 * _MIX: raise word1 by one, lower word0 by _MIX.
     w0, w1 = 0x4142434445464748, 0x5152535455565758
     x = _id(w0) + _id(w1)
@@ -66,7 +68,9 @@ def test_long_ids_with_one_hash_fall_back_to_the_exact_path(monkeypatch: pytest.
     assert module._id_hash(np.array([x, y])).tolist()[0] == module._id_hash(np.array([x, y])).tolist()[1]
     a = _columns([(b"q1", x, 2.0), (b"q1", b"short", 1.0)])
     b = _columns([(b"q1", y, 3.0), (b"q1", x, 0.5)])
+    monkeypatch.setattr(module, "_CHUNK", chunk)  # the rows compared in chunks: the clash in any of them
     assert module._rows_by_hash(*_coded([a, b])) is None
+    assert module._rows_by_hash(*_coded([a, a])) is not None  # (equal ids: no clash)
     assert _table(candidates_from_runs([a, b])) == _exact([a, b], monkeypatch)
 
 
@@ -125,3 +129,64 @@ def test_ranks_in_a_run_are_trec_evals_order_by_hand(rows: list[tuple[int, bytes
     scores = np.array([s for _, _, s in rows], dtype=np.float64)
     expected = [1 + sum(1 for q2, d2, s2 in rows if q2 == q and (s2, d2) > (s, d)) for q, d, s in rows]
     assert module._ranks_in_run(code, scores, docs, 5).tolist() == expected
+
+
+@given(st.lists(st.dictionaries(st.tuples(st.sampled_from([b"q1", b"q2", b"q10"]), st.sampled_from(_DOCS)),
+                                st.integers(0, 2).map(float), min_size=1), min_size=1, max_size=3),
+       st.integers(1, 6), st.booleans())
+@settings(max_examples=60, deadline=None)
+def test_a_run_cut_at_a_depth_is_the_whole_run_cut_by_hand(runs: list[dict[tuple[bytes, bytes], float]], depth: int,
+                                                           one_sort: bool) -> None:
+    """The cut made before the ties are ordered (ties across the depth kept) against no cut, then
+    each query's first ``depth`` rows taken in Python; with the row-by-row sort and with one sort."""
+    columns = [_columns(sorted((q, d, s) for (q, d), s in run.items())) for run in runs]
+    c = candidates_from_runs(columns)
+    scores = get_method("combsum")(c, norm="none")  # few distinct values: ties across the cut
+    whole = ranked_run(c, scores, "t")
+    seen: dict[bytes, int] = {}
+    expected = []
+    for q, d, s in zip(whole.query_ids.tolist(), whole.doc_ids.tolist(), whole.scores.tolist()):
+        seen[q] = seen.get(q, 0) + 1
+        if seen[q] <= depth:
+            expected.append((q, d, s))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(registry, "_FORCE_ONE_SORT", one_sort)  # (else a matrix row per query)
+        cut = ranked_run(c, scores, "t", depth)
+    assert list(zip(cut.query_ids.tolist(), cut.doc_ids.tolist(), cut.scores.tolist())) == expected
+
+
+@given(st.lists(st.dictionaries(st.tuples(st.sampled_from([b"q1", b"q2", b"q10"]), st.sampled_from(_DOCS)),
+                                st.integers(-3, 3).map(float), min_size=1), min_size=1, max_size=4))
+@settings(max_examples=25, deadline=None)
+def test_threads_give_the_same_candidates_and_order(runs: list[dict[tuple[bytes, bytes], float]]) -> None:
+    """The pairing beside the ranking, and the sorts of rows in blocks, on two threads (forced, as
+    on millions of rows) against the calling thread alone."""
+    columns = [_columns(sorted((q, d, s) for (q, d), s in run.items())) for run in runs]
+    alone = candidates_from_runs(columns)
+    fused = ranked_run(alone, get_method("rrf")(alone, k=60), "t", 2)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(module, "THREADED_ROWS", 0)
+        patch.setattr(module, "usable_cpus", lambda: 2)
+        assert module._threads(1) == 2
+        threaded = candidates_from_runs(columns)
+        fused_threaded = ranked_run(threaded, get_method("rrf")(threaded, k=60), "t", 2)
+    assert _table(threaded) == _table(alone)
+    assert fused_threaded.doc_ids.tolist() == fused.doc_ids.tolist()
+    assert fused_threaded.scores.tolist() == fused.scores.tolist()
+
+
+@given(st.lists(st.dictionaries(st.tuples(st.sampled_from([b"q1", b"q2", b"q10"]), st.sampled_from(_DOCS)),
+                                st.floats(-5, 5, allow_nan=False), min_size=1), min_size=1, max_size=4),
+       st.sampled_from(["min-max", "min-max-inverted"]))
+@settings(max_examples=40, deadline=None)
+def test_min_max_sums_a_run_at_a_time_as_over_the_matrix(runs: list[dict[tuple[bytes, bytes], float]], norm: str) -> None:
+    """CombSUM's sum and the runs' count, added a run at a time, against the same over the whole
+    matrix of normalised scores (NaN for missing, then 0), bit for bit."""
+    from retrieval_eval.analysis.fusion import scores as combinations
+
+    c = candidates_from_runs([_columns(sorted((q, d, s) for (q, d), s in run.items())) for run in runs])
+    total, count = combinations._sum_and_count(c, norm)
+    matrix = combinations.normalised_scores(c, norm)
+    present = ~np.isnan(matrix)
+    assert total.tobytes() == np.where(present, matrix, 0.0).sum(axis=0).tobytes()
+    assert count.tolist() == present.sum(axis=0).tolist() == (c.ranks > 0).sum(axis=0).tolist()

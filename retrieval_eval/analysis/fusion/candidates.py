@@ -7,16 +7,26 @@ one ``(runs, rows)`` matrix, so a method is a few whole-array operations over ev
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from attrs import frozen
 
-from ...engine.ids import _MIX, _check_duplicates, _id_hash, _run_heads, _run_lengths, _same_ids, _words, intern
+from ...engine.ids import (
+    _CHUNK,
+    _MIX,
+    _check_duplicates,
+    _id_hash,
+    _run_heads,
+    _run_lengths,
+    _same_words,
+    _words,
+    intern,
+)
 from ...engine.order import canonical_order
 from ...engine.segments import _offsets_of, segment_ids
-from ...engine.threads import in_order, workers
+from ...engine.threads import THREADED_ROWS, in_order, usable_cpus
 from ...model import FloatArray, InputFormatError, IntArray, RunColumns
 
 if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
@@ -108,11 +118,13 @@ def _common_ids(columns: Sequence[np.ndarray]) -> np.ndarray:
     return joined
 
 
-def _ranks_in_run(query_code: IntArray, scores: FloatArray, doc_ids: np.ndarray, n_queries: int) -> IntArray:
-    """Each row's 1-based rank within its query, in trec_eval's order."""
+def _ranks_in_run(query_code: IntArray, scores: FloatArray, doc_ids: np.ndarray, n_queries: int,
+                  counts: IntArray | None = None) -> IntArray:
+    """Each row's 1-based rank within its query, in trec_eval's order (``counts``: the rows of each
+    query code, if the caller has them)."""
     order = canonical_order(query_code, scores, doc_ids)
     # In that order the queries come one after another by code: ranks count up from 1 in each.
-    counts = np.bincount(query_code, minlength=n_queries)
+    counts = np.bincount(query_code, minlength=n_queries) if counts is None else counts
     counts = counts[counts > 0]
     ranks = np.ones(len(query_code), dtype=np.int64)
     ranks[_offsets_of(counts)[1:-1]] -= counts[:-1]  # back to 1 at each query's first row
@@ -141,22 +153,26 @@ def candidates_from_runs(runs: Sequence[RunColumns], names: Sequence[str] | None
     doc_all = _common_ids([run.doc_ids for run in runs])
     n_q = len(query_ids)
     rank_all = np.empty(len(doc_all), dtype=np.int64)
-    depth = np.zeros((len(runs), n_q), dtype=np.int64)
-    pieces = [(query_code[int(bounds[r]) : int(bounds[r + 1])], np.asarray(run.scores, dtype=np.float64),
-               doc_all[int(bounds[r]) : int(bounds[r + 1])], n_q) for r, run in enumerate(runs)]
-    # Each run ranked whole, the runs side by side on threads (NumPy's sorts let go of the GIL).
-    for r, ranks_r in enumerate(in_order(_ranks_in_run, pieces, workers(len(doc_all)))):
+    codes = [query_code[int(bounds[r]) : int(bounds[r + 1])] for r in range(len(runs))]
+    depth = np.stack([np.bincount(code, minlength=n_q) for code in codes])  # (a loop over runs)
+    pieces = [(codes[r], np.asarray(run.scores, dtype=np.float64), doc_all[int(bounds[r]) : int(bounds[r + 1])],
+               n_q, depth[r]) for r, run in enumerate(runs)]
+    # The rows paired across runs on one thread while the runs are ranked on another (NumPy's sorts
+    # let go of the GIL): neither needs the other's result.
+    jobs: list[tuple[Callable[..., Any], tuple[Any, ...]]] = [(_rows_by_hash, (query_code, doc_all, n_q,
+                                                                 depth.sum(axis=0)))]
+    jobs += [(_ranks_in_run, piece) for piece in pieces]
+    results = in_order(_call, jobs, _threads(len(doc_all)))
+    found = next(results)
+    for r, ranks_r in enumerate(results):
         rank_all[int(bounds[r]) : int(bounds[r + 1])] = ranks_r
-        depth[r] = np.bincount(pieces[r][0], minlength=n_q)
-    del pieces
-    found = _rows_by_hash(query_code, doc_all, n_q)
+    del pieces, codes
     if found is None:  # two pairs share a hash (rare): exact, by interning every id
         vocab, doc_code = intern(doc_all)
         row_of, row_query, row_doc = _rows(query_code, doc_code, len(vocab), n_q)
         doc_ids = vocab[row_doc]
     else:
-        row_of, row_query, first = found
-        doc_ids = doc_all[first]
+        row_of, row_query, doc_ids = found
     del doc_all
     n = len(row_query)
     # Each input row's cell in the (runs, rows) matrices, as one flat index (cheaper than two).
@@ -177,48 +193,50 @@ def candidates_from_runs(runs: Sequence[RunColumns], names: Sequence[str] | None
     return Candidates(query_ids, offsets, doc_ids, scores, ranks, depth, names)
 
 
-def _rows_by_hash(query_code: IntArray, doc_ids: np.ndarray, n_q: int) -> tuple[IntArray, IntArray, IntArray] | None:
-    """Each input row's candidate row, each candidate row's query, and an input row of each, the
-    rows sorted by query, then by a hash of the id. Every row's id is then compared with its
-    neighbour's of equal key: None if two different ids shared one."""
+def _call(function: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    return function(*args)
+
+
+def _rows_by_hash(query_code: IntArray, doc_ids: np.ndarray, n_q: int,
+                  counts: IntArray | None = None) -> tuple[IntArray, IntArray, np.ndarray] | None:
+    """Each input row's candidate row, and each candidate row's query and id, the rows sorted by
+    query, then by a hash of the id. Every row's id is then compared with its candidate's: None if
+    two different ids shared a key. ``counts``: the rows of each query code, if the caller has them."""
+    counts = np.bincount(query_code, minlength=n_q) if counts is None else counts
     n = len(query_code)
     # A short id is its own hash: multiplied by an odd constant (a bijection), its bits are spread.
     words = _words(doc_ids, np.uint64) if doc_ids.dtype.kind == "S" else None
     hashed = _id_hash(doc_ids, words)
     hashed *= np.uint64(_MIX)
-    order, key = _by_query_then_hash(query_code, hashed, n_q)
+    order, key = _by_query_then_hash(query_code, hashed, counts)
     del hashed
     new = np.empty(n, dtype=bool)
     new[:1] = True
     np.not_equal(key[1:], key[:-1], out=new[1:])
     # The rows are in query order, so each query's first row is where the counts say it begins.
-    counts = np.bincount(query_code, minlength=n_q)
     new[_offsets_of(counts)[:-1][counts > 0]] = True
-    if not _keys_tell_ids_apart(doc_ids, words, order, new):
-        return None
     position = np.cumsum(new, out=key.view(np.int64))  # each row's candidate row + 1, in key order
     position -= 1
     row_of = np.empty(n, dtype=np.int64)
     row_of[order] = position
     first = order[new]
-    return row_of, query_code[first], first
+    del order, new, position, key
+    ids = doc_ids.take(first)
+    if not _same_as_candidates(doc_ids, words, ids, row_of):
+        return None
+    return row_of, query_code.take(first), ids
 
 
-def _keys_tell_ids_apart(doc_ids: np.ndarray, words: np.ndarray | None, order: IntArray, new: np.ndarray) -> bool:
-    """Whether rows of equal key (``new`` false: the row before it in ``order`` has its key) have
-    equal ids. Such rows are neighbours in ``order``, so each is compared with the one before it,
-    a word of the ids at a time, each word gathered once in key order."""
+def _same_as_candidates(doc_ids: np.ndarray, words: np.ndarray | None, ids: np.ndarray, row_of: IntArray) -> bool:
+    """Whether every input row's id (``doc_ids``, whose words are ``words``) is its candidate row's
+    (``ids[row_of]``), so that no two ids shared a key. A chunk of rows at a time: a run's rows go
+    through the queries in turn, so each chunk gathers from a few queries' candidates."""
     if words is None:
-        later = np.flatnonzero(~new)
-        return bool(_same_ids(doc_ids, order.take(later), doc_ids, order.take(later - 1)).all())
-    if len(order) < 2:
-        return True
-    clash = np.empty(len(order) - 1, dtype=bool)
-    for j in range(words.shape[1]):  # a loop over 8-byte words of the ids, not over ids
-        word = words[:, j].take(order)
-        np.not_equal(word[1:], word[:-1], out=clash)
-        clash &= ~new[1:]  # a word that differs within one key: two ids share it
-        if bool(clash.any()):
+        return bool(np.all(doc_ids == ids.take(row_of)))
+    candidate_words = _words(ids, np.uint64)  # (a view of ``ids`` when its width is a multiple of 8)
+    for at in range(0, len(row_of), _CHUNK):  # a loop over chunks of rows, not over rows
+        end = at + _CHUNK
+        if not bool(_same_words(words[at:end], candidate_words.take(row_of[at:end], axis=0)).all()):
             return False
     return True
 
@@ -228,9 +246,10 @@ def _keys_tell_ids_apart(doc_ids: np.ndarray, words: np.ndarray | None, order: I
 _COLUMN_BITS = 24
 
 
-def _by_query_then_hash(query_code: IntArray, hashed: np.ndarray, n_q: int) -> tuple[IntArray, np.ndarray]:
+def _by_query_then_hash(query_code: IntArray, hashed: np.ndarray, counts: IntArray) -> tuple[IntArray, np.ndarray]:
     """The rows by query, then by a key of each row's id, and those keys in that order: equal ids
     have equal keys, and rows of equal key are neighbours (their ids are compared after).
+    ``counts`` are the rows of each query code.
 
     Each query's rows are a row of a matrix padded to the longest query (sorting many short rows is
     far cheaper than one sort of them all), when the padding costs at most as many cells again as
@@ -238,8 +257,7 @@ def _by_query_then_hash(query_code: IntArray, hashed: np.ndarray, n_q: int) -> t
     the values themselves is cheaper than an argsort, and the column says where each one came from.
     The padding (top bits all ones) sorts after every row, whose columns come before its own. Else, one
     sort of (query, hash), the key being the whole hash."""
-    n = len(query_code)
-    counts = np.bincount(query_code, minlength=n_q)
+    n, n_q = len(query_code), len(counts)
     longest = int(counts.max(initial=0))
     bits = longest.bit_length()
     if n_q * longest <= 2 * n + 1024 and bits <= _COLUMN_BITS:
@@ -262,9 +280,18 @@ def _by_query_then_hash(query_code: IntArray, hashed: np.ndarray, n_q: int) -> t
     return order, hashed.take(order)
 
 
+def _threads(rows: int) -> int:
+    """Threads for a few pieces of long NumPy loops over ``rows`` rows (sorts of millions of rows):
+    one per CPU this process may use, busy or not, as the reader has for its blocks (see
+    ``io/_parse.py``): on a busy machine more threads win a larger share of the CPUs, and pieces
+    this long seldom wait for the GIL. None under ``THREADED_ROWS`` rows, or on one CPU."""
+    cpus = usable_cpus()
+    return cpus if rows >= THREADED_ROWS and cpus > 1 else 0
+
+
 def sort_rows(matrix: np.ndarray) -> None:
     """Sort each row of ``matrix`` in place, blocks of rows side by side on threads."""
-    threads = workers(matrix.size)
+    threads = _threads(matrix.size)
     if threads < 2:
         matrix.sort(axis=1)
         return
@@ -276,7 +303,7 @@ def sort_rows(matrix: np.ndarray) -> None:
 
 def argsort_rows(matrix: np.ndarray) -> IntArray:
     """``np.argsort(matrix, axis=1)``, blocks of rows sorted side by side on threads."""
-    threads = workers(matrix.size)
+    threads = _threads(matrix.size)
     if threads < 2:
         return np.argsort(matrix, axis=1)
     bounds = np.linspace(0, len(matrix), 2 * threads + 1).astype(np.int64)

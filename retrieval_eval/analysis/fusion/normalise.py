@@ -8,6 +8,8 @@ run's scores of each query rescaled on their own; a run's missing documents stay
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from ...model import FloatArray, InputFormatError
@@ -35,6 +37,26 @@ def _along_rows(per_query: FloatArray, c: Candidates) -> FloatArray:
     return np.repeat(per_query, np.diff(c.offsets), axis=1)
 
 
+#: The min-max normalisations, which :func:`min_max_rows` gives a run at a time.
+MIN_MAX = ("min-max", "min-max-inverted")
+
+
+def min_max_rows(c: Candidates, norm: str) -> Iterator[FloatArray]:
+    """Each run's scores under ``norm`` (one of :data:`MIN_MAX`) in turn, NaN where the run lacks
+    the row: the minimum and maximum per (run, query) first, then spread along one run's rows."""
+    scores = c.scores
+    low, high = _per_query(scores, c, np.fmin), _per_query(scores, c, np.fmax)
+    spread = np.maximum(high - low, EPSILON)
+    sizes = np.diff(c.offsets)
+    for r in range(c.n_runs):  # a loop over runs
+        if norm == "min-max-inverted":
+            row = np.subtract(np.repeat(high[r], sizes), scores[r])
+        else:
+            row = np.subtract(scores[r], np.repeat(low[r], sizes))
+        row /= np.repeat(spread[r], sizes)
+        yield row
+
+
 def normalised_scores(c: Candidates, norm: str) -> FloatArray:
     """The scores of ``c`` under normalisation ``norm`` (one of :data:`NORMALISATIONS`).
 
@@ -48,14 +70,12 @@ def normalised_scores(c: Candidates, norm: str) -> FloatArray:
     scores = c.scores
     if norm == "none":
         return scores
-    if norm in ("min-max", "min-max-inverted"):
-        # Per (run, query) first, then spread along the rows: two matrices of the rows' size, not six.
-        low, high = _per_query(scores, c, np.fmin), _per_query(scores, c, np.fmax)
-        spread = _along_rows(np.maximum(high - low, EPSILON), c)
-        out = _along_rows(high, c) if norm == "min-max-inverted" else scores - _along_rows(low, c)
-        if norm == "min-max-inverted":
-            out -= scores
-        out /= spread
+    if norm in MIN_MAX:
+        # One run's rows at a time: the one matrix of the rows' size is the result (fresh matrices
+        # of millions of rows cost more than the arithmetic).
+        out = np.empty_like(scores)
+        for r, row in enumerate(min_max_rows(c, norm)):  # a loop over runs
+            out[r] = row
         return out
     present = ~np.isnan(scores)
     count = _along_rows(c.depth.astype(np.float64), c)

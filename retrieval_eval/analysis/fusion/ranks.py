@@ -41,7 +41,13 @@ def rrf(c: Candidates, *, k: float) -> FloatArray:
     with np.errstate(divide="ignore"):
         points = 1.0 / (k + np.arange(int(c.ranks.max(initial=0)) + 1, dtype=np.float64))
     points[0] = 0.0
-    return _sum(points[c.ranks])
+    # Run after run into one sum (the order of ``_sum``), with no (runs, rows) matrix of points.
+    total: FloatArray = points.take(c.ranks[0])
+    if c.n_runs > 1:
+        buffer = np.empty_like(total)
+        for r in range(1, c.n_runs):  # a loop over runs
+            total += points.take(c.ranks[r], out=buffer)
+    return total
 
 
 def _inverse_squares(c: Candidates) -> tuple[FloatArray, IntArray]:

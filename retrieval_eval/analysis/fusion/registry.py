@@ -99,17 +99,39 @@ def ranked_run(candidates: Candidates, scores: FloatArray, run_id: str, depth: i
         raise AssertionError("a fusion method gave a score that is not finite")
     query = candidates.row_query()
     rows = _by_score(candidates.offsets, query, scores)
+    if depth is not None:  # cut before the ties are put in order: most rows are past the depth
+        rows, query = _to_depth(rows, query, scores, candidates.offsets, depth)
     # Each query's rows by score now: the engine's order only sorts the tie groups by doc_id.
     order = canonical_order(query, scores.take(rows), candidates.doc_ids.take(rows))
     if order is not None:
         rows = rows.take(order.permutation())
     if depth is not None:
-        starts = _offsets_of(np.diff(candidates.offsets))[:-1]
-        rank = np.arange(len(rows), dtype=np.int64) - starts[query.take(rows)]
-        rows = rows[rank < depth]
-    return RunColumns(candidates.query_ids[query.take(rows)], candidates.doc_ids.take(rows), scores.take(rows),
+        sizes = np.bincount(query, minlength=candidates.n_queries)
+        rank = np.arange(len(rows), dtype=np.int64) - _offsets_of(sizes)[:-1].take(query)
+        keep = rank < depth
+        rows, query = rows[keep], query[keep]
+    return RunColumns(candidates.query_ids.take(query), candidates.doc_ids.take(rows), scores.take(rows),
                       np.arange(1, len(rows) + 1, dtype=np.int64), origin=f"<fused {run_id}>", run_id=run_id,
                       unit="row")
+
+
+def _to_depth(rows: IntArray, query: IntArray, scores: FloatArray, offsets: IntArray,
+              depth: int) -> tuple[IntArray, IntArray]:
+    """Of ``rows`` (each query's by score descending, queries in place: ``query`` is each one's
+    query), those of each query's ``depth`` best scores and those tied with its ``depth``-th, and
+    their queries: whichever of the tied rows their ids put first, the cut keeps."""
+    ordered = scores.take(rows)
+    starts = offsets[:-1]
+    keep = np.arange(len(rows), dtype=np.int64) < starts.take(query) + depth
+    deep = np.flatnonzero(np.diff(offsets) > depth)
+    edge = np.full(len(starts), np.nan)  # each query's depth-th score (NaN, equal to none, if it has fewer rows)
+    edge[deep] = ordered.take(starts[deep] + depth - 1)
+    keep |= ordered == edge.take(query)
+    return rows[keep], query[keep]
+
+
+#: True only in tests: every fused run takes the one sort of all rows.
+_FORCE_ONE_SORT = False
 
 
 def _by_score(offsets: IntArray, query: IntArray, scores: FloatArray) -> IntArray:
@@ -118,14 +140,15 @@ def _by_score(offsets: IntArray, query: IntArray, scores: FloatArray) -> IntArra
     than one sort of every row), when the padding costs at most as many cells again as there are rows."""
     sizes = np.diff(offsets)
     n, longest = len(scores), int(sizes.max(initial=0))
-    if len(sizes) * longest > 2 * n + 1024:
+    if len(sizes) * longest > 2 * n + 1024 or _FORCE_ONE_SORT:
         return np.lexsort((-scores, query))
-    matrix = np.full((len(sizes), longest), np.inf)
-    column = np.arange(n) - offsets[query]
-    matrix[query, column] = -scores
-    order = argsort_rows(matrix)  # padding (+inf, scores being finite) sorts last
+    # Each query's rows fill the start of its row of the matrix: the cells a mask picks, in order.
     keep = np.arange(longest) < sizes[:, None]
-    rows: IntArray = (offsets[:-1, None] + order)[keep]
+    matrix = np.full((len(sizes), longest), np.inf)
+    matrix[keep] = -scores
+    order = argsort_rows(matrix)  # padding (+inf, scores being finite) sorts last
+    order += offsets[:-1, None]
+    rows: IntArray = order[keep]
     return rows
 
 

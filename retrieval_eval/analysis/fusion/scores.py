@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from ...model import FloatArray
+from ...model import FloatArray, IntArray
 from .candidates import Candidates
-from .normalise import normalised_scores
+from .normalise import MIN_MAX, min_max_rows, normalised_scores
 from .registry import FusionError, fusion_method
 
 _NORM = {"norm": "min-max"}
@@ -33,11 +33,35 @@ def run_weights(weights: Any, c: Candidates) -> FloatArray:
 def _filled(c: Candidates, norm: str) -> tuple[FloatArray, np.ndarray]:
     """The normalised scores with 0 where a run lacks the row, and where runs have rows."""
     scores = normalised_scores(c, norm)
-    present = ~np.isnan(scores)
     if scores is c.scores:  # the candidates' own: not to be changed
+        present = ~np.isnan(scores)
         return np.where(present, scores, 0.0), present
-    scores[~present] = 0.0  # a fresh array: filled in place
+    # A fresh array: filled in place, a run at a time (no temporaries of all the runs' rows).
+    present = np.empty(scores.shape, dtype=bool)
+    for r in range(c.n_runs):  # a loop over runs
+        missing = np.isnan(scores[r], out=present[r])
+        np.copyto(scores[r], 0.0, where=missing)
+        np.logical_not(missing, out=missing)
     return scores, present
+
+
+def _sum_and_count(c: Candidates, norm: str) -> tuple[FloatArray, IntArray]:
+    """CombSUM's sum of the normalised scores, and how many runs retrieved each row. Under min-max,
+    a run at a time, adding up as :func:`_sum` does: no matrix of all the runs' rows."""
+    if norm not in MIN_MAX:
+        filled, present = _filled(c, norm)
+        return _sum(filled), present.sum(axis=0)
+    count = np.zeros(c.n_rows, dtype=np.int64)
+    total = np.zeros(0)
+    for r, row in enumerate(min_max_rows(c, norm)):  # a loop over runs
+        missing = np.isnan(row)
+        np.copyto(row, 0.0, where=missing)
+        count += ~missing
+        if r == 0:
+            total = row  # (not 0.0 + row, which would turn a -0.0 into 0.0)
+        else:
+            total += row
+    return total, count
 
 
 def _sum(values: FloatArray) -> FloatArray:
@@ -49,14 +73,14 @@ def _sum(values: FloatArray) -> FloatArray:
 @fusion_method("combsum", params=_NORM, aliases=("sum",))
 def comb_sum(c: Candidates, *, norm: str) -> FloatArray:
     """CombSUM: the sum of the runs' normalised scores."""
-    return _sum(_filled(c, norm)[0])
+    return _sum_and_count(c, norm)[0]
 
 
 @fusion_method("combmnz", params=_NORM, aliases=("mnz",))
 def comb_mnz(c: Candidates, *, norm: str) -> FloatArray:
     """CombMNZ: CombSUM times the number of runs that retrieved the document."""
-    filled, present = _filled(c, norm)
-    return np.asarray(_sum(filled) * present.sum(axis=0), dtype=np.float64)
+    total, count = _sum_and_count(c, norm)
+    return np.asarray(total * count, dtype=np.float64)
 
 
 @fusion_method("combgmnz", params={"norm": "min-max", "gamma": 1.0}, aliases=("gmnz",))
@@ -71,8 +95,8 @@ def comb_gmnz(c: Candidates, *, norm: str, gamma: float) -> FloatArray:
 @fusion_method("combanz", params=_NORM, aliases=("anz",))
 def comb_anz(c: Candidates, *, norm: str) -> FloatArray:
     """CombANZ: CombSUM divided by the number of runs that retrieved the document (their mean)."""
-    filled, present = _filled(c, norm)
-    return np.asarray(_sum(filled) / present.sum(axis=0), dtype=np.float64)
+    total, count = _sum_and_count(c, norm)
+    return np.asarray(total / count, dtype=np.float64)
 
 
 def _missing_as(c: Candidates, norm: str, missing: float | None) -> FloatArray:
