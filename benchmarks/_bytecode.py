@@ -27,8 +27,9 @@ def cache_bytecode(workdir: str | os.PathLike[str]) -> None:
     """Turn caching on for every process this one starts, and compile retrieval_eval into the cache
     now, so that no timed run pays for compiling it."""
     os.makedirs(workdir, exist_ok=True)
-    os.environ.clear()
-    os.environ.update(child_environment(workdir))
+    env = child_environment(workdir)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ.update(env)
     spec = importlib.util.find_spec("retrieval_eval")
     if spec is not None and spec.origin is not None:
         subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.dirname(spec.origin)],
