@@ -472,15 +472,7 @@ def _closed(better: IntArray, worse: IntArray, judgment_group: IntArray, single:
             g = groups[low + at // square]
             first = start[g]
             pieces.append((g, first + at % square // largest, first + at % largest))
-    # Each piece holds whole groups, in increasing order, and each group is in one piece: a group's
-    # pairs go to its place among all the groups', in the order its piece has them (no sort needed).
-    counts = sum(np.bincount(piece[0], minlength=n_groups) for piece in pieces)
-    starts = _offsets_of(counts)
-    better, worse = np.empty(int(starts[-1]), dtype=np.int64), np.empty(int(starts[-1]), dtype=np.int64)
-    for group, piece_better, piece_worse in pieces:
-        at = starts[group] + _rank_in_runs(group)
-        better[at], worse[at] = piece_better, piece_worse
-    return better, worse
+    return _in_group_order(pieces, n_groups)  # each piece holds whole groups, in increasing order
 
 
 def _rank_in_runs(values: IntArray) -> IntArray:
