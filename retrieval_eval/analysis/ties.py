@@ -82,9 +82,16 @@ def _summaries(batch: RankedBatch, measures: list[Measure], known: dict[Measure,
 
 def _cutoffs(measures: Sequence[Measure]) -> list[int]:
     """The cut-offs the measures are taken at, ascending."""
-    found = {int(m[m.definition.cutoff]) for m in measures
-             if m.definition.cutoff is not None and isinstance(m[m.definition.cutoff], (int, np.integer))}
-    return sorted(found)
+    return sorted({k for k in map(_cutoff_of, measures) if k is not None})
+
+
+def _cutoff_of(measure: Measure) -> int | None:
+    """The number ``measure`` is cut at (the 10 of P@10), or None without one."""
+    at = measure.definition.cutoff
+    k = None if at is None else measure[at]
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
+        return None
+    return int(k)
 
 
 def tie_report(results: SetResults, measures: Iterable[str | Measure] | str, *,

@@ -18,7 +18,7 @@ from ..engine.ties import with_unjudged_as
 from ..evaluators.results import SetResults
 from ..measures import Measure, parse, parse_list
 from ..measures.registry import compute
-from .ties import _summaries
+from .ties import _cutoff_of, _summaries
 
 #: Judged@k below this fraction makes a note, unless the caller gives another threshold.
 JUDGED_THRESHOLD = 0.9
@@ -81,14 +81,6 @@ def _judged_shares(results: SetResults, measures: Sequence[Measure]) -> list[flo
         # Computed here, not through results.array: the evaluation keeps no per-query array it was not asked for.
         shares[k] = float(compute(results._batch, parse(f"Judged@{k}"))[retrieved].mean()) if retrieved.any() else 1.0
     return [None if k is None else shares[k] for k in cutoffs]
-
-
-def _cutoff_of(measure: Measure) -> int | None:
-    at = measure.definition.cutoff
-    k = None if at is None else measure[at]
-    if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
-        return None
-    return int(k)
 
 
 def unjudged_bounds(results: SetResults, measures: Iterable[str | Measure] | str, *,
