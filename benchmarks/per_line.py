@@ -24,6 +24,7 @@ import time
 
 import generate  # the data writer beside this script
 from _bytecode import cache_bytecode
+from dicts import cpu_model
 
 DEFAULT_WORKDIR = os.path.join(tempfile.gettempdir(), "retrieval_eval-benchmarks")  # as run.py's
 COMMAND = ["evaluate", "-m", "official", "-m", "ndcg_cut.10"]
@@ -46,14 +47,6 @@ def timed(qrels: str, run: str) -> tuple[float, float]:
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as info:
-            return next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
-    except (OSError, StopIteration):
-        return "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:
