@@ -53,3 +53,20 @@ def write_inputs(folder: Path, *, queries: int = 12, runs: int = 3, depth: int =
         path.write_text("\n".join(lines) + "\n")
         paths["runs"].append(path)  # type: ignore[attr-defined]
     return paths
+
+
+def write_hostile_inputs(folder: Path, *, doc: bytes, query: bytes, text: bytes, topic: bytes,
+                         run_tag: bytes = b"r") -> list[Path | str]:
+    """Write qrels, runs ``a`` and ``b``, docs.tsv and topics.tsv of one query ``query`` whose
+    first document is ``doc`` (relevant, with the text ``text``) and second ``plain``, both runs
+    retrieving both (``b`` with a lower score for ``doc``); returns the arguments of ``report``
+    before ``-o``. The bytes are written as given: markup, quotes, control characters, bytes that
+    are not UTF-8."""
+    (folder / "qrels").write_bytes(query + b" 0 " + doc + b" 1\n" + query + b" 0 plain 0\n")
+    run = query + b" Q0 " + doc + b" 1 2.0 " + run_tag + b"\n" + query + b" Q0 plain 2 1.0 " + run_tag + b"\n"
+    (folder / "a").write_bytes(run)
+    (folder / "b").write_bytes(run.replace(b"2.0", b"0.5"))
+    (folder / "docs.tsv").write_bytes(doc + b"\t" + text + b"\n")
+    (folder / "topics.tsv").write_bytes(query + b"\t" + topic + b"\n")
+    return [folder / "qrels", folder / "a", folder / "b", "--docs", folder / "docs.tsv",
+            "--topics", folder / "topics.tsv"]

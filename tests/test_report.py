@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from report_inputs import write_inputs
+from report_inputs import write_hostile_inputs, write_inputs
 
 from retrieval_eval.cli import main
 from retrieval_eval.report.html import json_for_script
@@ -190,16 +190,11 @@ class TestEscaping:
         """Markup, quotes, control characters and bytes that are not UTF-8 stay data."""
         evil = b'd<script>alert(1)</script>"\'&amp;\x01\xff\xfe'
         query = b"q<img/src=x/onerror=alert(2)>\xc3"
-        (tmp_path / "qrels").write_bytes(query + b" 0 " + evil + b" 1\n" + query + b" 0 plain 0\n")
-        run = query + b" Q0 " + evil + b" 1 2.0 r</title>\n" + query + b" Q0 plain 2 1.0 r</title>\n"
-        (tmp_path / "a").write_bytes(run)
-        (tmp_path / "b").write_bytes(run.replace(b"2.0", b"0.5"))
-        (tmp_path / "docs.tsv").write_bytes(evil + b"\t</script><script>alert(3)</script>\xe2\x80\xa8\x1b[31m\xff\n")
-        (tmp_path / "topics.tsv").write_bytes(query + b'\t"><svg onload=alert(4)>\n')
+        inputs = write_hostile_inputs(tmp_path, doc=evil, query=query, run_tag=b"r</title>",
+                                      text=b"</script><script>alert(3)</script>\xe2\x80\xa8\x1b[31m\xff",
+                                      topic=b'"><svg onload=alert(4)>')
         output = tmp_path / "r.html"
-        code, _, err = run_cli("report", tmp_path / "qrels", tmp_path / "a", tmp_path / "b", "--docs",
-                               tmp_path / "docs.tsv", "--topics", tmp_path / "topics.tsv", "-o", output,
-                               "--title", "</title><script>alert(5)</script>")
+        code, _, err = run_cli("report", *inputs, "-o", output, "--title", "</title><script>alert(5)</script>")
         assert code == 0, err
         page = output.read_text(encoding="utf-8")
         assert page.count("<script") == 2  # the data block and the page's own script, nothing else

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from chromium import Browser, find_chromium
-from report_inputs import write_inputs
+from report_inputs import write_hostile_inputs, write_inputs
 from test_report import DEPTH, MEASURES, cli_json, page_data, run_cli
 
 CHROMIUM = find_chromium()
@@ -218,16 +218,12 @@ def test_hostile_inputs_stay_text(browser: Browser, tmp_path: Path) -> None:
     """Ids and texts with markup, quotes, control characters and bytes that are not UTF-8 show as text."""
     doc = b"d<script>window.__pwned=1</script>\"'\x01\xff"
     query = b"q<img/src=x/onerror=window.__pwned=2>"
-    (tmp_path / "qrels").write_bytes(query + b" 0 " + doc + b" 1\n" + query + b" 0 plain 0\n")
-    run = query + b" Q0 " + doc + b" 1 2.0 r\n" + query + b" Q0 plain 2 1.0 r\n"
-    (tmp_path / "a").write_bytes(run)
-    (tmp_path / "b").write_bytes(run.replace(b"2.0", b"0.5"))
-    (tmp_path / "docs.tsv").write_bytes(doc + b"\t</script><svg onload=window.__pwned=3>\xe2\x80\xa8\x1b\xfe\n")
-    (tmp_path / "topics.tsv").write_bytes(query + b"\t\"><iframe src=javascript:window.__pwned=4>\n")
+    inputs = write_hostile_inputs(tmp_path, doc=doc, query=query,
+                                  text=b"</script><svg onload=window.__pwned=3>\xe2\x80\xa8\x1b\xfe",
+                                  topic=b'"><iframe src=javascript:window.__pwned=4>')
     output = tmp_path / "r.html"
-    code, _, err = run_cli("report", tmp_path / "qrels", tmp_path / "a", tmp_path / "b", "--docs",
-                           tmp_path / "docs.tsv", "--topics", tmp_path / "topics.tsv", "-o", output, "--names",
-                           "<b>A</b>,B&amp;", "--title", "<script>window.__pwned=5</script>")
+    code, _, err = run_cli("report", *inputs, "-o", output, "--names", "<b>A</b>,B&amp;",
+                           "--title", "<script>window.__pwned=5</script>")
     assert code == 0, err
     browser.open(output)
     browser.evaluate("document.querySelector('#query-table tbody tr').click()")
