@@ -138,12 +138,17 @@ def test_diversity_measures_take_float_grades_per_subtopic(tmp_path: Path) -> No
 
 @st.composite
 def _float_cases(draw: st.DrawFn) -> tuple[Qrels, Run]:
-    """A few queries of float grades in [-1, 4] (quarters: exact in binary), distinct scores."""
+    """A few queries of float grades in [-1, 4] (quarters: exact in binary), distinct scores.
+
+    Each query has a grade >= 0, as in strategies.py: trec_eval leaves a query of negative judgments
+    only undefined, and pytrec_eval (Rprec with bpref) can crash the process on one."""
     qrels: Qrels = {}
     run: Run = {}
     for q in range(draw(st.integers(1, 4))):
         docs = [f"d{d}" for d in range(draw(st.integers(1, 10)))]
-        qrels[f"q{q}"] = {doc: draw(st.integers(-4, 16)) / 4 for doc in docs[: draw(st.integers(1, len(docs)))]}
+        grades = [draw(st.integers(-4, 16)) / 4 for _ in docs[: draw(st.integers(1, len(docs)))]]
+        grades[0] = max(grades[0], 0.0)
+        qrels[f"q{q}"] = dict(zip(docs, grades))
         shown = draw(st.permutations(docs + ["n1", "n2"]))[: draw(st.integers(0, len(docs) + 2))]
         run[f"q{q}"] = {doc: float(len(shown) - i) for i, doc in enumerate(shown)}
     return qrels, run

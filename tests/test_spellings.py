@@ -51,6 +51,9 @@ def _dataset(seed: int, n_queries: int = 40) -> tuple[dict[str, dict[str, int]],
         judged = rnd.sample(pool, rnd.randint(1, 40))
         top = 0 if q % 7 == 0 else 3  # every 7th query: nothing relevant
         qrels[f"q{q}"] = {d: rnd.choice([-1, 0, 0, 1, 1, 2, top]) if top else rnd.choice([-1, 0]) for d in judged}
+        # A judgment >= 0 in each query: trec_eval leaves a query of negative judgments undefined, and
+        # pytrec_eval can crash on one (see strategies.py).
+        qrels[f"q{q}"][judged[0]] = max(qrels[f"q{q}"][judged[0]], 0)
         ranked = rnd.sample(pool, rnd.randint(1, 120))
         scores = rnd.sample(range(10_000), len(ranked))
         run[f"q{q}"] = {d: s / 100 for d, s in zip(ranked, scores)}
