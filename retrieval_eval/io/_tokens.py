@@ -225,19 +225,27 @@ class _Tokens:
         first = bytes(self.block.padded[int(before[0]) + 1 : int(end[0])])
         decimals = len(first) - 1 - first.find(b".") if b"." in first else 0  # "5." has 0: not all digits below
         shortest = int(length.min())
-        if shortest == int(length.max()):  # one width: masks as scalars instead of one per line
-            low = (at[end - 8] & _KEEP_LOW[shortest]) | _ZERO_FILL[shortest]
-        else:
-            low = _right_aligned(at[end - 8], length)
-        if decimals:
-            shift = np.uint64(8 * decimals)
-            if not bool(np.all((low >> shift) & np.uint64(0xFF) == np.uint64(ord(".")))):
-                return None  # (so every field has a digit: at least ``decimals`` of them)
-            keep = _KEEP_LOW[decimals]  # drop the point: the bytes left of it move right, a '0' comes in on top
-            low = (low & keep) | ((low >> np.uint64(8)) & ~keep) | _ZERO_TOP
-        if not bool(np.all(_all_digits(low))):  # (a second point, an exponent, letters: the general case)
+        if shortest <= decimals:  # some field has no byte left of where the point would be: the general case
             return None
-        value: FloatArray = _eight_digits(low - _ZEROS).astype(np.float64)
+        # The 8 bytes up to each field's end, as they are: the bytes left of the field are masked off
+        # once the digits are values, where a byte is dropped with one AND.
+        words = at[end - 8]
+        if decimals:  # (the point's byte lies in every field: checked on the words as read)
+            shift = 8 * decimals
+            # Every word's byte there is '.' when no word differs from '.' there: one reduction over
+            # the words instead of a comparison per word and then a reduction over the comparisons.
+            if np.bitwise_or.reduce((words & np.uint64(0xFF << shift)) ^ np.uint64(ord(".") << shift)):
+                return None
+        # Each byte's digit value ('.', 2 below '0', becomes 0 too). A byte below '0' borrows from the
+        # byte above it, but is then not a digit itself (nor is one above '9'): the check below sees it.
+        values = words - _DIGIT_BASE[decimals]
+        values &= _KEEP_LOW[shortest] if shortest == int(length.max()) else _KEEP_LOW[length]
+        if int(np.bitwise_or.reduce(values | (values + _ABOVE_NINE))) & int(_HIGH_BITS):
+            return None  # a byte that is no digit (a second point, an exponent, letters: the general case)
+        if decimals:  # drop the point: the bytes left of it move one right (a 0 comes in on top)
+            keep = _KEEP_LOW[decimals]
+            values = (values & keep) | ((values >> np.uint64(8)) & ~keep)
+        value: FloatArray = _eight_digits(values).astype(np.float64)
         if decimals:
             value /= _POW10_F[decimals]
         return value
@@ -259,6 +267,11 @@ _HIGH_BITS = np.uint64(0x8080808080808080)
 _LOW_7 = np.uint64(0x7F7F7F7F7F7F7F7F)
 _ZERO_FILL = _ZEROS & ~_KEEP_LOW  # '0' in all but the last n bytes
 _ZERO_TOP = np.uint64(ord("0") << 56)
+#: What :meth:`_Tokens._same_decimals` subtracts from a word to get its digits' values, by the number
+#: of decimals: '0' from every byte but the point's, '.' from that one.
+_DIGIT_BASE = np.array([_ZEROS - (2 << (8 * d) if d else 0) for d in range(8)], dtype=np.uint64)
+#: Added to digit values: a byte of 0-9 stays below 0x80, one of 10 or more (up to 0x7F) reaches it.
+_ABOVE_NINE = np.uint64(0x7676767676767676)
 _POW10_F = np.array([10.0**k for k in range(16)])
 
 
@@ -365,16 +378,21 @@ def words_gathered(at: npt.NDArray[np.uint64], start: IntArray, length: IntArray
 
 def _tokenize(block: _Block) -> _Tokens:
     padded, end = block.padded, block.end
-    nul = padded.find(b"\0", _FRONT, end)
-    if nul >= 0:  # C tools would cut the line there; we refuse to guess
-        line_start, line_end = padded.rfind(b"\n", _FRONT, nul) + 1, padded.find(b"\n", nul, end)
-        raise _BadLine(block.name, padded.count(b"\n", _FRONT, nul),
-                       f"NUL byte in the line; expected text; got {_snippet(padded[max(line_start, _FRONT):line_end])}")
     buffer = np.frombuffer(padded, dtype=np.uint8)
     # Bytes up to 32 are separators or control bytes (checked below). The zero bytes in front of
     # the block count too: the last of them is a separator before the block's first field.
     low = buffer[:end] <= 32
     seps = np.flatnonzero(low)[_FRONT - 1 :]
+    fields = _spaced_fields(buffer, low, seps, padded.find(b"\n", _FRONT, end))
+    if fields and padded.find(b"#", _FRONT, end) < 0:  # the usual block: no comment line either
+        line_ends = seps[fields::fields]
+        return _Tokens(block, buffer, np.arange(len(line_ends)), np.arange(0, len(seps) - 1, fields),
+                       np.full(len(line_ends), fields), seps[:-1], seps[1:], line_ends, uniform=fields)
+    nul = padded.find(b"\0", _FRONT, end)
+    if nul >= 0:  # C tools would cut the line there; we refuse to guess
+        line_start, line_end = padded.rfind(b"\n", _FRONT, nul) + 1, padded.find(b"\n", nul, end)
+        raise _BadLine(block.name, padded.count(b"\n", _FRONT, nul),
+                       f"NUL byte in the line; expected text; got {_snippet(padded[max(line_start, _FRONT):line_end])}")
     sep_bytes = buffer[seps[1:]]
     # The common layout: fields separated by exactly one space, tab or newline. Then the
     # separators alone locate every field (each lies between two of them), and every line has one.
@@ -410,6 +428,27 @@ def _tokenize(block: _Block) -> _Tokens:
         return _Tokens(block, buffer, np.arange(len(data)), first, per_line, before, ends, line_ends, uniform=fields)
     lines = np.flatnonzero(data)
     return _Tokens(block, buffer, lines, first[lines], per_line[lines], before, ends, line_ends)
+
+
+def _spaced_fields(buffer: npt.NDArray[np.uint8], low: BoolArray, seps: IntArray, first_newline: int) -> int:
+    """The number of fields of every line of a block whose fields are all separated by one space and
+    whose lines all hold as many fields (no blank line, tab, carriage return, NUL...); 0 for any other
+    block, which is then tokenized from each of its separators.
+
+    ``low`` marks the bytes up to ``end`` (the block's) that are 32 or less, ``seps`` their offsets
+    from the last zero byte in front of the block on. Counting is cheaper than looking at every
+    separator: when the block's bytes below 32 are as many as its lines, and each line's last
+    separator is a newline, all the others are spaces.
+    """
+    fields = int(np.searchsorted(seps, first_newline)) if first_newline >= 0 else 0  # the first line's
+    if not fields or (len(seps) - 1) % fields:
+        return 0
+    line_ends = np.ascontiguousarray(seps[fields::fields])  # (a gather through a strided index costs 3x more)
+    if np.count_nonzero(buffer[_FRONT : len(low)] < 32) != len(line_ends) or not bool(np.all(buffer[line_ends] == 10)):
+        return 0
+    # An empty field (two separators in a row, or one opening or closing a line) is left to the
+    # general tokenizer, which does not count one.
+    return 0 if bool(np.any(low[_FRONT:] & low[_FRONT - 1 : -1])) else fields
 
 
 def _fields_per_line(newline: BoolArray) -> int:
