@@ -447,8 +447,9 @@ def _spaced_fields(buffer: npt.NDArray[np.uint8], low: BoolArray, seps: IntArray
     if np.count_nonzero(buffer[_FRONT : len(low)] < 32) != len(line_ends) or not bool(np.all(buffer[line_ends] == 10)):
         return 0
     # An empty field (two separators in a row, or one opening or closing a line) is left to the
-    # general tokenizer, which does not count one.
-    return 0 if bool(np.any(low[_FRONT:] & low[_FRONT - 1 : -1])) else fields
+    # general tokenizer, which does not count one. (The maximum of bytes is quicker than any() of bools.)
+    marks = low.view(np.uint8)
+    return 0 if int((marks[_FRONT:] & marks[_FRONT - 1 : -1]).max()) else fields
 
 
 def _fields_per_line(newline: BoolArray) -> int:
