@@ -384,3 +384,30 @@ def test_a_score_shorter_than_the_decimals_is_left_to_the_general_path() -> None
     before, end = tokens.bounds(4)
     assert tokens._same_decimals(tokens._words_at(), before, end, end - before - 1) is None
     assert read_run_columns(_bytes_source(block)).scores.tolist() == [0.125, 7.0]
+
+
+@pytest.mark.parametrize("text", [
+    "q1 Q0 d1 1 0.5 r\nq2 Q0 d2 2 1.5 r\n",
+    "q1 Q0 d1 1 0.5\nq2 Q0 d2 2 1.5\n",  # 5 fields on every line: refused at the first
+    "q1 Q0 d1 1 0.5 r x\nq2 Q0 d2 2 1.5 r y\n",  # more columns after the run id, not another record
+    "q1 Q0 d1 1 0.5 r q1 Q0 d3 3 0.25 r\nq2 Q0 d2 2 1.5 r q2 Q0 d4 4 0.1 r\n",  # records run together
+    "q1 Q0 d1 1 0.5 r\nq2 Q0 d2 2 1.5\n", "q1 Q0 d1 1 0.5 r x\nq2 Q0 d2 2 1.5 r\n",
+], ids=["6 fields", "5 fields", "7 fields", "12 fields", "6 and 5", "7 and 6"])
+def test_run_lines_of_one_field_count_are_checked_as_when_counted_line_by_line(monkeypatch, text: str) -> None:
+    """A block whose lines all have as many fields skips the per-line count checks of the run parser;
+    what it reads, warns about or refuses is what the per-line checks give."""
+    import attrs
+
+    from retrieval_eval.io import trec
+
+    def parsed() -> object:
+        try:
+            tokens, columns = trec._parse_run_block(_source._Block.of(text.encode()))
+        except _tokens._BadLine as bad:
+            return bad.message
+        return {name: column.tolist() for name, column in columns.items()}
+
+    uniform = parsed()
+    tokenize = trec._tokenize
+    monkeypatch.setattr(trec, "_tokenize", lambda block: attrs.evolve(tokenize(block), uniform=0))
+    assert parsed() == uniform
