@@ -411,3 +411,11 @@ def test_run_lines_of_one_field_count_are_checked_as_when_counted_line_by_line(m
     tokenize = trec._tokenize
     monkeypatch.setattr(trec, "_tokenize", lambda block: attrs.evolve(tokenize(block), uniform=0))
     assert parsed() == uniform
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text("0123456789", min_size=8, max_size=8), min_size=1, max_size=20))
+def test_eight_digits_are_the_number_they_write(texts: list[str]) -> None:
+    """Eight digits in a word (as byte values, most significant first) make the number int() reads."""
+    words = np.array([int.from_bytes(bytes(int(c) for c in text), "big") for text in texts], dtype=np.uint64)
+    assert _tokens._eight_digits(words).tolist() == [int(text) for text in texts]

@@ -1,10 +1,11 @@
 """Locating and converting the fields of one block, byte by byte but with whole-array operations.
 
 :func:`_tokenize` finds every field of a block's lines (by the offsets of the separators around it)
-and skips blank and comment lines; :class:`_Tokens` then copies fields out as fixed-width ids or
-reads them as numbers. Plain decimals are parsed eight bytes at a time in 64-bit words (the
-``_right_aligned``, ``_bytes_equal``, ``_all_digits`` and ``_eight_digits`` helpers), so no Python
-object is made per line.
+and skips blank and comment lines; the usual block, single-spaced lines of one field count, is
+checked by counting bytes rather than by looking at each separator (:func:`_spaced_fields`).
+:class:`_Tokens` then copies fields out as fixed-width ids or reads them as numbers. Plain decimals
+are parsed eight bytes at a time in 64-bit words (the ``_right_aligned``, ``_bytes_equal``,
+``_all_digits`` and ``_eight_digits`` helpers), so no Python object is made per line.
 """
 
 from __future__ import annotations
@@ -332,19 +333,18 @@ def _all_digits(words: _Words) -> BoolArray | np.bool_:
     return all_digits
 
 
-@overload
-def _eight_digits(words: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]: ...
-@overload
-def _eight_digits(words: np.uint64) -> np.uint64: ...
-def _eight_digits(words: _Words) -> _Words:
-    """The number written by 8 decimal digits (byte values 0-9, big-endian in a 64-bit word).
+def _eight_digits(words: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+    """The number written by 8 decimal digits (byte values 0-9, big-endian in 64-bit words).
 
-    Adjacent lanes are combined in three steps (pairs, quads, halves) with plain integer arithmetic
-    on the whole word: no lane ever overflows into its neighbour.
+    Adjacent lanes are combined in three steps (pairs, quads, halves), each one multiplication: a
+    lane times ``10**k`` plus the lane below it shifted up lands in the upper lane, with no carry
+    out of any lane (99, 9999 and 99999999 fit in 8, 16 and 32 bits), and a shift brings it down.
+    Bits carried past the top of the word belong to no lane that is kept. (Arrays only: NumPy
+    warns of the overflow on a scalar.)
     """
-    pairs = ((words >> np.uint64(8)) * np.uint64(10) + words) & np.uint64(0x00FF00FF00FF00FF)
-    quads = ((pairs >> np.uint64(16)) * np.uint64(100) + pairs) & np.uint64(0x0000FFFF0000FFFF)
-    return (quads >> np.uint64(32)) * np.uint64(10000) + (quads & np.uint64(0xFFFFFFFF))
+    pairs = ((words * np.uint64(1 << 8 | 10)) >> np.uint64(8)) & np.uint64(0x00FF00FF00FF00FF)
+    quads = ((pairs * np.uint64(1 << 16 | 100)) >> np.uint64(16)) & np.uint64(0x0000FFFF0000FFFF)
+    return (quads * np.uint64(1 << 32 | 10000)) >> np.uint64(32)
 
 
 #: _FIRST_BYTES[n] keeps the first n bytes in memory of a 64-bit word and zeroes the rest.
@@ -388,13 +388,13 @@ def _tokenize(block: _Block) -> _Tokens:
         line_ends = seps[fields::fields]
         return _Tokens(block, buffer, np.arange(len(line_ends)), np.arange(0, len(seps) - 1, fields),
                        np.full(len(line_ends), fields), seps[:-1], seps[1:], line_ends, uniform=fields)
-    nul = padded.find(b"\0", _FRONT, end)
+    nul = padded.find(b"\0", _FRONT, end)  # (below 32: never in a block that _spaced_fields takes)
     if nul >= 0:  # C tools would cut the line there; we refuse to guess
         line_start, line_end = padded.rfind(b"\n", _FRONT, nul) + 1, padded.find(b"\n", nul, end)
         raise _BadLine(block.name, padded.count(b"\n", _FRONT, nul),
                        f"NUL byte in the line; expected text; got {_snippet(padded[max(line_start, _FRONT):line_end])}")
     sep_bytes = buffer[seps[1:]]
-    # The common layout: fields separated by exactly one space, tab or newline. Then the
+    # Other single separators: fields separated by exactly one space, tab or newline. Then the
     # separators alone locate every field (each lies between two of them), and every line has one.
     # The bytes of _IS_SPACE (32, and 9 to 13) are tested arithmetically: a table lookup costs 9x more.
     if (not bool(np.any(low[_FRONT:] & low[_FRONT - 1 : -1]))
