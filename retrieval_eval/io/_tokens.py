@@ -163,7 +163,8 @@ class _Tokens:
         the last one.
         """
         before, end = self.bounds(field)
-        length: IntArray = end - before - 1  # int64: the stubs lose the width of a difference
+        length: IntArray = end - before  # int64: the stubs lose the width of a difference
+        length -= 1
         at = self._words_at()
         longest = int(length.max()) if len(length) else 0
         if 0 < longest <= 8:
@@ -235,17 +236,24 @@ class _Tokens:
             shift = 8 * decimals
             # Every word's byte there is '.' when no word differs from '.' there: one reduction over
             # the words instead of a comparison per word and then a reduction over the comparisons.
-            if np.bitwise_or.reduce((words & np.uint64(0xFF << shift)) ^ np.uint64(ord(".") << shift)):
+            point = words & np.uint64(0xFF << shift)
+            point ^= np.uint64(ord(".") << shift)
+            if np.bitwise_or.reduce(point):
                 return None
         # Each byte's digit value ('.', 2 below '0', becomes 0 too). A byte below '0' borrows from the
         # byte above it, but is then not a digit itself (nor is one above '9'): the check below sees it.
         values = words - _DIGIT_BASE[decimals]
         values &= _KEEP_LOW[shortest] if shortest == int(length.max()) else _KEEP_LOW[length]
-        if int(np.bitwise_or.reduce(values | (values + _ABOVE_NINE))) & int(_HIGH_BITS):
+        marks = values + _ABOVE_NINE
+        marks |= values
+        if int(np.bitwise_or.reduce(marks)) & int(_HIGH_BITS):
             return None  # a byte that is no digit (a second point, an exponent, letters: the general case)
         if decimals:  # drop the point: the bytes left of it move one right (a 0 comes in on top)
             keep = _KEEP_LOW[decimals]
-            values = (values & keep) | ((values >> np.uint64(8)) & ~keep)
+            left = values >> np.uint64(8)
+            left &= ~keep
+            values &= keep
+            values |= left
         value: FloatArray = _eight_digits(values).astype(np.float64)
         if decimals:
             value /= _POW10_F[decimals]
@@ -340,11 +348,20 @@ def _eight_digits(words: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
     lane times ``10**k`` plus the lane below it shifted up lands in the upper lane, with no carry
     out of any lane (99, 9999 and 99999999 fit in 8, 16 and 32 bits), and a shift brings it down.
     Bits carried past the top of the word belong to no lane that is kept. (Arrays only: NumPy
-    warns of the overflow on a scalar.)
+    warns of the overflow on a scalar.) The steps work in place, in ``words``: no temporary array.
     """
-    pairs = ((words * np.uint64(1 << 8 | 10)) >> np.uint64(8)) & np.uint64(0x00FF00FF00FF00FF)
-    quads = ((pairs * np.uint64(1 << 16 | 100)) >> np.uint64(16)) & np.uint64(0x0000FFFF0000FFFF)
-    return (quads * np.uint64(1 << 32 | 10000)) >> np.uint64(32)
+    for multiplier, shift, keep in _LANE_STEPS:
+        words *= multiplier
+        words >>= shift
+        if keep:
+            words &= keep
+    return words
+
+
+#: The steps of :func:`_eight_digits`: multiplier, shift down, and the lanes kept (none at the last).
+_LANE_STEPS = [(np.uint64(1 << 8 | 10), np.uint64(8), np.uint64(0x00FF00FF00FF00FF)),
+               (np.uint64(1 << 16 | 100), np.uint64(16), np.uint64(0x0000FFFF0000FFFF)),
+               (np.uint64(1 << 32 | 10000), np.uint64(32), np.uint64(0))]
 
 
 #: _FIRST_BYTES[n] keeps the first n bytes in memory of a 64-bit word and zeroes the rest.
