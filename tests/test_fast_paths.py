@@ -402,7 +402,7 @@ def test_run_lines_of_one_field_count_are_checked_as_when_counted_line_by_line(m
 
     def parsed() -> object:
         try:
-            tokens, columns = trec._parse_run_block(_source._Block.of(text.encode()))
+            _, columns = trec._parse_run_block(_source._Block.of(text.encode()))
         except _tokens._BadLine as bad:
             return bad.message
         return {name: column.tolist() for name, column in columns.items()}
