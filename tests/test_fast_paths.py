@@ -307,3 +307,115 @@ def test_ids_copied_word_by_word_are_the_fields_bytes(ids: list[str], last_field
                    tokens.ids(field), tokens.strings(field)):
         assert copied.dtype == expected.dtype
         assert copied.tolist() == expected.tolist()
+
+
+#: Lines of a block: mostly single spaces between fields and as many fields on each line (the blocks the
+#: counting tokenizer takes), with now and then what turns it down.
+spaced_line = st.lists(st.text("ab.9#\x00\x01é", min_size=1, max_size=4), min_size=1, max_size=4).flatmap(
+    lambda fields: st.tuples(st.just(fields), st.lists(st.sampled_from([" "] * 12 + ["\t", "  ", "\r", "\x0b"]),
+                                                       min_size=len(fields) - 1, max_size=len(fields) - 1),
+                             st.sampled_from([""] * 8 + [" ", "\t", "\r"]), st.sampled_from([""] * 8 + [" ", "  "])))
+
+
+def _spaced_text(lines: list[tuple[list[str], list[str], str, str]]) -> bytes:
+    return "".join(lead + "".join(f + s for f, s in zip(fields, seps + [""])) + tail + "\n"
+                   for fields, seps, tail, lead in lines).encode()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(spaced_line, min_size=1, max_size=8), st.booleans(), st.booleans())
+def test_blocks_tokenized_by_counting_are_those_tokenized_one_separator_at_a_time(
+        lines: list[tuple[list[str], list[str], str, str]], blank: bool, same_count: bool) -> None:
+    """Counting control bytes against lines (the usual block) gives the tokens that looking at every
+    separator gives, and turns down every other block (tabs, runs of spaces, a carriage return, a NUL,
+    a comment, lines of other counts): the general tokenizer then reads it, or refuses it, as before."""
+    if same_count:  # as many fields on every line: the counting path's blocks (unless a separator differs)
+        lines = [(fields[: len(lines[0][0])] + ["c"] * (len(lines[0][0]) - len(fields)), (seps + [" "] * 4)[
+            : len(lines[0][0]) - 1], tail, lead) for fields, seps, tail, lead in lines]
+    text = _spaced_text(lines) + (b"\n" if blank else b"")
+    block = _source._Block.of(text)
+    counted = _tokenized(block)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_tokens, "_spaced_fields", lambda *args: 0)
+        assert _tokenized(_source._Block.of(text)) == counted
+
+
+def _tokenized(block: _source._Block) -> tuple[object, ...]:
+    """The tokens of a block as plain lists (or the message of the line it refuses)."""
+    try:
+        tokens = _tokens._tokenize(block)
+    except _tokens._BadLine as bad:
+        return (bad.line_in_block, bad.message)
+    return tuple(getattr(tokens, name).tolist() for name in ["line_index", "first_token", "n_tokens", "before",
+                                                              "ends", "line_ends"]) + (tokens.uniform,)
+
+
+def test_the_usual_block_is_tokenized_by_counting(monkeypatch) -> None:
+    """Single-spaced lines of one field count take the counting path (so the test above compares two paths)."""
+    calls: list[int] = []
+    counting = _tokens._spaced_fields
+    monkeypatch.setattr(_tokens, "_spaced_fields", lambda *args: calls.append(counting(*args)) or calls[-1])
+    _tokens._tokenize(_source._Block.of(b"q1 Q0 d1 1 0.5 r\nq2 Q0 d22 2 1.5 r\n"))
+    _tokens._tokenize(_source._Block.of(b"q1 Q0 d1 1 0.5 r\nq2\tQ0 d22 2 1.5 r\n"))
+    _tokens._tokenize(_source._Block.of(b"q1 Q0 d1 1 0.5 r\nq2 Q0  d22 2 1.5 r\n"))
+    assert calls == [6, 0, 0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(one_format, st.lists(st.text("0123456789.", min_size=1, max_size=9), min_size=30, max_size=30))
+def test_same_decimals_ignore_the_bytes_left_of_the_field(texts: list[str], ranks: list[str]) -> None:
+    """The same-decimals path reads each field's 8 bytes as they are, the previous fields' bytes included
+    (a rank of '1.5' before a score '7' has a '.' where a point three places left would be): its values
+    are float()'s, or it leaves the block to the general path, whose values are float()'s too."""
+    block = "".join(f"q Q0 d{i} {rank} {text} r\n" for i, (text, rank) in enumerate(zip(texts, ranks))).encode()
+    tokens = _tokens._tokenize(_source._Block.of(block))
+    before, end = tokens.bounds(4)
+    values = tokens._same_decimals(tokens._words_at(), before, end, end - before - 1)
+    expected = [float(text) for text in texts]
+    assert values is None or values.tolist() == expected
+    assert _parse._floats(tokens, 4, "score must be a number", "a score")[0].tolist() == expected
+
+
+def test_a_score_shorter_than_the_decimals_is_left_to_the_general_path() -> None:
+    """A score with no byte where the first score's point is (the '.' there is the rank's) is not read
+    as 0.007."""
+    block = b"q Q0 d1 1 0.125 r\nq Q0 d2 1.5 7 r\n"
+    tokens = _tokens._tokenize(_source._Block.of(block))
+    before, end = tokens.bounds(4)
+    assert tokens._same_decimals(tokens._words_at(), before, end, end - before - 1) is None
+    assert read_run_columns(_bytes_source(block)).scores.tolist() == [0.125, 7.0]
+
+
+@pytest.mark.parametrize("text", [
+    "q1 Q0 d1 1 0.5 r\nq2 Q0 d2 2 1.5 r\n",
+    "q1 Q0 d1 1 0.5\nq2 Q0 d2 2 1.5\n",  # 5 fields on every line: refused at the first
+    "q1 Q0 d1 1 0.5 r x\nq2 Q0 d2 2 1.5 r y\n",  # more columns after the run id, not another record
+    "q1 Q0 d1 1 0.5 r q1 Q0 d3 3 0.25 r\nq2 Q0 d2 2 1.5 r q2 Q0 d4 4 0.1 r\n",  # records run together
+    "q1 Q0 d1 1 0.5 r\nq2 Q0 d2 2 1.5\n", "q1 Q0 d1 1 0.5 r x\nq2 Q0 d2 2 1.5 r\n",
+], ids=["6 fields", "5 fields", "7 fields", "12 fields", "6 and 5", "7 and 6"])
+def test_run_lines_of_one_field_count_are_checked_as_when_counted_line_by_line(monkeypatch, text: str) -> None:
+    """A block whose lines all have as many fields skips the per-line count checks of the run parser;
+    what it reads, warns about or refuses is what the per-line checks give."""
+    import attrs
+
+    from retrieval_eval.io import trec
+
+    def parsed() -> object:
+        try:
+            _, columns = trec._parse_run_block(_source._Block.of(text.encode()))
+        except _tokens._BadLine as bad:
+            return bad.message
+        return {name: column.tolist() for name, column in columns.items()}
+
+    uniform = parsed()
+    tokenize = trec._tokenize
+    monkeypatch.setattr(trec, "_tokenize", lambda block: attrs.evolve(tokenize(block), uniform=0))
+    assert parsed() == uniform
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text("0123456789", min_size=8, max_size=8), min_size=1, max_size=20))
+def test_eight_digits_are_the_number_they_write(texts: list[str]) -> None:
+    """Eight digits in a word (as byte values, most significant first) make the number int() reads."""
+    words = np.array([int.from_bytes(bytes(int(c) for c in text), "big") for text in texts], dtype=np.uint64)
+    assert _tokens._eight_digits(words).tolist() == [int(text) for text in texts]

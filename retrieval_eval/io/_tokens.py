@@ -1,10 +1,11 @@
 """Locating and converting the fields of one block, byte by byte but with whole-array operations.
 
 :func:`_tokenize` finds every field of a block's lines (by the offsets of the separators around it)
-and skips blank and comment lines; :class:`_Tokens` then copies fields out as fixed-width ids or
-reads them as numbers. Plain decimals are parsed eight bytes at a time in 64-bit words (the
-``_right_aligned``, ``_bytes_equal``, ``_all_digits`` and ``_eight_digits`` helpers), so no Python
-object is made per line.
+and skips blank and comment lines; the usual block, single-spaced lines of one field count, is
+checked by counting bytes rather than by looking at each separator (:func:`_spaced_fields`).
+:class:`_Tokens` then copies fields out as fixed-width ids or reads them as numbers. Plain decimals
+are parsed eight bytes at a time in 64-bit words (the ``_right_aligned``, ``_bytes_equal``,
+``_all_digits`` and ``_eight_digits`` helpers), so no Python object is made per line.
 """
 
 from __future__ import annotations
@@ -162,7 +163,8 @@ class _Tokens:
         the last one.
         """
         before, end = self.bounds(field)
-        length: IntArray = end - before - 1  # int64: the stubs lose the width of a difference
+        length: IntArray = end - before  # int64: the stubs lose the width of a difference
+        length -= 1
         at = self._words_at()
         longest = int(length.max()) if len(length) else 0
         if 0 < longest <= 8:
@@ -225,19 +227,34 @@ class _Tokens:
         first = bytes(self.block.padded[int(before[0]) + 1 : int(end[0])])
         decimals = len(first) - 1 - first.find(b".") if b"." in first else 0  # "5." has 0: not all digits below
         shortest = int(length.min())
-        if shortest == int(length.max()):  # one width: masks as scalars instead of one per line
-            low = (at[end - 8] & _KEEP_LOW[shortest]) | _ZERO_FILL[shortest]
-        else:
-            low = _right_aligned(at[end - 8], length)
-        if decimals:
-            shift = np.uint64(8 * decimals)
-            if not bool(np.all((low >> shift) & np.uint64(0xFF) == np.uint64(ord(".")))):
-                return None  # (so every field has a digit: at least ``decimals`` of them)
-            keep = _KEEP_LOW[decimals]  # drop the point: the bytes left of it move right, a '0' comes in on top
-            low = (low & keep) | ((low >> np.uint64(8)) & ~keep) | _ZERO_TOP
-        if not bool(np.all(_all_digits(low))):  # (a second point, an exponent, letters: the general case)
+        if shortest <= decimals:  # some field has no byte left of where the point would be: the general case
             return None
-        value: FloatArray = _eight_digits(low - _ZEROS).astype(np.float64)
+        # The 8 bytes up to each field's end, as they are: the bytes left of the field are masked off
+        # once the digits are values, where a byte is dropped with one AND.
+        words = at[end - 8]
+        if decimals:  # (the point's byte lies in every field: checked on the words as read)
+            shift = 8 * decimals
+            # Every word's byte there is '.' when no word differs from '.' there: one reduction over
+            # the words instead of a comparison per word and then a reduction over the comparisons.
+            point = words & np.uint64(0xFF << shift)
+            point ^= np.uint64(ord(".") << shift)
+            if np.bitwise_or.reduce(point):
+                return None
+        # Each byte's digit value ('.', 2 below '0', becomes 0 too). A byte below '0' borrows from the
+        # byte above it, but is then not a digit itself (nor is one above '9'): the check below sees it.
+        values = words - _DIGIT_BASE[decimals]
+        values &= _KEEP_LOW[shortest] if shortest == int(length.max()) else _KEEP_LOW[length]
+        marks = values + _ABOVE_NINE
+        marks |= values
+        if int(np.bitwise_or.reduce(marks)) & int(_HIGH_BITS):
+            return None  # a byte that is no digit (a second point, an exponent, letters: the general case)
+        if decimals:  # drop the point: the bytes left of it move one right (a 0 comes in on top)
+            keep = _KEEP_LOW[decimals]
+            left = values >> np.uint64(8)
+            left &= ~keep
+            values &= keep
+            values |= left
+        value: FloatArray = _eight_digits(values).astype(np.float64)
         if decimals:
             value /= _POW10_F[decimals]
         return value
@@ -259,6 +276,11 @@ _HIGH_BITS = np.uint64(0x8080808080808080)
 _LOW_7 = np.uint64(0x7F7F7F7F7F7F7F7F)
 _ZERO_FILL = _ZEROS & ~_KEEP_LOW  # '0' in all but the last n bytes
 _ZERO_TOP = np.uint64(ord("0") << 56)
+#: What :meth:`_Tokens._same_decimals` subtracts from a word to get its digits' values, by the number
+#: of decimals: '0' from every byte but the point's, '.' from that one.
+_DIGIT_BASE = np.array([_ZEROS - (2 << (8 * d) if d else 0) for d in range(8)], dtype=np.uint64)
+#: Added to digit values: a byte of 0-9 stays below 0x80, one of 10 or more (up to 0x7F) reaches it.
+_ABOVE_NINE = np.uint64(0x7676767676767676)
 _POW10_F = np.array([10.0**k for k in range(16)])
 
 
@@ -319,19 +341,27 @@ def _all_digits(words: _Words) -> BoolArray | np.bool_:
     return all_digits
 
 
-@overload
-def _eight_digits(words: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]: ...
-@overload
-def _eight_digits(words: np.uint64) -> np.uint64: ...
-def _eight_digits(words: _Words) -> _Words:
-    """The number written by 8 decimal digits (byte values 0-9, big-endian in a 64-bit word).
+def _eight_digits(words: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+    """The number written by 8 decimal digits (byte values 0-9, big-endian in 64-bit words).
 
-    Adjacent lanes are combined in three steps (pairs, quads, halves) with plain integer arithmetic
-    on the whole word: no lane ever overflows into its neighbour.
+    Adjacent lanes are combined in three steps (pairs, quads, halves), each one multiplication: a
+    lane times ``10**k`` plus the lane below it shifted up lands in the upper lane, with no carry
+    out of any lane (99, 9999 and 99999999 fit in 8, 16 and 32 bits), and a shift brings it down.
+    Bits carried past the top of the word belong to no lane that is kept. (Arrays only: NumPy
+    warns of the overflow on a scalar.) The steps work in place, in ``words``: no temporary array.
     """
-    pairs = ((words >> np.uint64(8)) * np.uint64(10) + words) & np.uint64(0x00FF00FF00FF00FF)
-    quads = ((pairs >> np.uint64(16)) * np.uint64(100) + pairs) & np.uint64(0x0000FFFF0000FFFF)
-    return (quads >> np.uint64(32)) * np.uint64(10000) + (quads & np.uint64(0xFFFFFFFF))
+    for multiplier, shift, keep in _LANE_STEPS:
+        words *= multiplier
+        words >>= shift
+        if keep:
+            words &= keep
+    return words
+
+
+#: The steps of :func:`_eight_digits`: multiplier, shift down, and the lanes kept (none at the last).
+_LANE_STEPS = [(np.uint64(1 << 8 | 10), np.uint64(8), np.uint64(0x00FF00FF00FF00FF)),
+               (np.uint64(1 << 16 | 100), np.uint64(16), np.uint64(0x0000FFFF0000FFFF)),
+               (np.uint64(1 << 32 | 10000), np.uint64(32), np.uint64(0))]
 
 
 #: _FIRST_BYTES[n] keeps the first n bytes in memory of a 64-bit word and zeroes the rest.
@@ -365,18 +395,23 @@ def words_gathered(at: npt.NDArray[np.uint64], start: IntArray, length: IntArray
 
 def _tokenize(block: _Block) -> _Tokens:
     padded, end = block.padded, block.end
-    nul = padded.find(b"\0", _FRONT, end)
-    if nul >= 0:  # C tools would cut the line there; we refuse to guess
-        line_start, line_end = padded.rfind(b"\n", _FRONT, nul) + 1, padded.find(b"\n", nul, end)
-        raise _BadLine(block.name, padded.count(b"\n", _FRONT, nul),
-                       f"NUL byte in the line; expected text; got {_snippet(padded[max(line_start, _FRONT):line_end])}")
     buffer = np.frombuffer(padded, dtype=np.uint8)
     # Bytes up to 32 are separators or control bytes (checked below). The zero bytes in front of
     # the block count too: the last of them is a separator before the block's first field.
     low = buffer[:end] <= 32
     seps = np.flatnonzero(low)[_FRONT - 1 :]
+    fields = _spaced_fields(buffer, low, seps, padded.find(b"\n", _FRONT, end))
+    if fields and padded.find(b"#", _FRONT, end) < 0:  # the usual block: no comment line either
+        line_ends = seps[fields::fields]
+        return _Tokens(block, buffer, np.arange(len(line_ends)), np.arange(0, len(seps) - 1, fields),
+                       np.full(len(line_ends), fields), seps[:-1], seps[1:], line_ends, uniform=fields)
+    nul = padded.find(b"\0", _FRONT, end)  # (below 32: never in a block that _spaced_fields takes)
+    if nul >= 0:  # C tools would cut the line there; we refuse to guess
+        line_start, line_end = padded.rfind(b"\n", _FRONT, nul) + 1, padded.find(b"\n", nul, end)
+        raise _BadLine(block.name, padded.count(b"\n", _FRONT, nul),
+                       f"NUL byte in the line; expected text; got {_snippet(padded[max(line_start, _FRONT):line_end])}")
     sep_bytes = buffer[seps[1:]]
-    # The common layout: fields separated by exactly one space, tab or newline. Then the
+    # Other single separators: fields separated by exactly one space, tab or newline. Then the
     # separators alone locate every field (each lies between two of them), and every line has one.
     # The bytes of _IS_SPACE (32, and 9 to 13) are tested arithmetically: a table lookup costs 9x more.
     if (not bool(np.any(low[_FRONT:] & low[_FRONT - 1 : -1]))
@@ -410,6 +445,28 @@ def _tokenize(block: _Block) -> _Tokens:
         return _Tokens(block, buffer, np.arange(len(data)), first, per_line, before, ends, line_ends, uniform=fields)
     lines = np.flatnonzero(data)
     return _Tokens(block, buffer, lines, first[lines], per_line[lines], before, ends, line_ends)
+
+
+def _spaced_fields(buffer: npt.NDArray[np.uint8], low: BoolArray, seps: IntArray, first_newline: int) -> int:
+    """The number of fields of every line of a block whose fields are all separated by one space and
+    whose lines all hold as many fields (no blank line, tab, carriage return, NUL...); 0 for any other
+    block, which is then tokenized from each of its separators.
+
+    ``low`` marks the bytes up to ``end`` (the block's) that are 32 or less, ``seps`` their offsets
+    from the last zero byte in front of the block on. Counting is cheaper than looking at every
+    separator: when the block's bytes below 32 are as many as its lines, and each line's last
+    separator is a newline, all the others are spaces.
+    """
+    fields = int(np.searchsorted(seps, first_newline)) if first_newline >= 0 else 0  # the first line's
+    if not fields or (len(seps) - 1) % fields:
+        return 0
+    line_ends = np.ascontiguousarray(seps[fields::fields])  # (a gather through a strided index costs 3x more)
+    if np.count_nonzero(buffer[_FRONT : len(low)] < 32) != len(line_ends) or not bool(np.all(buffer[line_ends] == 10)):
+        return 0
+    # An empty field (two separators in a row, or one opening or closing a line) is left to the
+    # general tokenizer, which does not count one. (The maximum of bytes is quicker than any() of bools.)
+    marks = low.view(np.uint8)
+    return 0 if int((marks[_FRONT:] & marks[_FRONT - 1 : -1]).max()) else fields
 
 
 def _fields_per_line(newline: BoolArray) -> int:

@@ -141,7 +141,8 @@ _RANK_DIGITS = 18
 
 def _parse_run_block(block: _Block, with_ranks: bool = False, rank_texts: bool = False) -> _Parsed:
     tokens = _tokenize(block)
-    _check_field_count(tokens, tokens.n_tokens < 6, f"at least 6 fields {RUN_FORMAT}")
+    if not tokens.uniform or tokens.uniform < 6:  # (lines of 6 fields or more each need no look at each count)
+        _check_field_count(tokens, tokens.n_tokens < 6, f"at least 6 fields {RUN_FORMAT}")
     scores, overflow = _floats(tokens, 4, "score must be a number", RUN_FORMAT)
     nan = np.isnan(scores)
     if nan.any():
@@ -164,8 +165,10 @@ def _merged_records(tokens: _Tokens) -> npt.NDArray[np.int64]:
     ``Q0`` there (on a line whose own second field is ``Q0``) is returned, to be warned about: a
     newline was probably lost, but a tool may write anything after the run id.
     """
+    if 0 < tokens.uniform <= 6:  # the usual file: every line has 6 fields, nothing is ignored
+        return np.zeros(0, dtype=np.int64)
     extra = np.flatnonzero(tokens.n_tokens > 6)
-    if not len(extra):  # the usual file: nothing is ignored
+    if not len(extra):  # nothing is ignored
         return extra
     first = tokens.first_token[extra]
     if tokens.contains(b"\r"):  # a \r from the end of the run id to the end of the line's last field
