@@ -265,16 +265,18 @@ def _by_score_within_blocks(score: FloatArray, starts: IntArray) -> IntArray | N
     return rows
 
 
-def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray) -> RowOrder | None:
+def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray,
+                    blocks: IntArray | None = None) -> RowOrder | None:
     """Row order: query, then score descending, then doc_id descending (trec_eval's tie rule).
 
     ``doc_ids`` are bytes, compared like C's ``strcmp``. Each (query, doc) pair must occur once.
-    Returns None when the rows are in that order already.
+    ``blocks``: the first row of each query, if the caller knows that each query's rows are together
+    (a pass over the rows less). Returns None when the rows are in that order already.
     """
     n = len(query_code)
     if n < 2:
         return None
-    starts = _query_blocks(query_code)
+    starts = _query_blocks(query_code) if blocks is None else blocks
     if starts is not None and _descending_within(score, starts):
         # Run files usually hold each query in one block, by score already. Then the blocks move
         # whole and only the rows of tie groups are sorted, at a cost linear in the rows.
