@@ -304,14 +304,15 @@ def one_query_batch(query_id: str, qrels: QrelsColumns, run: RunColumns) -> Rank
 _PIECE_ROWS = 1 << 16
 
 
-def _pieces(blocks: IntArray, rows: int = _PIECE_ROWS) -> IntArray:
-    """Bounds that cut the rows into pieces of about ``rows`` rows or more, only at the ``blocks``
-    (increasing bounds from 0 to the row count: a block longer than that is a piece of its own).
+def _pieces(blocks: IntArray, rows: int | None = None) -> IntArray:
+    """Bounds that cut the rows into pieces of about ``rows`` rows (:data:`_PIECE_ROWS` if None) or
+    more, only at the ``blocks`` (increasing bounds from 0 to the row count: a block longer than that
+    is a piece of its own).
 
     >>> _pieces(np.array([0, 3, 5, 9, 10]), rows=4).tolist()
     [0, 5, 9, 10]
     """
-    total = int(blocks[-1])
+    total, rows = int(blocks[-1]), rows or _PIECE_ROWS
     cuts = blocks[np.searchsorted(blocks, np.arange(rows, total, rows))]  # the first bound at or past each step
     bounds = np.concatenate(([0], cuts, [total]))
     return bounds[np.concatenate(([True], bounds[1:] != bounds[:-1]))]
