@@ -394,3 +394,18 @@ def test_a_build_checks_a_long_runs_duplicates_in_pieces_on_threads() -> None:
     assert isinstance(message, str) and "duplicate document" in message
     assert build(repeated, 2) == message
     assert build(repeated, 2, "first")[0] == build(repeated, 1, "first")[0] == shuffled[0]  # type: ignore[index]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(64, 130), min_size=0, max_size=12), st.randoms(), st.booleans())
+def test_moved_blocks_are_the_rows_of_the_blocks_in_turn(lengths: list[int], rnd, keep_some_together: bool) -> None:
+    """Blocks of 64 rows or more, copied whole (those that stay next to each other copied as one), are
+    each block's rows in turn in the new order."""
+    starts = np.cumsum([0] + lengths)[:-1].astype(np.int64)
+    moved = list(range(len(lengths)))
+    rnd.shuffle(moved)
+    if keep_some_together:  # runs of blocks left in their old order, as a numeric order put in byte order leaves them
+        moved = sorted(moved[: len(moved) // 2]) + moved[len(moved) // 2 :]
+    column = np.arange(sum(lengths), dtype=np.float64)
+    got = _order._move_blocks(column, starts[moved], np.array(lengths, dtype=np.int64)[moved])
+    assert got.tolist() == [float(starts[b] + i) for b in moved for i in range(lengths[b])]

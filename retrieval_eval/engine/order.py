@@ -61,7 +61,15 @@ class RowOrder:
 def _move_blocks(column: np.ndarray, starts: IntArray, lengths: IntArray) -> np.ndarray:
     """The blocks of rows ``column[start:start + length]`` for each (start, length), concatenated."""
     if len(starts) * 64 <= len(column):  # long blocks: one copy each (a loop over queries, not rows)
-        return np.concatenate([column[a:b] for a, b in zip(starts.tolist(), (starts + lengths).tolist())])
+        # Blocks that follow each other in the column as in the new order are copied as one (a run file
+        # with its queries in numeric order, put in byte order: msmarco's 6,980 blocks are 1,275 such
+        # stretches, 2.5 ms less a column).
+        if not len(starts):
+            return column[:0].copy()
+        ends = starts + lengths
+        last = np.flatnonzero(starts[1:] != ends[:-1])  # the stretches' last blocks, but the final one
+        firsts, lasts = np.concatenate(([0], last + 1)), np.append(last, len(starts) - 1)
+        return np.concatenate([column[a:b] for a, b in zip(starts[firsts].tolist(), ends[lasts].tolist())])
     return column[_block_rows(starts, lengths)]
 
 
