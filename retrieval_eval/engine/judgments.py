@@ -107,30 +107,35 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray, doc_
         out.fill(NONPOOL)
         return out
 
+    # The first step compares every row with its query's first judged id (most queries have one):
+    # that id, its value and whether more follow are gathered from arrays of one entry per query,
+    # made here once, rather than worked out row by row. A query without judgments is given some
+    # other query's id (the index clipped to the judgments) with the value NONPOOL, which a match
+    # leaves as it is.
+    first, counts = offsets[:-1].clip(max=len(judged) - 1), np.diff(offsets)
+    first_words = _words(judged.take(first), np.uint64)
+    first_values = np.where(counts > 0, values.take(first), NONPOOL).astype(values.dtype)
+    several = counts > 1
+
     def chunk(start: int) -> None:
         found = out[start : start + _FIND_CHUNK]
-        found.fill(NONPOOL)
         codes = query_code[start : start + _FIND_CHUNK]
-        first = offsets[:-1].take(codes)
-        n_judged = offsets[1:].take(codes)
-        n_judged -= first  # (no array per query kept)
-        # The first step compares every row of the chunk (most have a judgment): whole slices of the
-        # rows rather than a selection of them. A row of a query without judgments compares with some
-        # other query's id (its index clipped to the judgments), and its match is dropped.
-        candidate = first.clip(max=len(judged) - 1)
-        same = _same_words(_words(judged.take(candidate), np.uint64),
-                           _words(doc_ids[start : start + _FIND_CHUNK], np.uint64))
-        same &= n_judged > 0
-        np.putmask(found, same, values.take(candidate))
-        same |= n_judged < 2  # (now: whether a row is done)
-        pending = np.flatnonzero(~same)
+        same = _same_words(first_words.take(codes, axis=0), _words(doc_ids[start : start + _FIND_CHUNK], np.uint64))
+        first_values.take(codes, out=found)
+        unmatched = np.logical_not(same, out=same)
+        np.putmask(found, unmatched, NONPOOL)
+        unmatched &= several.take(codes)  # (now: whether a row is still to compare)
+        pending = np.flatnonzero(unmatched)
+        pending_codes = codes.take(pending)
+        head, n_judged = offsets[:-1].take(pending_codes), counts.take(pending_codes)
         step = 1
         while len(pending):  # as many steps as the most judgments of a query that the run has
-            candidate = first[pending] + step
+            candidate = head + step
             same = _same_ids(judged, candidate, doc_ids, pending + start)
             found[pending[same]] = values[candidate[same]]
             step += 1
-            pending = pending[~same & (n_judged[pending] > step)]
+            going = ~same & (n_judged > step)
+            pending, head, n_judged = pending[going], head[going], n_judged[going]
 
     starts = [(start,) for start in range(0, len(query_code), _FIND_CHUNK)]
     for _ in in_order(chunk, starts, workers(len(query_code))):
