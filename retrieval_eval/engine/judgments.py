@@ -121,7 +121,7 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray, doc_
         found = out[start : start + _FIND_CHUNK]
         codes = query_code[start : start + _FIND_CHUNK]
         same = _same_words(first_words.take(codes, axis=0), _words(doc_ids[start : start + _FIND_CHUNK], np.uint64))
-        first_values.take(codes, out=found)
+        first_values.take(codes, out=found, mode="clip")  # (every code is in range: "raise" would copy ``out`` first)
         unmatched = np.logical_not(same, out=same)
         np.putmask(found, unmatched, NONPOOL)
         unmatched &= several.take(codes)  # (now: whether a row is still to compare)
