@@ -244,7 +244,12 @@ def test_descending_within_blocks_ignores_the_block_boundaries(scores: list[floa
     starts = sorted({0} | set(rnd.sample(range(len(scores)), rnd.randrange(len(scores) + 1))))
     bounds = [*starts, len(scores)]
     expected = all(scores[i] >= scores[i + 1] for a, b in itertools.pairwise(bounds) for i in range(a, b - 1))
-    assert _order._descending_within(np.array(scores), np.array(starts, dtype=np.int64)) == expected
+    tied = [i not in starts and scores[i] == scores[i - 1] for i in range(len(scores))]
+    descending, found = _order._descending_within(np.array(scores), np.array(starts, dtype=np.int64))
+    assert descending == expected
+    if descending:  # the ties, or None for none
+        assert (found.tolist() if found is not None else [False] * len(scores)) == tied
+        assert (found is None) == (not any(tied))
 
 
 @settings(max_examples=200, deadline=None)
