@@ -244,7 +244,12 @@ def test_descending_within_blocks_ignores_the_block_boundaries(scores: list[floa
     starts = sorted({0} | set(rnd.sample(range(len(scores)), rnd.randrange(len(scores) + 1))))
     bounds = [*starts, len(scores)]
     expected = all(scores[i] >= scores[i + 1] for a, b in itertools.pairwise(bounds) for i in range(a, b - 1))
-    assert _order._descending_within(np.array(scores), np.array(starts, dtype=np.int64)) == expected
+    tied = [i not in starts and scores[i] == scores[i - 1] for i in range(len(scores))]
+    descending, found = _order._descending_within(np.array(scores), np.array(starts, dtype=np.int64))
+    assert descending == expected
+    if descending:  # the ties, or None for none
+        assert (found.tolist() if found is not None else [False] * len(scores)) == tied
+        assert (found is None) == (not any(tied))
 
 
 @settings(max_examples=200, deadline=None)
@@ -279,3 +284,133 @@ def test_along_runs_is_repeat_of_the_values_by_run_length(seed: int) -> None:
     assert along_runs(None, heads, n).tolist() == np.repeat(np.arange(50), lengths).tolist()
     flags = values > 40
     assert along_runs(flags, heads, n).tolist() == np.repeat(flags, lengths).tolist()
+
+
+def _in_order_workers(patch: pytest.MonkeyPatch) -> list[int]:
+    """The workers the duplicate check asks of each call of its ``in_order`` (the calls still run)."""
+    import retrieval_eval.engine.ids as ids_module
+
+    counts: list[int] = []
+    real = ids_module.in_order
+
+    def spy(function, items, count):  # type: ignore[no-untyped-def]
+        counts.append(count)
+        return real(function, items, count)
+
+    patch.setattr(ids_module, "in_order", spy)
+    return counts
+
+
+def _threads(patch: pytest.MonkeyPatch, cpus: int) -> None:
+    """The thread policy as on ``cpus`` idle CPUs, for passes of any length."""
+    import retrieval_eval.engine.threads as threads_module
+
+    patch.setattr(threads_module, "THREADED_ROWS", 0)
+    patch.setattr(threads_module, "usable_cpus", lambda: cpus)
+    patch.setattr(threads_module, "_runnable_elsewhere", lambda: 0)
+
+
+#: A run's rows as query blocks (query, documents), for the duplicate check in pieces.
+query_blocks = st.lists(st.tuples(st.integers(0, 5), st.lists(st.sampled_from([b"a", b"b", b"c" * 9, b"d", b"e"]),
+                                                               min_size=1, max_size=6)),
+                        min_size=1, max_size=8, unique_by=lambda block: block[0])
+
+
+@settings(max_examples=150, deadline=None)
+@given(query_blocks, st.integers(1, 12), st.booleans())
+def test_the_duplicate_check_in_pieces_on_threads_is_the_check_as_a_whole(
+        blocks: list[tuple[int, list[bytes]]], piece_rows: int, with_keys: bool) -> None:
+    """Cut between queries into pieces, checked on two threads or on the calling thread, the rows kept
+    are the first occurrences (a set of the pairs seen, as an oracle), and a repeat is named as the
+    check of all rows at once names it."""
+    from retrieval_eval.engine.build import _pieces
+    from retrieval_eval.engine.ids import pair_keys
+    from retrieval_eval.model import InputFormatError
+
+    query = np.concatenate([np.full(len(docs), q, dtype=np.int64) for q, docs in blocks])
+    docs = np.array([d for _, block in blocks for d in block], dtype="S9")
+    bounds = _pieces(np.cumsum([0] + [len(block) for _, block in blocks]), rows=piece_rows)
+    names = np.array([b"q%d" % q for q in range(6)])
+    seen: set[tuple[int, bytes]] = set()
+    expected = []
+    for pair in zip(query.tolist(), docs.tolist()):
+        expected.append(pair not in seen)
+        seen.add(pair)
+
+    def check(policy: str, pieces: np.ndarray | None) -> list[bool] | str:
+        keys = pair_keys(query, docs) if with_keys else None
+        try:
+            return _check_duplicates(query, docs, np.arange(1, len(query) + 1), "<run>", "line", "document",
+                                     names, policy, keys, pieces).tolist()  # type: ignore[arg-type]
+        except InputFormatError as error:
+            return str(error)
+
+    whole = check("error", None)
+    assert (whole == expected) == all(expected)
+    for cpus in (1, 2):
+        with pytest.MonkeyPatch.context() as patch:
+            _threads(patch, cpus)
+            asked = _in_order_workers(patch)
+            assert check("first", bounds) == expected
+            assert check("error", bounds) == whole
+        assert asked == ([2 if cpus == 2 and len(bounds) > 2 else 0] * 2 if len(query) > 1 else [])  # (1 row: no check)
+
+
+def test_a_build_checks_a_long_runs_duplicates_in_pieces_on_threads() -> None:
+    """A run of whole query blocks (out of query order, with ties), its duplicates checked in pieces on
+    two threads or on the calling thread: the same batch as the same rows in a shuffled order, which
+    the check takes as a whole; with a repeated pair, the same error, or the same batch as the run
+    without the repeat."""
+    import retrieval_eval.engine.build as build_module
+    from retrieval_eval.engine.build import build_batch
+    from retrieval_eval.model import InputFormatError, QrelsColumns, RunColumns
+
+    rng = np.random.default_rng(5)
+    n_queries, per_query = 40, 30
+    query = np.repeat(rng.permutation(n_queries), per_query)
+    docs = np.array([b"d%d" % d for q in range(n_queries) for d in rng.choice(90, per_query, replace=False)])
+    scores = rng.integers(0, 8, len(query)).astype(np.float64)  # many ties, rows not by score
+    qids = np.array([b"q%d" % q for q in query])
+    judged = rng.choice(len(query), 300, replace=False)
+    qrels = QrelsColumns(qids[judged], docs[judged], rng.integers(0, 3, 300), np.arange(1, 301))
+
+    def build(rows: np.ndarray, cpus: int, duplicates: str = "error") -> tuple[list[list[object]], list[int]] | str:
+        run = RunColumns(qids[rows], docs[rows], scores[rows], rows + 1)
+        with pytest.MonkeyPatch.context() as patch:
+            _threads(patch, cpus)
+            patch.setattr(build_module, "_PIECE_ROWS", 100)  # pieces of a few queries
+            asked = _in_order_workers(patch)
+            try:
+                batch, _ = build_batch(qrels, run, duplicates=duplicates)  # type: ignore[arg-type]
+            except InputFormatError as error:
+                return str(error)
+        fields = ("offsets", "labels", "doc_ids", "scores", "in_run")
+        return [np.asarray(getattr(batch, name)).tolist() for name in fields], asked
+
+    rows = np.arange(len(query))
+    shuffled = build(rng.permutation(rows), 2)
+    assert not isinstance(shuffled, str) and shuffled[1] == [0]  # rows of a query apart: one piece, no threads
+    assert build(rows, 2) == (shuffled[0], [2])
+    assert build(rows, 1) == (shuffled[0], [0])
+    # The first row of the block at rows 480-509 again, at the block's end (its line number: the end of
+    # the file): a cut every 100 rows, not at a block's bound, would part the two.
+    repeated = np.insert(rows, 510, 480)
+    message = build(repeated, 1)
+    assert isinstance(message, str) and "duplicate document" in message
+    assert build(repeated, 2) == message
+    assert build(repeated, 2, "first")[0] == build(repeated, 1, "first")[0] == shuffled[0]  # type: ignore[index]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(64, 130), min_size=0, max_size=12), st.randoms(), st.booleans())
+def test_moved_blocks_are_the_rows_of_the_blocks_in_turn(lengths: list[int], rnd, keep_some_together: bool) -> None:
+    """Blocks of 64 rows or more, copied whole (those that stay next to each other copied as one), are
+    each block's rows in turn in the new order."""
+    starts = np.cumsum([0] + lengths)[:-1].astype(np.int64)
+    moved = list(range(len(lengths)))
+    rnd.shuffle(moved)
+    if keep_some_together:  # runs of blocks left in their old order, as a numeric order put in byte order leaves them
+        moved = sorted(moved[: len(moved) // 2]) + moved[len(moved) // 2 :]
+    column = np.arange(sum(lengths), dtype=np.float64)
+    got = _order._move_blocks(column, starts[moved], np.array(lengths, dtype=np.int64)[moved])
+    assert got.tolist() == [float(starts[b] + i) for b in moved for i in range(lengths[b])]

@@ -67,13 +67,16 @@ def _grouped_judgments(rnd: random.Random, n_queries: int, most: int, repeat: bo
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_scan_join_finds_what_the_hash_table_finds(seed: int) -> None:
+@pytest.mark.parametrize("rows", [400, 100])
+def test_scan_join_finds_what_the_hash_table_finds(seed: int, rows: int) -> None:
+    """With many rows a query (each query's first judged id gathered from an entry per query) and with
+    a few (worked out row by row)."""
     rnd = random.Random(seed)
     offsets, judged = _grouped_judgments(rnd, 30, 4, repeat=False)
     query = np.repeat(np.arange(30), np.diff(offsets))
-    run_query = np.array([rnd.randrange(30) for _ in range(400)], dtype=np.int64)
+    run_query = np.array([rnd.randrange(30) for _ in range(rows)], dtype=np.int64)
     pool = [bytes(d) for d in judged] + [b"x", b"d1", b"ddddddddddd0", b"d" * 11 + b"99"]
-    run_docs = np.array([rnd.choice(pool) for _ in range(400)], dtype="S16")  # another width than the qrels'
+    run_docs = np.array([rnd.choice(pool) for _ in range(rows)], dtype="S16")  # another width than the qrels'
     found = _scan_join(offsets, judged, run_query, run_docs, np.arange(len(judged)))  # each row's judged row
     assert found is not None
     rows, at = PairIndex(query, judged).find(run_query, run_docs)
@@ -90,6 +93,8 @@ def test_scan_join_finds_nothing_for_a_query_without_judgments() -> None:
     judged = np.array([b"a"])
     found = _scan_join(offsets, judged, np.array([0, 1, 2]), np.array([b"a", b"a", b"a"]), np.array([7]))
     assert found is not None and found.tolist() == [-1, 7, -1]
+    many = _scan_join(offsets, judged, np.repeat([0, 1, 2], 10), np.array([b"a"] * 30), np.array([7]))  # 10 rows a query
+    assert many is not None and many.tolist() == [-1] * 10 + [7] * 10 + [-1] * 10
     nothing = _scan_join(np.zeros(3, dtype=np.int64), judged[:0], np.array([0, 1]), np.array([b"a", b"b"]), np.zeros(0, dtype=np.int64))
     assert nothing is not None and nothing.tolist() == [-1, -1]
 

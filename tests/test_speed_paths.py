@@ -755,6 +755,34 @@ def test_the_duplicate_check_sorts_its_own_keys_in_place() -> None:
     assert peak < 8 * n * 2.7, peak
 
 
+@pytest.mark.parametrize("cpus", [1, 2])
+def test_the_duplicate_check_in_pieces_holds_the_keys_of_a_few_pieces(monkeypatch, cpus: int) -> None:  # type: ignore[no-untyped-def]
+    """Cut between queries (as the build cuts a run file's rows), the check holds the keys of the pieces
+    in hand only, on the calling thread or on two: less than the 8 bytes a row of all the keys at once."""
+    import tracemalloc
+
+    import retrieval_eval.engine.threads as threads_module
+    from retrieval_eval.engine.build import _pieces
+    from retrieval_eval.engine.ids import _check_duplicates
+
+    monkeypatch.setattr(threads_module, "usable_cpus", lambda: cpus)
+    monkeypatch.setattr(threads_module, "THREADED_ROWS", 0)
+    n = 400_000
+    query = np.repeat(np.arange(400, dtype=np.int64), n // 400)
+    ids = np.array([b"d%d" % i for i in range(n)], dtype="S8")
+    pieces, lines = _pieces(np.arange(0, n + 1, n // 400), rows=1 << 13), np.arange(n)
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        keep = _check_duplicates(query, ids, lines, "run", "line", "document", np.arange(400), "error", pieces=pieces)
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert keep.all()
+    assert peak < 8 * n * 0.3, peak  # the mask kept (1 byte a row), the keys of at most 3 pieces (0.16 each)
+
+
 def _batch_fields(qrels: Any, run: Any, **options: Any) -> tuple[list[Any], str | None]:
     """A build's batch and report as plain lists, or the error it raised."""
     from retrieval_eval.model import InputFormatError

@@ -29,7 +29,7 @@ from .ids import (
     intern,
 )
 from .order import RowOrder, grouped_order
-from .segments import _offsets_of, segment_ids
+from .segments import _offsets_of, long_on_average, segment_ids
 from .threads import in_order, workers
 
 if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
@@ -107,30 +107,51 @@ def _scan_join(offsets: IntArray, judged: np.ndarray, query_code: IntArray, doc_
         out.fill(NONPOOL)
         return out
 
+    # The first step compares every row with its query's first judged id (most queries have one).
+    # A query without judgments is given some other query's id (the index clipped to the judgments),
+    # and its match is dropped. Where queries have many rows (a run file), that id, its value and
+    # whether more follow are made once, an entry per query, and gathered per row; where they have a
+    # few (sessions), making them would cost more than working them out row by row.
+    by_query = long_on_average(len(query_code), len(offsets) - 1)
+    if by_query:
+        counts = np.diff(offsets)
+        first = offsets[:-1].clip(max=len(judged) - 1)
+        first_words = _words(judged.take(first), np.uint64)
+        first_values = np.where(counts > 0, values.take(first), NONPOOL).astype(values.dtype)  # NONPOOL: no match
+        several = counts > 1
+
     def chunk(start: int) -> None:
         found = out[start : start + _FIND_CHUNK]
-        found.fill(NONPOOL)
         codes = query_code[start : start + _FIND_CHUNK]
-        first = offsets[:-1].take(codes)
-        n_judged = offsets[1:].take(codes)
-        n_judged -= first  # (no array per query kept)
-        # The first step compares every row of the chunk (most have a judgment): whole slices of the
-        # rows rather than a selection of them. A row of a query without judgments compares with some
-        # other query's id (its index clipped to the judgments), and its match is dropped.
-        candidate = first.clip(max=len(judged) - 1)
-        same = _same_words(_words(judged.take(candidate), np.uint64),
-                           _words(doc_ids[start : start + _FIND_CHUNK], np.uint64))
-        same &= n_judged > 0
-        np.putmask(found, same, values.take(candidate))
-        same |= n_judged < 2  # (now: whether a row is done)
-        pending = np.flatnonzero(~same)
+        docs = _words(doc_ids[start : start + _FIND_CHUNK], np.uint64)
+        if by_query:
+            same = _same_words(first_words.take(codes, axis=0), docs)
+            first_values.take(codes, out=found, mode="clip")  # (every code is in range: "raise" would copy ``out`` first)
+            unmatched = np.logical_not(same, out=same)
+            np.putmask(found, unmatched, NONPOOL)
+            unmatched &= several.take(codes)  # (now: whether a row is still to compare)
+            pending = np.flatnonzero(unmatched)
+            pending_codes = codes.take(pending)
+            head, n_judged = offsets[:-1].take(pending_codes), counts.take(pending_codes)
+        else:
+            found.fill(NONPOOL)
+            head, n_judged = offsets[:-1].take(codes), offsets[1:].take(codes)
+            n_judged -= head  # (no array per query kept)
+            candidate = head.clip(max=len(judged) - 1)
+            same = _same_words(_words(judged.take(candidate), np.uint64), docs)
+            same &= n_judged > 0
+            np.putmask(found, same, values.take(candidate))
+            same |= n_judged < 2  # (now: whether a row is done)
+            pending = np.flatnonzero(~same)
+            head, n_judged = head[pending], n_judged[pending]
         step = 1
         while len(pending):  # as many steps as the most judgments of a query that the run has
-            candidate = first[pending] + step
+            candidate = head + step
             same = _same_ids(judged, candidate, doc_ids, pending + start)
             found[pending[same]] = values[candidate[same]]
             step += 1
-            pending = pending[~same & (n_judged[pending] > step)]
+            going = ~same & (n_judged > step)
+            pending, head, n_judged = pending[going], head[going], n_judged[going]
 
     starts = [(start,) for start in range(0, len(query_code), _FIND_CHUNK)]
     for _ in in_order(chunk, starts, workers(len(query_code))):

@@ -61,7 +61,15 @@ class RowOrder:
 def _move_blocks(column: np.ndarray, starts: IntArray, lengths: IntArray) -> np.ndarray:
     """The blocks of rows ``column[start:start + length]`` for each (start, length), concatenated."""
     if len(starts) * 64 <= len(column):  # long blocks: one copy each (a loop over queries, not rows)
-        return np.concatenate([column[a:b] for a, b in zip(starts.tolist(), (starts + lengths).tolist())])
+        # Blocks that follow each other in the column as in the new order are copied as one (a run file
+        # with its queries in numeric order, put in byte order: msmarco's 6,980 blocks are 1,275 such
+        # stretches, 2.5 ms less a column).
+        if not len(starts):
+            return column[:0].copy()
+        ends = starts + lengths
+        last = np.flatnonzero(starts[1:] != ends[:-1])  # the stretches' last blocks, but the final one
+        firsts, lasts = np.concatenate(([0], last + 1)), np.append(last, len(starts) - 1)
+        return np.concatenate([column[a:b] for a, b in zip(starts[firsts].tolist(), ends[lasts].tolist())])
     return column[_block_rows(starts, lengths)]
 
 
@@ -202,22 +210,43 @@ def _by_id_descending(group: IntArray, doc_ids: np.ndarray) -> IntArray:
     return np.lexsort((-intern(doc_ids)[1], group))
 
 
-def _descending_within(score: FloatArray, starts: IntArray) -> bool:
-    """Whether ``score`` never increases within the blocks of rows that begin at ``starts`` (NaN
-    counts as out of order)."""
-    descending = score[1:] <= score[:-1]
-    descending[starts[1:] - 1] = True  # the last row of a block and the first of the next
-    return bool(descending.all())
+def _descending_within(score: FloatArray, starts: IntArray) -> tuple[bool, BoolArray | None]:
+    """Whether ``score`` never increases within the blocks of rows that begin at ``starts`` (NaN counts
+    as out of order), and whether each row's score equals the one before it in its block (None when no
+    two do).
+
+    A first comparison asks whether each score is below the one before it: when every one is (a run
+    without ties, as most are), that answers both questions in one pass over the scores; otherwise
+    a second finds the ties, and rows neither below nor tied are out of order.
+
+    >>> _descending_within(np.array([3.0, 2.0, 5.0, 1.0]), np.array([0, 2]))
+    (True, None)
+    >>> descending, tied = _descending_within(np.array([3.0, 3.0, 5.0, 6.0]), np.array([0, 2]))
+    >>> descending, tied.tolist()
+    (False, [False, True, False, False])
+    """
+    below = np.empty(len(score), dtype=bool)
+    np.less(score[1:], score[:-1], out=below[1:])
+    below[starts] = True  # a block's first row (and the first row) follows no row of its block
+    if bool(below.all()):
+        return True, None
+    tied = np.empty(len(score), dtype=bool)
+    np.equal(score[1:], score[:-1], out=tied[1:])
+    tied[starts] = False
+    below |= tied
+    return bool(below.all()), tied
 
 
-def _blocks_by_score(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray, starts: IntArray) -> RowOrder | None:
+def _blocks_by_score(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray, starts: IntArray,
+                     tied_to_previous: BoolArray | None) -> RowOrder | None:
     """The order of rows in query blocks (starting at ``starts``) whose scores never increase within a
-    block: the blocks moved whole into query order, the rows of each tie group sorted by id."""
+    block: the blocks moved whole into query order, the rows of each tie group sorted by id (given
+    whether each row is tied to the one before it in its block, see :func:`_descending_within`; None
+    when no row is)."""
     n = len(query_code)
     blocks = _order_blocks(query_code, starts)
-    tied_to_previous = np.empty(n, dtype=bool)
-    np.equal(score[1:], score[:-1], out=tied_to_previous[1:])
-    tied_to_previous[starts] = False  # a block's first row (and the first row)
+    if tied_to_previous is None:
+        return blocks
     rows, group = _tie_groups(tied_to_previous)
     del tied_to_previous
     if len(rows):
@@ -265,25 +294,30 @@ def _by_score_within_blocks(score: FloatArray, starts: IntArray) -> IntArray | N
     return rows
 
 
-def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray) -> RowOrder | None:
+def canonical_order(query_code: IntArray, score: FloatArray, doc_ids: np.ndarray,
+                    blocks: IntArray | None = None) -> RowOrder | None:
     """Row order: query, then score descending, then doc_id descending (trec_eval's tie rule).
 
     ``doc_ids`` are bytes, compared like C's ``strcmp``. Each (query, doc) pair must occur once.
-    Returns None when the rows are in that order already.
+    ``blocks``: the first row of each query, if the caller knows that each query's rows are together
+    (a pass over the rows less). Returns None when the rows are in that order already.
     """
     n = len(query_code)
     if n < 2:
         return None
-    starts = _query_blocks(query_code)
-    if starts is not None and _descending_within(score, starts):
+    starts = _query_blocks(query_code) if blocks is None else blocks
+    descending, ties = _descending_within(score, starts) if starts is not None else (False, None)
+    if descending and starts is not None:
         # Run files usually hold each query in one block, by score already. Then the blocks move
         # whole and only the rows of tie groups are sorted, at a cost linear in the rows.
-        return _blocks_by_score(query_code, score, doc_ids, starts)
+        return _blocks_by_score(query_code, score, doc_ids, starts, ties)
+    del ties
     within = None if starts is None or _FORCE_GLOBAL_SORT else _by_score_within_blocks(score, starts)
     if within is not None and starts is not None:
         # Blocks of one query each, not by score (dicts, frames): each block sorted on its own (a
         # short sort per block, far cheaper than one sort of every row), then as above.
-        then = _blocks_by_score(query_code, score.take(within), doc_ids.take(within), starts)
+        by_score = score.take(within)
+        then = _blocks_by_score(query_code, by_score, doc_ids.take(within), starts, _descending_within(by_score, starts)[1])
         return RowOrder(n, rows=within if then is None else within.take(then.permutation()))
     distinct, inverse = np.unique(score, return_inverse=True)
     n_groups = len(distinct) * (int(query_code.max()) + 1)
