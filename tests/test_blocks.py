@@ -276,3 +276,40 @@ def test_a_count_that_is_not_a_whole_number_is_a_bug_reported_as_such() -> None:
     assert count.integer
     with pytest.raises(MeasureError, match="is a count, but some value is not a whole number"):
         Summary(count).add(np.array([1.0, 2.5]))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_weights_and_shares_made_block_by_block_equal_the_whole_batch_s(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a note or report asks for after the summaries (GAUC's and AUC's weights, the queries left
+    out, Judged@k) is computed block by block (per_query_in_blocks): the same bits as on the whole batch."""
+    from retrieval_eval.analysis.unjudged import judged_at
+    from retrieval_eval.measures import parse
+    from retrieval_eval.measures.registry import summary_weights
+
+    whole = _evaluator(seed)
+    expected = {m: summary_weights(whole._batch, parse(m)) for m in ("GAUC", "AUC", "GAUC(weight='impressions')")}
+    judged = {k: judged_at(whole, parse(f"P@{k}")) for k in (1, 5, 20)}
+    _tiny_blocks(monkeypatch)
+    blocked = _evaluator(seed)
+    assert len(blocked._batch.query_blocks(evaluator_module.QUERIES_PER_BLOCK)) > 5
+    for measure, weights in expected.items():
+        assert weights is not None
+        assert blocked.summary_weights(measure).tobytes() == weights.tobytes(), measure
+        assert blocked.left_out(measure) == [blocked.query_ids[i] for i in np.flatnonzero(weights == 0)]
+    assert blocked.summary_weights("AP") is None and blocked.left_out("AP") == []
+    assert {k: judged_at(blocked, parse(f"P@{k}")) for k in judged} == judged
+
+
+def test_the_query_lists_name_the_queries_at_their_positions() -> None:
+    """without_relevant and only_unjudged, found as positions and then made into text, name the
+    queries the qrels themselves say (the data's own lines are the oracle)."""
+    qrels, _ = _data(4)  # (a seed with queries of negative judgments only)
+    values: dict[str, list[int]] = {}
+    for line in qrels.splitlines():
+        query, _, _, value = line.split()
+        values.setdefault(query, []).append(int(value))
+    results = _evaluator(4, rel=2)
+    ids = results.query_ids
+    assert results.without_relevant == [q for q in ids if not any(v >= 2 for v in values.get(q, []))]
+    assert results.only_unjudged == [q for q in ids if values.get(q) and all(v < 0 for v in values[q])]
+    assert results.only_unjudged and len(results.without_relevant) > len(results.only_unjudged)

@@ -10,11 +10,13 @@ the qrels listed it at that grade.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import partial
 
 import numpy as np
 from attrs import frozen
 
 from ..engine.ties import with_unjudged_as
+from ..evaluators.blocks import per_query_in_blocks
 from ..evaluators.results import SetResults
 from ..measures import Measure, parse, parse_list
 from ..measures.registry import compute
@@ -78,8 +80,11 @@ def _judged_shares(results: SetResults, measures: Sequence[Measure]) -> list[flo
     cutoffs = [None if (k := _cutoff_of(measure)) is None else min(k, max(longest, 1)) for measure in measures]
     shares: dict[int, float] = {}
     for k in dict.fromkeys(k for k in cutoffs if k is not None):
-        # Computed here, not through results.array: the evaluation keeps no per-query array it was not asked for.
-        shares[k] = float(compute(results._batch, parse(f"Judged@{k}"))[retrieved].mean()) if retrieved.any() else 1.0
+        # Computed here, not through results.array: the evaluation keeps no per-query array it was not
+        # asked for. Block by block: on a 10 M-row log, Judged@10 on the whole batch added 130 MB to the peak.
+        judged = parse(f"Judged@{k}")
+        shares[k] = (float(per_query_in_blocks(results._batch, partial(compute, measure=judged))[retrieved].mean())
+                     if retrieved.any() else 1.0)
     return [None if k is None else shares[k] for k in cutoffs]
 
 

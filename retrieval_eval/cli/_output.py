@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
 from typing import TextIO
 
 EXIT_OK = 0
@@ -151,9 +151,12 @@ def _warn(message: str) -> None:
     _stderr_line(f"retrieval-eval: warning: {message}")
 
 
-def _preview(items: Sequence[str], limit: int = 5) -> str:
+def _preview(items: Sequence[str], limit: int = 5, total: int | None = None) -> str:
+    """The first ``limit`` of ``items`` and how many more there are; ``total``: the count, when
+    ``items`` holds only the first few (a million query ids need not all be made into text)."""
+    count = len(items) if total is None else total
     shown = ", ".join(items[:limit])
-    return shown + (f", ... ({len(items) - limit} more)" if len(items) > limit else "")
+    return shown + (f", ... ({count - limit} more)" if count > limit else "")
 
 
 def _short(text: str, limit: int = 40) -> str:
@@ -166,7 +169,7 @@ def _counted(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def _them(items: Sequence[str]) -> str:
+def _them(items: Sized) -> str:
     return "it" if len(items) == 1 else "them"
 
 

@@ -17,7 +17,7 @@ from ._output import _counted, _note, _preview, _short, _them, _Usage, _warn
 if TYPE_CHECKING:  # imported for annotations only: the commands import lazily, to keep --help fast
     from ..engine.build import RunHandoff
     from ..evaluators.set import SetEvaluator
-    from ..model import QrelsColumns, RunColumns
+    from ..model import IntArray, QrelsColumns, RunColumns
     from ..report.text import Requested
 
 def _stdin(option: str) -> object:
@@ -383,6 +383,8 @@ def _report_query_set(
     """The note: and warning: lines about the query set on stderr (all of them silenced by --quiet).
 
     With several runs, ``run`` names the run each line is about."""
+    import numpy as np
+
     about = f"{run}: " if run else ""
     missing = results.missing_from_run
     if missing and not args.complete:
@@ -393,36 +395,40 @@ def _report_query_set(
     if ignored:
         are = _counted(len(ignored), "run query has no judgments and is", "run queries have no judgments and are")
         _note(about + f"{are} ignored: {_preview(ignored)}")
-    unjudged = results.only_unjudged
-    if unjudged:
+    # The queries are found as positions, and only the few each line names are made into text: a log
+    # of a million sessions has hundreds of thousands without a click.
+    unjudged = results._rows_only_unjudged()
+    if len(unjudged):
         _warn(about + f"{_counted(len(unjudged), 'query has', 'queries have')} only negative judgments (pooled but "
-              f"never judged), so every measure is 0 for {_them(unjudged)}: {_preview(unjudged)}")
-    unjudged_set = set(unjudged)
-    no_relevant = [q for q in results.without_relevant if q not in unjudged_set]
-    if no_relevant and getattr(args, "rel_format", "qrels") == "qrels":  # (a preference needs no relevant document)
+              f"never judged), so every measure is 0 for {_them(unjudged)}: {_named(results, unjudged)}")
+    no_relevant = np.setdiff1d(results._rows_without_relevant(), unjudged, assume_unique=True)
+    if len(no_relevant) and getattr(args, "rel_format", "qrels") == "qrels":  # (a preference needs no relevant document)
         zero = _zero_for(results, requested, no_relevant)
         so = f", so {_preview(zero)} {'is' if len(zero) == 1 else 'are'} 0 for {_them(no_relevant)}" if zero else ""
         _warn(about + f"{_counted(len(no_relevant), 'query has', 'queries have')} no relevant judgment (relevance >= "
-              f"{args.level}){so}: {_preview(no_relevant)}")
+              f"{args.level}){so}: {_named(results, no_relevant)}")
     for item in requested:
-        left_out = results.left_out(item.measure)
-        if left_out:
+        left_out = results._rows_left_out(item.measure)
+        if len(left_out):
             one = len(left_out) == 1
             _note(about + f"{item.label}: {len(left_out)} of {_counted(len(results), 'query', 'queries')} "
                   f"{'has' if one else 'have'} only relevant or only non-relevant documents and "
-                  f"{'is' if one else 'are'} left out of its summary: {_preview(left_out)}")
+                  f"{'is' if one else 'are'} left out of its summary: {_named(results, left_out)}")
 
 
-def _zero_for(results: SetEvaluator, requested: Sequence[Requested], query_ids: Sequence[str]) -> list[str]:
-    """The requested per-query scores (not counts) whose value is 0 for every one of ``query_ids``.
+def _named(results: SetEvaluator, rows: IntArray) -> str:
+    """:func:`_preview` of the ids of the queries at ``rows``."""
+    return _preview(results._texts(rows[:5]), total=len(rows))
+
+
+def _zero_for(results: SetEvaluator, requested: Sequence[Requested], rows: IntArray) -> list[str]:
+    """The requested per-query scores (not counts) whose value is 0 for every query at ``rows``.
 
     Only those are named in the warning: a graded measure (nDCG) uses the grades whatever ``-l``
     says, so it need not be 0 on a query with no judgment >= ``-l``.
     """
     import numpy as np
 
-    wanted = set(query_ids)
-    rows = np.array([i for i, q in enumerate(results.query_ids) if q in wanted], dtype=np.int64)
     # Counts (num_rel) are 0 by definition here: not news. A weighted mean (AUC, GAUC, Accuracy) leaves
     # these queries out of its summary, and its own note says so; a pooled one (PooledAUC) counts their rows.
     scores = [item for item in requested

@@ -10,7 +10,7 @@ checks every measure).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -34,6 +34,28 @@ QUERIES_PER_THREAD_BLOCK = 1 << 18
 #: How the summaries other than the arithmetic mean combine the queries (see :meth:`SetEvaluator.mean`).
 _NOT_A_MEAN = {"sum": "the sum over queries", "gmean": "a geometric mean", "weighted": "a weighted mean",
                "pooled": "pooled over the rows of every query"}
+
+
+def per_query_in_blocks(batch: RankedBatch, values: Callable[[RankedBatch], FloatArray]) -> FloatArray:
+    """``values(batch)``, an array of one number per query, computed a block of queries at a time on
+    the calling thread: as in :func:`in_blocks`, a block's caches go before the next block's are made.
+
+    For what the summaries do not keep but a note or a report asks for afterwards (the weights of
+    GAUC, Judged@k): on the whole of a 10 M-row log, such a kernel's temporaries added 130 MB to the
+    command's peak. Each query's value is computed from its own rows, so the numbers are the same.
+
+    >>> from retrieval_eval import SetEvaluator
+    >>> batch = SetEvaluator.from_dict({"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": {"a": 1.0}, "q2": {"c": 1.0}})._batch
+    >>> per_query_in_blocks(batch, lambda part: part.num_ret * 2.0).tolist()
+    [2.0, 2.0]
+    """
+    blocks = batch.query_blocks(QUERIES_PER_BLOCK)
+    if len(blocks) == 1:
+        return np.asarray(values(batch), dtype=np.float64)
+    out = np.empty(batch.n_queries)
+    for start, stop in blocks:
+        out[start:stop] = values(batch.block(start, stop))
+    return out
 
 
 def in_blocks(batch: RankedBatch, measures: Sequence[Measure], known: dict[Measure, FloatArray], *,
