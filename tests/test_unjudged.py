@@ -167,3 +167,37 @@ def test_the_notes_reuse_the_summaries_the_output_made(monkeypatch: pytest.Monke
     assert unjudged_notes(run, ["P@2"]) == unjudged_notes(fresh, ["P@2"])
     assert made == [1]  # only the fresh evaluation computed P@2's summary
     assert run._summaries(["P@2"], keep=True) == printed[:1] and made == [1, 1]  # keep: the arrays are made
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.dictionaries(docs, st.integers(-1, 3), max_size=5),
+                          st.dictionaries(docs, st.floats(0, 5), max_size=7)), min_size=1, max_size=5),
+       st.integers(0, 3), st.booleans())
+def test_the_batch_with_unjudged_judged_matches_one_built_query_by_query(queries: list, level: int, long: bool) -> None:
+    import numpy as np
+
+    import retrieval_eval.engine.ties as ties
+
+    qrels = {f"q{i}": dict(judged) for i, (judged, _) in enumerate(queries) if judged}
+    run = {f"q{i}": dict(scores) for i, (_, scores) in enumerate(queries) if scores}
+    if not qrels or not run:
+        return
+    b = SetEvaluator.from_dict(qrels, run)._batch
+    # Both ways of finding an unjudged row's query: searched in the offsets, gathered from the row index.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ties, "long_segments", lambda offsets: long)
+        made = ties.with_unjudged_as(b, level)
+    # The oracle: each query's judged rows, then its unjudged ranked rows at ``level``, in rank order.
+    relevance: list[int] = []
+    doc_ids: list[bytes] = []
+    offsets = [0]
+    for q in range(b.n_queries):
+        judged = slice(b.judged_offsets[q], b.judged_offsets[q + 1])
+        ranked = range(b.offsets[q], b.offsets[q + 1])
+        relevance += b.judged_relevance[judged].tolist() + [level for r in ranked if b.labels[r] < 0]
+        doc_ids += b.judged_doc_ids[judged].tolist() + [b.doc_ids[r] for r in ranked if b.labels[r] < 0]
+        offsets.append(len(relevance))
+    assert made.judged_offsets.tolist() == offsets
+    assert made.judged_relevance.tolist() == relevance
+    assert made.judged_doc_ids.tolist() == doc_ids
+    assert made.labels.tolist() == np.where(b.labels < 0, level, b.labels).tolist()

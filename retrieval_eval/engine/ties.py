@@ -20,7 +20,7 @@ from attrs import evolve, frozen
 
 from ..model import BoolArray, FloatArray, GradeArray, IntArray
 from .batch import RankedBatch
-from .segments import _offsets_of
+from .segments import _offsets_of, long_segments
 
 TiePolicy = Literal["trec_eval", "rank", "expected"]
 #: The tie policies, the default first.
@@ -125,24 +125,32 @@ def with_unjudged_as(b: RankedBatch, level: int) -> RankedBatch:
 
     A document the qrels list with a negative value keeps that row too: negative values never count.
     """
-    is_unjudged = b.labels < 0
-    unjudged = np.flatnonzero(is_unjudged)
+    unjudged = np.flatnonzero(b.labels < 0)
     if not len(unjudged):
         return b
     labels = b.labels.copy()
     labels[unjudged] = level
-    # Rows are grouped by query, so counts per query and np.repeat place every row: no per-row gathers.
-    before = np.zeros(len(b.labels) + 1, dtype=np.int64)
-    np.cumsum(is_unjudged, out=before[1:])
-    added_at = before[b.offsets]  # unjudged rows before each query's first row
-    added = np.diff(added_at)
-    old = np.diff(b.judged_offsets)
-    offsets = _offsets_of(old + added)
-    # Each query's judged rows first, then its added ones, in rank order.
-    old_at = np.arange(len(b.judged_relevance)) + np.repeat(offsets[:-1] - b.judged_offsets[:-1], old)
-    new_at = np.arange(len(unjudged)) + np.repeat(offsets[:-1] + old - added_at[:-1], added)
-    relevance = np.empty(int(offsets[-1]), dtype=b.judged_relevance.dtype)
-    relevance[old_at], relevance[new_at] = b.judged_relevance, level
-    doc_ids = np.empty(int(offsets[-1]), dtype=np.result_type(b.judged_doc_ids.dtype, b.doc_ids.dtype))
-    doc_ids[old_at], doc_ids[new_at] = b.judged_doc_ids, b.doc_ids.take(unjudged)
+    query = _query_of(b, unjudged)
+    # Each query's judged rows first, then its added ones in rank order: the judged rows shift by the
+    # rows added before their query, and an added row lands after its query's judged rows and the rows
+    # added before it. The old rows fill what is left, in order, by a mask: a scatter of every judged
+    # row took twice the time (sessions of one document).
+    offsets = b.judged_offsets + _offsets_of(np.bincount(query, minlength=b.n_queries))
+    new_at = b.judged_offsets.take(query + 1) + np.arange(len(unjudged))
+    old = np.ones(int(offsets[-1]), dtype=bool)
+    old[new_at] = False
+    relevance = np.empty(len(old), dtype=b.judged_relevance.dtype)
+    relevance[new_at] = level
+    relevance[old] = b.judged_relevance
+    doc_ids = np.empty(len(old), dtype=np.result_type(b.judged_doc_ids.dtype, b.doc_ids.dtype))
+    doc_ids[new_at] = b.doc_ids.take(unjudged)
+    doc_ids[old] = b.judged_doc_ids
     return evolve(b, labels=labels, judged_offsets=offsets, judged_relevance=relevance, judged_doc_ids=doc_ids)
+
+
+def _query_of(b: RankedBatch, rows: IntArray) -> IntArray:
+    """The query of each of ``rows`` (increasing ranked-row indices): gathered from :attr:`RankedBatch.segment`
+    for short rankings, searched for in the offsets for long ones (no query index of every row)."""
+    if long_segments(b.offsets):
+        return np.searchsorted(b.offsets, rows, side="right") - 1
+    return b.segment.take(rows)
