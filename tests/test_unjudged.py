@@ -201,3 +201,35 @@ def test_the_batch_with_unjudged_judged_matches_one_built_query_by_query(queries
     assert made.judged_relevance.tolist() == relevance
     assert made.judged_doc_ids.tolist() == doc_ids
     assert made.labels.tolist() == np.where(b.labels < 0, level, b.labels).tolist()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.dictionaries(docs, st.integers(-1, 3), max_size=5),
+                          st.dictionaries(docs, st.floats(0, 5), min_size=1, max_size=8)), min_size=1, max_size=5),
+       st.one_of(st.none(), st.integers(1, 6)))
+@pytest.mark.parametrize("way", ["count", "hits", "cached hits"])
+def test_judged_at_k_is_the_judged_share_of_each_top_k(way: str, queries: list, k: int | None) -> None:
+    import numpy as np
+
+    import retrieval_eval.measures.judged as judged_module
+    from retrieval_eval.measures import parse
+    from retrieval_eval.measures.registry import compute
+
+    qrels = {f"q{i}": dict(judged) for i, (judged, _) in enumerate(queries) if judged}
+    run = {f"q{i}": dict(scores) for i, (_, scores) in enumerate(queries) if scores}
+    if not qrels or not run:
+        return
+    b = SetEvaluator.from_dict(qrels, run)._batch
+    if way == "cached hits":
+        b.hits(0)
+    # Each way: the running count of judged rows, the judged hits made for it, or those made already.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(judged_module, "long_segments", lambda offsets: way == "hits")
+        values = compute(b, parse("Judged" if k is None else f"Judged@{k}"))
+    # The oracle: each query's top min(k, n) labels, counted one by one (0.0 for an empty ranking).
+    expected = []
+    for q in range(b.n_queries):
+        top = b.labels[b.offsets[q] : b.offsets[q + 1]].tolist()[:k]
+        expected.append(sum(label >= 0 for label in top) / len(top) if top else 0.0)
+    assert values.tolist() == expected
+    assert isinstance(values, np.ndarray)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine.batch import NONPOOL, UNJUDGED, RankedBatch
-from ..engine.segments import safe_div, segment_heads, segment_sum
+from ..engine.segments import long_segments, safe_div, segment_heads, segment_sum
 from ..model import FloatArray
 from .graded import _powers
 from .params import CUTOFF, REL, Param, TrecName
@@ -151,7 +151,14 @@ def judged_at(b: RankedBatch, *, k: int | None) -> FloatArray:
 
     Reference: ir_measures ``Judged`` (judged_provider, after OpenNIR's judged@k).
     """
-    judged = b.hits(0)
-    count = judged.count if k is None else judged.upto(k)
     depth = b.num_ret if k is None else np.minimum(b.num_ret, k)
+    if ("hits", 0) in b._cache or long_segments(b.offsets):
+        judged = b.hits(0)
+        count = judged.count if k is None else judged.upto(k)
+    else:  # short rankings: a running count of the judged rows, read at each query's ends, costs less than
+        # finding every judged row's query and rank (the unjudged note at a million one-document sessions)
+        before = np.zeros(len(b.labels) + 1, dtype=np.int64)
+        np.cumsum(b.labels >= 0, out=before[1:])
+        first = b.offsets[:-1]
+        count = before.take(first + depth) - before.take(first)
     return safe_div(count, depth)
