@@ -176,7 +176,7 @@ def test_the_notes_reuse_the_summaries_the_output_made(monkeypatch: pytest.Monke
 def test_the_batch_with_unjudged_judged_matches_one_built_query_by_query(queries: list, level: int, long: bool) -> None:
     import numpy as np
 
-    import retrieval_eval.engine.ties as ties
+    from retrieval_eval.engine import ties
 
     qrels = {f"q{i}": dict(judged) for i, (judged, _) in enumerate(queries) if judged}
     run = {f"q{i}": dict(scores) for i, (_, scores) in enumerate(queries) if scores}
