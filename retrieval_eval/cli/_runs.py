@@ -385,6 +385,8 @@ def _report_query_set(
     With several runs, ``run`` names the run each line is about."""
     import numpy as np
 
+    from ..evaluators.results import rows_left_out, rows_only_unjudged, rows_without_relevant
+
     about = f"{run}: " if run else ""
     missing = results.missing_from_run
     if missing and not args.complete:
@@ -397,18 +399,18 @@ def _report_query_set(
         _note(about + f"{are} ignored: {_preview(ignored)}")
     # The queries are found as positions, and only the few each line names are made into text: a log
     # of a million sessions has hundreds of thousands without a click.
-    unjudged = results._rows_only_unjudged()
+    unjudged = rows_only_unjudged(results)
     if len(unjudged):
         _warn(about + f"{_counted(len(unjudged), 'query has', 'queries have')} only negative judgments (pooled but "
               f"never judged), so every measure is 0 for {_them(unjudged)}: {_named(results, unjudged)}")
-    no_relevant = np.setdiff1d(results._rows_without_relevant(), unjudged, assume_unique=True)
+    no_relevant = np.setdiff1d(rows_without_relevant(results), unjudged, assume_unique=True)
     if len(no_relevant) and getattr(args, "rel_format", "qrels") == "qrels":  # (a preference needs no relevant document)
         zero = _zero_for(results, requested, no_relevant)
         so = f", so {_preview(zero)} {'is' if len(zero) == 1 else 'are'} 0 for {_them(no_relevant)}" if zero else ""
         _warn(about + f"{_counted(len(no_relevant), 'query has', 'queries have')} no relevant judgment (relevance >= "
               f"{args.level}){so}: {_named(results, no_relevant)}")
     for item in requested:
-        left_out = results._rows_left_out(item.measure)
+        left_out = rows_left_out(results, item.measure)
         if len(left_out):
             one = len(left_out) == 1
             _note(about + f"{item.label}: {len(left_out)} of {_counted(len(results), 'query', 'queries')} "
@@ -418,7 +420,9 @@ def _report_query_set(
 
 def _named(results: SetEvaluator, rows: IntArray) -> str:
     """:func:`_preview` of the ids of the queries at ``rows``."""
-    return _preview(results._texts(rows[:5]), total=len(rows))
+    from ..evaluators.results import texts_at
+
+    return _preview(texts_at(results, rows[:5]), total=len(rows))
 
 
 def _zero_for(results: SetEvaluator, requested: Sequence[Requested], rows: IntArray) -> list[str]:

@@ -144,31 +144,13 @@ class SetResults(Mapping[str, RetrievalEvaluator]):
     def without_relevant(self) -> list[str]:
         """Evaluated queries with no relevant judgment (none >= ``rel``): their recall-oriented
         measures (AP, R-precision, recall, nDCG...) are 0, whatever the ranking."""
-        return self._texts(self._rows_without_relevant())
-
-    def _rows_without_relevant(self) -> IntArray:
-        """The positions (in :attr:`query_ids`) of :attr:`without_relevant`."""
-        return np.flatnonzero(self._batch.n_relevant(self.rel) == 0)
-
-    def _texts(self, rows: IntArray) -> list[str]:
-        """The ids of the queries at ``rows``: only those made into text (a batch may hold millions)."""
-        return _id_texts(self._batch.query_vocab[rows])
+        return _texts_at(self._batch, rows_without_relevant(self))
 
     @property
     def only_unjudged(self) -> list[str]:
         """Queries whose judgments are all negative ("pooled but not judged"): nothing about them
         was judged at all. (trec_eval fails or reads stale data on these; every measure is 0 here.)"""
-        return self._texts(self._rows_only_unjudged())
-
-    def _rows_only_unjudged(self) -> IntArray:
-        """The positions (in :attr:`query_ids`) of :attr:`only_unjudged`."""
-        batch = self._batch
-        judged_rows = batch.judged_relevance >= 0
-        if bool(judged_rows.all()):  # the usual qrels: no negative value, so no such query (no count per query)
-            return np.zeros(0, dtype=np.int64)
-        judged = batch.judged_count(judged_rows)
-        present = np.diff(batch.judged_offsets) > 0
-        return np.flatnonzero(present & (judged == 0))
+        return _texts_at(self._batch, rows_only_unjudged(self))
 
     # ------------------------------------------------------------------------------ the values
     def array(self, measure: MeasureLike) -> FloatArray:
@@ -339,12 +321,7 @@ class SetResults(Mapping[str, RetrievalEvaluator]):
         >>> runs.per_query("GAUC"), runs.aggregate("GAUC"), runs.left_out("GAUC")
         ({'q1': 1.0, 'q2': 0.0}, 1.0, ['q2'])
         """
-        return self._texts(self._rows_left_out(measure))
-
-    def _rows_left_out(self, measure: MeasureLike) -> IntArray:
-        """The positions (in :attr:`query_ids`) of :meth:`left_out`."""
-        weights = self.summary_weights(measure)
-        return np.zeros(0, dtype=np.int64) if weights is None else np.flatnonzero(weights == 0)
+        return _texts_at(self._batch, rows_left_out(self, measure))
 
     def summary_weights(self, measure: MeasureLike) -> FloatArray | None:
         """Each query's weight in the summary of a weighted measure (GAUC: 1, its scored documents or
@@ -378,3 +355,36 @@ class SetResults(Mapping[str, RetrievalEvaluator]):
     def num_relevant_retrieved(self) -> int:
         """Relevant documents retrieved, summed over queries."""
         return int(self.array("NumRelRet").sum())
+
+
+# The queries of the lists above as positions in query_ids: the command line's notes name the first
+# few of hundreds of thousands (a log's sessions without a click), and only those are made into text.
+def rows_without_relevant(results: SetResults) -> IntArray:
+    """The positions (in ``query_ids``) of :attr:`SetResults.without_relevant`."""
+    return np.flatnonzero(results._batch.n_relevant(results.rel) == 0)
+
+
+def rows_only_unjudged(results: SetResults) -> IntArray:
+    """The positions (in ``query_ids``) of :attr:`SetResults.only_unjudged`."""
+    batch = results._batch
+    judged_rows = batch.judged_relevance >= 0
+    if bool(judged_rows.all()):  # the usual qrels: no negative value, so no such query (no count per query)
+        return np.zeros(0, dtype=np.int64)
+    judged = batch.judged_count(judged_rows)
+    present = np.diff(batch.judged_offsets) > 0
+    return np.flatnonzero(present & (judged == 0))
+
+
+def rows_left_out(results: SetResults, measure: MeasureLike) -> IntArray:
+    """The positions (in ``query_ids``) of :meth:`SetResults.left_out`."""
+    weights = results.summary_weights(measure)
+    return np.zeros(0, dtype=np.int64) if weights is None else np.flatnonzero(weights == 0)
+
+
+def texts_at(results: SetResults, rows: IntArray) -> list[str]:
+    """The ids of the queries at ``rows`` (positions in ``query_ids``), only those made into text."""
+    return _texts_at(results._batch, rows)
+
+
+def _texts_at(batch: RankedBatch, rows: IntArray) -> list[str]:
+    return _id_texts(batch.query_vocab[rows])
