@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_threads import _worker_counts
 
 from retrieval_eval.engine import order as _order
 from retrieval_eval.engine.ids import PairIndex, _check_duplicates, _id_hash, _words, intern
@@ -290,15 +291,7 @@ def _in_order_workers(patch: pytest.MonkeyPatch) -> list[int]:
     """The workers the duplicate check asks of each call of its ``in_order`` (the calls still run)."""
     import retrieval_eval.engine.ids as ids_module
 
-    counts: list[int] = []
-    real = ids_module.in_order
-
-    def spy(function, items, count):  # type: ignore[no-untyped-def]
-        counts.append(count)
-        return real(function, items, count)
-
-    patch.setattr(ids_module, "in_order", spy)
-    return counts
+    return _worker_counts(patch, ids_module)
 
 
 def _threads(patch: pytest.MonkeyPatch, cpus: int) -> None:
