@@ -144,13 +144,13 @@ class SetResults(Mapping[str, RetrievalEvaluator]):
     def without_relevant(self) -> list[str]:
         """Evaluated queries with no relevant judgment (none >= ``rel``): their recall-oriented
         measures (AP, R-precision, recall, nDCG...) are 0, whatever the ranking."""
-        return _texts_at(self._batch, rows_without_relevant(self))
+        return texts_at(self, rows_without_relevant(self))
 
     @property
     def only_unjudged(self) -> list[str]:
         """Queries whose judgments are all negative ("pooled but not judged"): nothing about them
         was judged at all. (trec_eval fails or reads stale data on these; every measure is 0 here.)"""
-        return _texts_at(self._batch, rows_only_unjudged(self))
+        return texts_at(self, rows_only_unjudged(self))
 
     # ------------------------------------------------------------------------------ the values
     def array(self, measure: MeasureLike) -> FloatArray:
@@ -321,7 +321,7 @@ class SetResults(Mapping[str, RetrievalEvaluator]):
         >>> runs.per_query("GAUC"), runs.aggregate("GAUC"), runs.left_out("GAUC")
         ({'q1': 1.0, 'q2': 0.0}, 1.0, ['q2'])
         """
-        return _texts_at(self._batch, rows_left_out(self, measure))
+        return texts_at(self, rows_left_out(self, measure))
 
     def summary_weights(self, measure: MeasureLike) -> FloatArray | None:
         """Each query's weight in the summary of a weighted measure (GAUC: 1, its scored documents or
@@ -383,8 +383,4 @@ def rows_left_out(results: SetResults, measure: MeasureLike) -> IntArray:
 
 def texts_at(results: SetResults, rows: IntArray) -> list[str]:
     """The ids of the queries at ``rows`` (positions in ``query_ids``), only those made into text."""
-    return _texts_at(results._batch, rows)
-
-
-def _texts_at(batch: RankedBatch, rows: IntArray) -> list[str]:
-    return _id_texts(batch.query_vocab[rows])
+    return _id_texts(results._batch.query_vocab[rows])
