@@ -18,9 +18,12 @@ Each tool is timed from the dicts to the three means, and the means are compared
 
 Part 2, the Java-style loop. ``--loop-queries`` queries, each evaluated by a fresh
 ``RetrievalEvaluator`` with four calls: ``average_precision()``, ``ndcg(10)``, ``precision(10)`` and
-``relevant_missed_documents()``. The Documents and Judgments are built before timing; the figure is
-the time per query, wall and CPU (the CPU time leaves out the waits for a core on a shared
-machine), for each of ``--loop-docs`` ranking lengths.
+``relevant_missed_documents()``, beside a harness on ``pytrec_eval`` (with ``--tools`` naming it): a
+``RelevanceEvaluator`` per query for map, ndcg_cut.10 and P.10, and the missed documents found
+in the dicts. Each tool's input (Documents and Judgments, or dicts) is built before timing, the
+two loops alternate, and their values are compared (1e-9); the figure is the time per query,
+wall and CPU (the CPU time leaves out the waits for a core on a shared machine), for each of
+``--loop-docs`` ranking lengths.
 
 Medians over ``--repeat`` repetitions are printed, with the ratio of each tool to ours and the CPU
 model. The machine may be shared: compare ratios measured in the same run, not absolute times.
@@ -128,34 +131,64 @@ def bench_dicts(queries: int, docs: int, repeat: int, tools: list[str]) -> None:
                 print(f"  ! {tool} disagrees with ours on {off}: {found} vs {means['ours']}")
 
 
-def bench_loop(queries: int, docs: int, repeat: int) -> None:
+def bench_loop(queries: int, docs: int, repeat: int, tools: list[str]) -> None:
+    """Time one evaluator per query, four values each, ours beside pytrec_eval's per-query evaluator."""
     from retrieval_eval import Document, Judgment, RetrievalEvaluator
 
     qrels, run = make_dicts(queries, docs)
     cases = []
     for qid, ranked in run.items():
-        order = sorted(ranked, key=lambda d: (-ranked[d], d))
+        # trec_eval's order: score descending, ties by document id descending (so both tools rank alike)
+        order = sorted(ranked, key=lambda d: (ranked[d], d), reverse=True)
         cases.append((qid, [Document(d, score=ranked[d]) for d in order],
                       [Judgment(d, g) for d, g in qrels[qid].items()]))
 
-    def loop() -> float:
-        total = 0.0
+    def ours() -> list[tuple[float, float, float, int]]:
+        values = []
         for qid, retrieved, judgments in cases:
             ev = RetrievalEvaluator(qid, retrieved, judgments)
-            total += ev.average_precision() + ev.ndcg(10) + ev.precision(10) + len(ev.relevant_missed_documents())
-        return total
+            values.append((ev.average_precision(), ev.ndcg(10), ev.precision(10),
+                           len(ev.relevant_missed_documents())))
+        return values
 
-    loop()
-    per_query, cpu = [], []
+    def pytrec() -> list[tuple[float, float, float, int]]:
+        # A harness on pytrec_eval: an evaluator per query, and the missed documents from the dicts.
+        import pytrec_eval
+
+        values = []
+        for qid, judged in qrels.items():
+            ranked = run[qid]
+            found = pytrec_eval.RelevanceEvaluator({qid: judged}, {"map", "ndcg_cut.10", "P.10"}).evaluate(
+                {qid: ranked})[qid]
+            missed = sorted(d for d, g in judged.items() if g >= 1 and d not in ranked)
+            values.append((found["map"], found["ndcg_cut_10"], found["P_10"], len(missed)))
+        return values
+
+    loops: dict[str, Callable[[], list[tuple[float, float, float, int]]]] = {"ours": ours}
+    if "pytrec_eval" in tools:
+        loops["pytrec_eval"] = pytrec
+    expected = ours()
+    for tool, loop in loops.items():  # one untimed round each (imports, caches), checked against ours
+        found = loop()
+        off = [i for i, (a, b) in enumerate(zip(found, expected)) if any(abs(x - y) > 1e-9 for x, y in zip(a, b))]
+        if off:
+            print(f"  ! {tool} disagrees with ours on {len(off)} queries, the first {cases[off[0]][0]}: "
+                  f"{found[off[0]]} vs {expected[off[0]]}")
+    wall: dict[str, list[float]] = {tool: [] for tool in loops}
+    cpu: dict[str, list[float]] = {tool: [] for tool in loops}
     for _ in range(repeat):
-        gc.collect()
-        start, start_cpu = time.perf_counter(), time.process_time()
-        loop()
-        per_query.append((time.perf_counter() - start) / queries * 1e6)
-        # CPU time too: on a shared machine the wall time includes the waits for a core.
-        cpu.append((time.process_time() - start_cpu) / queries * 1e6)
-    print(f"loop, {docs:>6} documents x {queries:,} queries: median {statistics.median(per_query):8.1f} us "
-          f"per query (min {min(per_query):.1f}), CPU {statistics.median(cpu):.1f} us")
+        for tool, loop in loops.items():  # alternating, so that a change in the machine's speed hits both
+            gc.collect()
+            start, start_cpu = time.perf_counter(), time.process_time()
+            loop()
+            wall[tool].append((time.perf_counter() - start) / queries * 1e6)
+            # CPU time too: on a shared machine the wall time includes the waits for a core.
+            cpu[tool].append((time.process_time() - start_cpu) / queries * 1e6)
+    mine = statistics.median(wall["ours"])
+    for tool in loops:
+        ratio = "" if tool == "ours" else f"  ({statistics.median(wall[tool]) / mine:.2f}x ours)"
+        print(f"loop, {docs:>6} documents x {queries:,} queries, {tool:<11}: median {statistics.median(wall[tool]):8.1f} us "
+              f"per query (min {min(wall[tool]):.1f}), CPU {statistics.median(cpu[tool]):.1f} us{ratio}")
 
 
 def cpu_model() -> str:
@@ -193,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n## one RetrievalEvaluator per query, four calls, median of {args.repeat}")
         for docs in (int(d) for d in args.loop_docs.split(",")):
             queries = args.loop_queries or max(20, min(2000, 200_000 // docs))
-            bench_loop(queries, docs, args.repeat)
+            bench_loop(queries, docs, args.repeat, tools)
     return 0
 
 

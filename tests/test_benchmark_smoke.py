@@ -30,3 +30,16 @@ def test_parquet_long_ids_benchmark_on_a_small_run(tmp_path: Path) -> None:
     )
     assert "outputs identical" in done.stdout, done.stdout + done.stderr
     assert "with a 4,096-byte id" in done.stdout
+
+
+def test_dicts_benchmark_loop_agrees_with_pytrec_eval(tmp_path: Path) -> None:
+    """benchmarks/dicts.py on small dicts: the per-query loop of ours and of pytrec_eval run, and agree."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "dicts.py"), "--queries", "40", "--docs", "20", "--repeat", "1",
+         "--loop-docs", "20,300", "--loop-queries", "30", "--tools", "ours,pytrec_eval"],
+        check=False, capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "disagrees" not in done.stdout, done.stdout
+    loops = [line for line in done.stdout.splitlines() if line.startswith("loop,")]
+    assert len(loops) == 4 and sum("pytrec_eval" in line and "x ours" in line for line in loops) == 2, done.stdout
