@@ -231,6 +231,16 @@ def test_sums_side_by_side_add_each_column_left_to_right(n: int, k: int) -> None
         assert any(float(np.sum(column)) != _left_to_right(column, None) for column in finite)
 
 
+def test_sums_side_by_side_keep_a_negative_zero_without_a_start() -> None:
+    """A column of -0.0 summed from no start is -0.0, as it is alone and in Python's loop (a reduction
+    that starts from its identity, +0.0, would make it 0.0)."""
+    columns = [np.full(5, -0.0), np.ones(5), np.full(5, -0.0)]
+    sums = sequential_sums(columns, [None, None, 2.0])
+    expected = [_left_to_right(column, start) for column, start in zip(columns, [None, None, 2.0])]
+    assert [repr(x) for x in sums] == [repr(x) for x in expected] == ["-0.0", "5.0", "2.0"]
+    assert repr(sequential_sum(columns[0])) == "-0.0"
+
+
 def test_summaries_added_side_by_side_equal_each_added_alone() -> None:
     """Summary.add_all: the means and geometric means summed side by side, the sums and weighted
     means added one by one, give the values of each summary added alone."""
