@@ -265,3 +265,39 @@ def test_one_run(browser: Browser, small: dict[str, Any], tmp_path: Path) -> Non
     browser.evaluate("document.querySelector('#query-table tr[data-query=\"q3\"]').click()")
     assert len(cells(browser, "#side-by-side tbody tr")) == 10
     assert browser.errors == []
+
+
+def test_difference_chart_scale_reads_small_and_no_differences(browser: Browser, tmp_path: Path) -> None:
+    """The chart's scale shows a largest AP difference of about 0.002 with two significant digits
+    (not as 0.00), and a run equal to the baseline on every query gets a sentence instead of an
+    empty chart with a scale of -0.00 to +0.00."""
+    paths = write_inputs(tmp_path, queries=6, runs=1, depth=20)
+    base = Path(str(paths["runs"][0]))  # type: ignore[index]
+    judged = {tuple(line.split()[::2][:2]): int(line.split()[3])
+              for line in Path(str(paths["qrels"])).read_text().splitlines()}
+    lines = [line.split() for line in base.read_text().splitlines()]
+    # Swap a relevant document deep in one ranking with the one below it: AP moves a little.
+    i = next(i for i in range(len(lines) - 1) if int(lines[i][3]) >= 15 and lines[i][0] == lines[i + 1][0]
+             and judged.get((lines[i][0], lines[i][2]), 0) >= 1 > judged.get((lines[i + 1][0], lines[i + 1][2]), 0))
+    swapped = [fields[:] for fields in lines]
+    swapped[i][2], swapped[i + 1][2] = lines[i + 1][2], lines[i][2]
+    (tmp_path / "same.txt").write_text(base.read_text())
+    (tmp_path / "tiny.txt").write_text("".join(" ".join(fields) + "\n" for fields in swapped))
+    output = tmp_path / "r.html"
+    code, _, err = run_cli("report", paths["qrels"], base, tmp_path / "same.txt", tmp_path / "tiny.txt",
+                           "--names", "base,same,tiny", "-m", "AP", "-o", output)
+    assert code == 0, err
+    deltas = [q["delta"] for q in page_data(output)["diffs"]["tiny"]["measures"][0]["per_query"]]
+    largest = max(abs(d) for d in deltas)
+    assert 1e-4 < largest < 5e-3, deltas  # the case this test is about: 0.00 at two decimals
+    browser.open(output)
+    choose(browser, "chart-measure", "AP")
+    choose(browser, "chart-run", "tiny")
+    scale = cells(browser, "#diff-chart svg > text")[:3]  # the scale's three labels, bottom to top
+    assert scale[1] == "0" and scale[0].startswith("-") and scale[2].startswith("+"), scale
+    assert abs(float(scale[2]) - largest) <= 0.05 * largest and float(scale[0]) == -float(scale[2]), scale
+    choose(browser, "chart-run", "same")
+    assert cells(browser, "#diff-chart svg") == []
+    assert cells(browser, "#diff-chart p.note") == [
+        "Every query has the same AP in same as in base: no differences to draw."]
+    assert browser.errors == []

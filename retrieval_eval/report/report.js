@@ -134,14 +134,23 @@
       return;
     }
     const items = D.diffs[run].measures.find((x) => x.measure === m).per_query;  // largest gain first
-    const W = 620, H = 240, L = 44, R = 10, T = 18, B = 22;
-    const max = Math.max(1e-9, ...items.map((q) => Math.abs(q.delta)));
+    const max = Math.max(0, ...items.map((q) => Math.abs(q.delta)));
+    if (max === 0) {  // two runs that agree on every query: an empty chart would show a scale of nothing
+      box.replaceChildren(el("p", { cls: "note", text: `Every query has the same ${m} in ${run} as in ${D.baseline}: ` +
+        "no differences to draw." }));
+      return;
+    }
+    // The scale's ends with two significant digits (0.0042, not 0.00); below 1e-4 as 4.2e-7.
+    const digits = Math.max(2, 1 - Math.floor(Math.log10(max)));
+    const tick = (v) => v === 0 ? "0" : (v > 0 ? "+" : "") + (digits > 5 ? v.toExponential(1) : v.toFixed(digits));
+    // The left margin holds the longest label (about 7 px a character at the chart's font size).
+    const W = 620, H = 240, L = Math.max(44, 10 + 7 * tick(-max).length), R = 10, T = 18, B = 22;
     const y = (v) => T + (H - T - B) * (1 - (v + max) / (2 * max));
     const s = svg("svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img" });
     s.append(svg("title", {}, `${m}: ${run} minus ${D.baseline}, per query`));
     for (const v of [-max, 0, max]) {
       s.append(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: v === 0 ? "axis" : "grid" }));
-      s.append(svg("text", { x: L - 4, y: y(v) + 4, "text-anchor": "end" }, (v > 0 ? "+" : "") + v.toFixed(2)));
+      s.append(svg("text", { x: L - 4, y: y(v) + 4, "text-anchor": "end" }, tick(v)));
     }
     const step = (W - L - R) / Math.max(items.length, 1);
     items.forEach((q, i) => {
