@@ -214,10 +214,12 @@ def _main(argv: Sequence[str] | None, program: bool = False) -> int:
         from .evaluate import _evaluate_usage_problem
 
         problem = _evaluate_usage_problem(args)
-    if program and args.command != "measures":  # this process is ours: see keep_freed_memory
+    if program and args.command != "measures":  # this process is ours: see keep_freed_memory, _forked.enable
         from ..engine.memory import keep_freed_memory
+        from ..io import _forked
 
         keep_freed_memory()
+        _forked.enable()
     if problem is not None:  # exit 2 with one line, as argparse's own usage errors
         parser.exit(EXIT_BAD_INPUT,
                     _capped(f"retrieval-eval evaluate: error: {problem}; see retrieval-eval evaluate --help") + "\n")

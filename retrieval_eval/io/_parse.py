@@ -57,7 +57,7 @@ def _threads() -> int:
 _Parsed: TypeAlias = "tuple[_Tokens, dict[str, npt.NDArray[Any]]]"
 
 
-def _parsed_blocks(source: Source, parse: Callable[[_Block], _Parsed]) -> Iterator[_Parsed]:
+def _parsed_blocks(source: Source, parse: Callable[[_Block], _Parsed], threads: int | None = None) -> Iterator[_Parsed]:
     """``parse(block)`` for every block of the source, in file order.
 
     A file smaller than :data:`_POOL_FROM` bytes (or the first ``_POOL_FROM`` bytes of a stream,
@@ -67,10 +67,11 @@ def _parsed_blocks(source: Source, parse: Callable[[_Block], _Parsed]) -> Iterat
     loops, so parsing one block overlaps with reading and parsing the next), with only a few blocks
     in flight at once, so memory stays bounded. Lines are numbered here, in file order, as each
     block's result is taken: a malformed line is reported with its number, and before any problem
-    further on in the file.
+    further on in the file. ``threads`` 1 keeps every block on the calling thread (a part of a file
+    read in a process of its own: :mod:`._forked`).
     """
     numbered = _Numbering()
-    threads = _threads()
+    threads = _threads() if threads is None else threads
     known_size = (_plain_file_size(source) or 0) if threads > 1 else 0  # 0 for a stream or gzip data
     may_pool = threads > 1 and (known_size == 0 or known_size >= _POOL_FROM)
     blocks = _blocks(source, 2 * _BLOCK if may_pool else _BLOCK)
@@ -199,8 +200,13 @@ class _Columns:
     touched, so an estimate that is too high costs address space, not memory.
     """
 
-    def __init__(self, source: Source) -> None:
+    def __init__(self, source: Source, allocate: Callable[[str, np.dtype[Any]], npt.NDArray[Any]] | None = None,
+                 ) -> None:
         self.size_on_disk = _plain_file_size(source)
+        #: Where each column is made instead, when given (``allocate(name, dtype)``, an array as long as it
+        #: may ever need: :mod:`._forked`'s shared memory); then a column that would grow or change its
+        #: type raises ``_ColumnMoved``.
+        self.allocate = allocate
         self.arrays: dict[str, npt.NDArray[Any]] = {}
         self.rows = 0
         self.bytes_read = 0
@@ -218,6 +224,14 @@ class _Columns:
                 values = values.astype(object)
             if array is None or end > len(array) or not np.can_cast(values.dtype, array.dtype):
                 dtype = values.dtype if array is None else np.promote_types(array.dtype, values.dtype)
+                if self.allocate is not None:
+                    if array is not None:
+                        raise _ColumnMoved(key)
+                    self.arrays[key] = array = self.allocate(key, dtype)
+                    if end > len(array):
+                        raise _ColumnMoved(key)
+                    array[self.rows : end] = values
+                    continue
                 grown = np.empty(self._room(tokens, dtype, end, 0 if array is None else len(array)), dtype=dtype)
                 if array is not None:
                     grown[: self.rows] = array[: self.rows]
@@ -242,6 +256,10 @@ class _Columns:
 
     def pop(self, key: str) -> npt.NDArray[Any]:
         return self.arrays.pop(key)[: self.rows]
+
+
+class _ColumnMoved(Exception):
+    """A column made by :attr:`_Columns.allocate` would have to grow or change its type."""
 
 
 def _plain_file_size(source: Source) -> int | None:

@@ -48,6 +48,7 @@ from ..model import (
     to_relevance,
     to_score,
 )
+from ._forked import Allocate, PartColumns, read_in_parts
 from ._parse import _check_field_count, _Columns, _floats, _numbers, _overflow_warning, _Parsed, _parsed_blocks
 from ._source import Source, _Block, _is_gzip, _source_name
 from ._tokens import _BadLine, _tokenize, _Tokens
@@ -290,6 +291,13 @@ def read_text_run_columns(source: Source, *, with_ranks: bool = False) -> RunCol
     TrecFormatError
         On a malformed line (with ``path:line``) or when the file holds no result line.
     """
+    if not with_ranks and isinstance(source, (str, bytes, os.PathLike)):
+        # (the command line's way: see _forked.enable; a data line holds 6 fields and 6 separators)
+        parts = read_in_parts(os.fsdecode(source), _run_part, ("query_ids", "doc_ids", "scores", "lines"), 12)
+        if parts is not None:
+            arrays, last_id = parts
+            return RunColumns(query_ids=arrays["query_ids"], doc_ids=arrays["doc_ids"], scores=arrays["scores"],
+                              lines=arrays["lines"], origin=_source_name(source), run_id=id_text(last_id))
     columns = _Columns(source)
     run_id = b""
     # Warnings point at the caller of formats.read_run_columns, the entry point that calls this reader.
@@ -311,6 +319,23 @@ def read_text_run_columns(source: Source, *, with_ranks: bool = False) -> RunCol
     if len(result.doc_ids) > _LARGE_READ:
         release_freed_memory()
     return result
+
+
+def _run_part(part: IO[bytes], size: int, allocate: Allocate | None) -> PartColumns:
+    """The columns of one part of a run file (``size`` bytes) read on the calling thread, made by
+    ``allocate`` when given, for :func:`._forked.read_in_parts`; raises where the usual reader would
+    warn (the part is then read again with the whole file, as usual)."""
+    columns = _Columns(part, allocate)
+    columns.size_on_disk = size
+    last, lines = b"", 0
+    for tokens, parsed in _parsed_blocks(part, _parse_run_block, threads=1):
+        if len(parsed.pop("overflow")) or len(parsed.pop("merged")):
+            raise ValueError("a line the usual reader warns about")
+        if len(tokens.line_index):
+            last = tokens.field(-1, 5)
+        lines = tokens.lines_before + tokens.n_lines
+        columns.add(tokens, parsed)
+    return {key: columns.pop(key) for key in list(columns.arrays)}, last, lines
 
 
 #: Rows above which a run's read hands its freed temporaries back to the OS. A smaller read's few MB
