@@ -136,28 +136,11 @@ def test_parts_or_the_usual_reader_give_the_usual_outcome(tmp_path_factory: pyte
         assert parted == usual(path, monkeypatch)
 
 
-def test_a_child_that_dies_leaves_the_file_to_the_usual_reader(tmp_path: Path, taken: list[bool],
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "run"
-    path.write_text("\n".join(lines_of(300)) + "\n")
-    parent = os.getpid()
-    read_part = trec._run_part
-
-    def dies_in_a_child(*args: Any) -> Any:
-        if os.getpid() != parent:
-            os._exit(3)
-        return read_part(*args)
-
-    monkeypatch.setattr(trec, "_run_part", dies_in_a_child)
-    parted = outcome(path)
-    assert taken == [False]
-    assert parted == usual(path, monkeypatch)
-
-
-def test_a_stuck_child_is_stopped_and_the_file_read_as_usual(tmp_path: Path, taken: list[bool],
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """A child that never answers (as one forked while another thread held a lock it needs would)
-    is stopped once the wait runs out, and the file is read as usual."""
+@pytest.mark.parametrize("failure", ["dies", "stalls"])
+def test_a_child_that_fails_leaves_the_file_to_the_usual_reader(tmp_path: Path, taken: list[bool],
+                                                                 monkeypatch: pytest.MonkeyPatch, failure: str) -> None:
+    """A child that dies, or never answers (as one forked while another thread held a lock it needs
+    would), is reaped or stopped once the wait runs out, and the file is read as usual."""
     import time
 
     path = tmp_path / "run"
@@ -165,12 +148,14 @@ def test_a_stuck_child_is_stopped_and_the_file_read_as_usual(tmp_path: Path, tak
     parent = os.getpid()
     read_part = trec._run_part
 
-    def stuck_in_a_child(*args: Any) -> Any:
+    def failing_in_a_child(*args: Any) -> Any:
         if os.getpid() != parent:
+            if failure == "dies":
+                os._exit(3)
             time.sleep(600)
         return read_part(*args)
 
-    monkeypatch.setattr(trec, "_run_part", stuck_in_a_child)
+    monkeypatch.setattr(trec, "_run_part", failing_in_a_child)
     monkeypatch.setattr(_forked, "_PATIENCE", 0.5)
     started = time.monotonic()
     parted = outcome(path)
