@@ -25,13 +25,18 @@ from retrieval_eval.io import _forked, trec
 from retrieval_eval.model import TrecFormatError
 
 
-@pytest.fixture
-def taken(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
-    """Files of 64 bytes or more read in 3 parts; each reading's outcome recorded (True: the parts
-    gave the columns; False: they declined)."""
+def cut_small(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files of 64 bytes or more read in 3 parts, as the command line reads large ones."""
     monkeypatch.setattr(_forked, "_enabled", True)
     monkeypatch.setattr(_forked, "PARTS_FROM", 64)
     monkeypatch.setattr(_forked, "usable_cpus", lambda: 3)
+
+
+@pytest.fixture
+def taken(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Files cut small (:func:`cut_small`); each reading's outcome recorded (True: the parts gave the
+    columns; False: they declined)."""
+    cut_small(monkeypatch)
     outcomes: list[bool] = []
     read_parts = _forked._read_parts
 
@@ -115,9 +120,7 @@ def test_parts_or_the_usual_reader_give_the_usual_outcome(tmp_path_factory: pyte
     warnings as the usual reader's."""
     with pytest.MonkeyPatch.context() as monkeypatch:
         outcomes: list[bool] = []
-        monkeypatch.setattr(_forked, "_enabled", True)
-        monkeypatch.setattr(_forked, "PARTS_FROM", 64)
-        monkeypatch.setattr(_forked, "usable_cpus", lambda: 3)
+        cut_small(monkeypatch)
         line_bounds = _forked._line_bounds
 
         def counted(*args: Any) -> Any:

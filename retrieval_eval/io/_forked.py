@@ -40,7 +40,6 @@ import numpy as np
 
 from ..engine.threads import usable_cpus
 from ._source import _BOM, _GZIP_MAGIC
-from ._tokens import _widens_too_far
 
 if TYPE_CHECKING:  # numpy.typing costs milliseconds of start-up: types only
     import numpy.typing as npt
@@ -104,16 +103,16 @@ def read_in_parts(path: str, read_part: PartReader, names: tuple[str, ...], line
         return None
     try:  # (a pipe is not even opened: opening and closing it would lose what its writer gave it)
         status = os.stat(path)
-        if not stat.S_ISREG(status.st_mode) or status.st_size < PARTS_FROM:
+        size = status.st_size
+        parts = min(usable_cpus(), size // (PARTS_FROM // 2))
+        if not stat.S_ISREG(status.st_mode) or size < PARTS_FROM or parts < 2:
             return None
         handle = open(path, "rb")  # noqa: SIM115 - closed below
     except OSError:
         return None
     with handle:
         fd = handle.fileno()
-        size = os.fstat(fd).st_size
-        parts = min(usable_cpus(), size // (PARTS_FROM // 2))
-        if size < PARTS_FROM or parts < 2 or os.pread(fd, 2, 0) == _GZIP_MAGIC:
+        if os.pread(fd, 2, 0) == _GZIP_MAGIC:
             return None
         bounds = _line_bounds(fd, size, parts)
         if bounds is None:
@@ -207,11 +206,11 @@ def _read_parts(fd: int, path: str, bounds: list[int], read_part: PartReader, sh
         dtypes = headers[0]["dtypes"]
         rows = [h["rows"] for h in headers]
         lines = [h["lines"] for h in headers]
-        # The first part's columns are the file's: every other part must fit them as they are.
+        # The first part's columns are the file's: every other part must fit them as they are (ids no
+        # wider, so none that the usual reader would have kept as bytes objects).
         if (any(h["dtypes"].keys() != dtypes.keys() for h in headers) or sum(rows) > shared.most_rows
                 or not sum(rows) or sum(lines) >= 2**31
-                or any(not np.can_cast(h["dtypes"][name], dtypes[name], "safe") or
-                       _widens_too_far(dtypes[name], h["dtypes"][name]) for h in headers for name in dtypes)):
+                or any(not np.can_cast(h["dtypes"][name], dtypes[name], "safe") for h in headers for name in dtypes)):
             return None
         for index, child in enumerate(children, start=1):
             child.go(dtypes, sum(rows[:index]), sum(lines[:index]))

@@ -142,7 +142,7 @@ _RANK_DIGITS = 18
 
 def _parse_run_block(block: _Block, with_ranks: bool = False, rank_texts: bool = False) -> _Parsed:
     tokens = _tokenize(block)
-    if not tokens.uniform or tokens.uniform < 6:  # (lines of 6 fields or more each need no look at each count)
+    if tokens.uniform < 6:  # (a block whose lines all hold 6 fields or more needs no look at each count)
         _check_field_count(tokens, tokens.n_tokens < 6, f"at least 6 fields {RUN_FORMAT}")
     scores, overflow = _floats(tokens, 4, "score must be a number", RUN_FORMAT)
     nan = np.isnan(scores)
@@ -225,15 +225,18 @@ def _qrels_blocks(source: Source, with_subtopics: bool = False, layout: QrelsLay
 
 
 def _run_blocks(source: Source, with_ranks: bool = False, stacklevel: int = 3,
-                rank_texts: bool = False) -> Iterator[_Parsed]:
+                rank_texts: bool = False, *, threads: int | None = None, strict: bool = False) -> Iterator[_Parsed]:
     """The run's parsed blocks; ``stacklevel`` points the warnings at the code that asked for the
-    run (3: the caller of the function iterating over these blocks)."""
+    run (3: the caller of the function iterating over these blocks). ``strict``: raise ValueError
+    instead of warning (a part of a file read in a process of its own: :mod:`._forked`, where the
+    whole file is then read again as usual, and warns). ``threads``: as :func:`._parse._parsed_blocks`."""
     parse = partial(_parse_run_block, with_ranks=with_ranks, rank_texts=rank_texts)
-    for tokens, columns in _parsed_blocks(source, parse):
-        overflow = columns.pop("overflow")
+    for tokens, columns in _parsed_blocks(source, parse, threads):
+        overflow, merged = columns.pop("overflow"), columns.pop("merged")
+        if strict and (len(overflow) or len(merged)):
+            raise ValueError("a line the usual reader warns about")
         if len(overflow):  # warned here, on the caller's thread: warnings are not thread-safe
             warnings.warn(_overflow_warning(tokens, overflow), InputWarning, stacklevel=stacklevel)
-        merged = columns.pop("merged")
         if len(merged):
             warnings.warn(_merged_warning(tokens, merged), InputWarning, stacklevel=stacklevel)
         yield tokens, columns
@@ -328,9 +331,7 @@ def _run_part(part: IO[bytes], size: int, allocate: Allocate | None) -> PartColu
     columns = _Columns(part, allocate)
     columns.size_on_disk = size
     last, lines = b"", 0
-    for tokens, parsed in _parsed_blocks(part, _parse_run_block, threads=1):
-        if len(parsed.pop("overflow")) or len(parsed.pop("merged")):
-            raise ValueError("a line the usual reader warns about")
+    for tokens, parsed in _run_blocks(part, threads=1, strict=True):
         if len(tokens.line_index):
             last = tokens.field(-1, 5)
         lines = tokens.lines_before + tokens.n_lines
