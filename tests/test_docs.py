@@ -38,8 +38,9 @@ def test_readme_opens_with_the_two_commands() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```sh\n(.*?)\n```", readme, flags=re.DOTALL)
     assert blocks[0] == "pip install . && retrieval-eval demo"
-    assert blocks[1] == "pip install -e '.[test]' && python -m pytest"
-    assert "python -m pip install --quiet -e '.[test]' && python -m pytest" in (ROOT / ".ci" / "run").read_text()
+    test_command = "python -m pytest -n auto --dist loadfile"
+    assert blocks[1] == f"pip install -e '.[test]' && {test_command}"
+    assert f"python -m pip install --quiet -e '.[test]' && {test_command}\n" in (ROOT / ".ci" / "run").read_text()
 
 
 def test_help_is_fast_to_start() -> None:
