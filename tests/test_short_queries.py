@@ -43,8 +43,22 @@ def test_hits_read_from_the_query_index_equal_those_searched_for(seed: int) -> N
     offsets = _offsets_of(_lengths(seed, 3 if seed % 2 else 12))
     rows = np.flatnonzero(np.random.default_rng(seed).random(int(offsets[-1])) < 0.5)
     searched = Hits.of_rows(rows, offsets)
-    assert _same_hits(Hits.of_rows(rows, offsets, segment_ids(offsets)), searched)
+    assert _same_hits(Hits.of_rows(rows, offsets, segment_ids(offsets).take(rows)), searched)
     assert searched.query.tolist() == [int(np.searchsorted(offsets, r, side="right")) - 1 for r in rows]
+
+
+@pytest.mark.parametrize("long", [False, True])
+def test_query_of_rows_read_from_the_index_or_searched_for(long: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``RankedBatch.query_of``: each row's query, read from the query index of the rows when segments
+    are taken as short, found by binary search (no index made) when taken as long."""
+    monkeypatch.setattr(segments_module, "_LONG_SEGMENTS", 0 if long else 10**9)
+    indexed: list[int] = []
+    monkeypatch.setattr(batch_module, "segment_ids", lambda offsets: indexed.append(1) or segment_ids(offsets))
+    batch = _batch([2, 0, 3, 1, 0], [0] * 6)
+    rows = np.array([0, 1, 2, 4, 5])
+    assert batch.query_of(rows).tolist() == [0, 0, 2, 2, 3]
+    assert batch.query_of(rows[:0]).tolist() == []
+    assert bool(indexed) != long
 
 
 def _batch(lengths: list[int], labels: list[int]) -> RankedBatch:

@@ -176,6 +176,7 @@ def test_the_notes_reuse_the_summaries_the_output_made(monkeypatch: pytest.Monke
 def test_the_batch_with_unjudged_judged_matches_one_built_query_by_query(queries: list, level: int, long: bool) -> None:
     import numpy as np
 
+    from retrieval_eval.engine import batch as batch_module
     from retrieval_eval.engine import ties
 
     qrels = {f"q{i}": dict(judged) for i, (judged, _) in enumerate(queries) if judged}
@@ -185,7 +186,7 @@ def test_the_batch_with_unjudged_judged_matches_one_built_query_by_query(queries
     b = SetEvaluator.from_dict(qrels, run)._batch
     # Both ways of finding an unjudged row's query: searched in the offsets, gathered from the row index.
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(ties, "long_segments", lambda offsets: long)
+        patch.setattr(batch_module, "long_segments", lambda offsets: long)  # (RankedBatch.query_of's choice)
         made = ties.with_unjudged_as(b, level)
     # The oracle: each query's judged rows, then its unjudged ranked rows at ``level``, in rank order.
     relevance: list[int] = []

@@ -43,6 +43,13 @@ NONPOOL = -1  #: label of a retrieved document the query's qrels do not mention
 UNJUDGED = -2  #: label of a retrieved document whose qrels value is negative
 
 
+def _query_at(offsets: IntArray, rows: IntArray) -> IntArray:
+    """The segment of each of ``rows``: the last whose first row is at or before it (a binary search)."""
+    query = np.searchsorted(offsets, rows, side="right")
+    query -= 1  # in place: a log of 10 M sessions has millions of hits
+    return query
+
+
 @frozen(eq=False)
 class Hits:
     """Some of a batch's ranked rows (the relevant ones, the judged ones...), in row order.
@@ -63,18 +70,15 @@ class Hits:
     offsets: IntArray
 
     @classmethod
-    def of_rows(cls, rows: IntArray, offsets: IntArray, segment: IntArray | None = None) -> Hits:
-        """The hits at ``rows`` (increasing ranked-row indices) of segments ``offsets``; ``segment``, the
-        query index of every ranked row, when the caller has one (then read, not searched for)."""
+    def of_rows(cls, rows: IntArray, offsets: IntArray, query: IntArray | None = None) -> Hits:
+        """The hits at ``rows`` (increasing ranked-row indices) of segments ``offsets``; ``query``, the
+        query of each of ``rows``, when the caller has it (:meth:`RankedBatch.query_of`), else searched for."""
         if len(offsets) == 2:  # one query (RetrievalEvaluator): the same numbers, without the index steps
             n_hits = len(rows)
             return cls(rows, np.zeros(n_hits, dtype=np.int64), rows - (int(offsets[0]) - 1),
                        np.arange(1, n_hits + 1, dtype=np.int64), np.array([0, n_hits], dtype=np.int64))
-        if segment is not None:  # short segments: a gather costs a third of the binary searches
-            query = segment.take(rows)
-        else:  # each hit's query is the last whose first row is at or before the hit's row
-            query = np.searchsorted(offsets, rows, side="right")
-            query -= 1  # in place here and below: a log of 10 M sessions has millions of hits
+        if query is None:
+            query = _query_at(offsets, rows)
         hit_offsets = _offsets_of(np.bincount(query, minlength=len(offsets) - 1))
         rank = offsets[:-1].take(query)
         np.subtract(rows, rank, out=rank)
@@ -302,17 +306,24 @@ class RankedBatch:
         def compute() -> Hits:
             judged: Hits | None = self._cache.get(("hits", 0))
             if rel <= 0 or judged is None:
-                return self._hits_at((self.labels >= max(rel, 0)).nonzero()[0])  # (flatnonzero, less its wrappers)
+                return self.hits_at((self.labels >= max(rel, 0)).nonzero()[0])  # (flatnonzero, less its wrappers)
             return judged.where(self.labels[judged.row] >= rel)
 
         return self._cached(("hits", max(rel, 0)), compute)
 
-    def _hits_at(self, rows: IntArray) -> Hits:
-        """The hits at ranked rows ``rows`` (increasing): with short segments their query is read from
-        :attr:`segment` (made once per batch), with long ones searched for (no index of every row)."""
+    def hits_at(self, rows: IntArray) -> Hits:
+        """The hits at ranked rows ``rows`` (increasing), their queries found by :meth:`query_of`."""
         if len(self.offsets) == 2:  # one query: no index needed
             return Hits.of_rows(rows, self.offsets)
-        return Hits.of_rows(rows, self.offsets, None if long_segments(self.offsets) else self.segment)
+        return Hits.of_rows(rows, self.offsets, self.query_of(rows))
+
+    def query_of(self, rows: IntArray) -> IntArray:
+        """The query of each of ``rows`` (increasing ranked-row indices): read from :attr:`segment`
+        (made once per batch) when segments are short, where a gather costs a third of the binary
+        searches; searched for among the query starts when they are long (no index of every row)."""
+        if long_segments(self.offsets):
+            return _query_at(self.offsets, rows)
+        return self.segment.take(rows)
 
     def nonrelevant_above(self, rel: int) -> IntArray:
         """For each hit of :meth:`hits` (``rel``), the judged non-relevant rows ranked above it in its query.

@@ -20,7 +20,7 @@ from attrs import evolve, frozen
 
 from ..model import BoolArray, FloatArray, GradeArray, IntArray
 from .batch import RankedBatch
-from .segments import _offsets_of, long_segments
+from .segments import _offsets_of
 
 TiePolicy = Literal["trec_eval", "rank", "expected"]
 #: The tie policies, the default first.
@@ -130,7 +130,7 @@ def with_unjudged_as(b: RankedBatch, level: int) -> RankedBatch:
         return b
     labels = b.labels.copy()
     labels[unjudged] = level
-    query = _query_of(b, unjudged)
+    query = b.query_of(unjudged)
     # Each query's judged rows first, then its added ones in rank order: the judged rows shift by the
     # rows added before their query, and an added row lands after its query's judged rows and the rows
     # added before it. The old rows fill what is left, in order, by a mask: a scatter of every judged
@@ -146,11 +146,3 @@ def with_unjudged_as(b: RankedBatch, level: int) -> RankedBatch:
     doc_ids[new_at] = b.doc_ids.take(unjudged)
     doc_ids[old] = b.judged_doc_ids
     return evolve(b, labels=labels, judged_offsets=offsets, judged_relevance=relevance, judged_doc_ids=doc_ids)
-
-
-def _query_of(b: RankedBatch, rows: IntArray) -> IntArray:
-    """The query of each of ``rows`` (increasing ranked-row indices): gathered from :attr:`RankedBatch.segment`
-    for short rankings, searched for in the offsets for long ones (no query index of every row)."""
-    if long_segments(b.offsets):
-        return np.searchsorted(b.offsets, rows, side="right") - 1
-    return b.segment.take(rows)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.batch import UNJUDGED, Hits, RankedBatch
+from ..engine.batch import UNJUDGED, RankedBatch
 from ..engine.segments import safe_div, segment_sum
 from ..model import FloatArray
 from .params import CUTOFF, REL, Param, TrecName
@@ -98,7 +98,7 @@ def inferred_ap(b: RankedBatch, *, rel: int) -> FloatArray:
     hits = b.hits(rel)
     before = hits.position - 1.0  # s - 1
     nonrel = b.nonrelevant_above(rel)
-    unjudged = Hits.of_rows(np.flatnonzero(b.labels == UNJUDGED), b.offsets).above(hits.row, hits.query)
+    unjudged = b.hits_at(np.flatnonzero(b.labels == UNJUDGED)).above(hits.row, hits.query)
     j = (hits.rank - 1).astype(np.float64)
     first = j == 0
     jj = np.where(first, 1.0, j)  # any non-zero value: the j = 0 rows are replaced below

@@ -90,7 +90,7 @@ def _ranked_gains(b: RankedBatch, min_rel: int, max_rel: int) -> tuple[Hits, Flo
         if min_rel >= 0:  # a judgment gains iff it is > min_rel: rows judged >= min_rel + 1 (or 0.5 > 0)
             hits = b.hits_above(min_rel)
         else:  # every qrels entry gains, negative ones (UNJUDGED rows) as if judged 0
-            hits = Hits.of_rows(np.flatnonzero((b.labels >= 0) | (b.labels == UNJUDGED)), b.offsets)
+            hits = b.hits_at(np.flatnonzero((b.labels >= 0) | (b.labels == UNJUDGED)))
         if hits.rank.size and hits.rank.max() > CWL_DEPTH:
             hits = hits.where(hits.rank <= CWL_DEPTH)
         judged = np.maximum(b.labels[hits.row], 0)
