@@ -604,9 +604,11 @@ def main(argv: list[str] | None = None) -> int:
     # ---------------------------------------------------------------------------- the report
     load_after = os.getloadavg()
     out = []
-    versions = ", ".join(f"{name} {_version(dist)}" for name, dist in (
-        ("retrieval_eval", "retrieval_eval"), ("numpy", "numpy"), ("pytrec_eval-terrier", "pytrec-eval-terrier"),
-        ("ir_measures", "ir_measures"), ("ranx", "ranx"), ("numba", "numba")))
+    import retrieval_eval  # the code the tools ran: an installed copy, or a checkout on PYTHONPATH
+
+    versions = ", ".join([f"retrieval_eval {retrieval_eval.__version__}"] + [f"{name} {_version(dist)}" for name, dist in (
+        ("numpy", "numpy"), ("pytrec_eval-terrier", "pytrec-eval-terrier"), ("ir_measures", "ir_measures"),
+        ("ranx", "ranx"), ("numba", "numba"))])
     out.append(f"### Shape `{args.shape}`: {describe_data(qrels, run)}")
     out.append("")
     out.append(f"{datetime.date.today().isoformat()}, Python {platform.python_version()}, {versions}; "

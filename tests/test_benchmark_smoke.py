@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import retrieval_eval
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -19,6 +21,7 @@ def test_benchmark_runner_on_the_tiny_shape(tmp_path: Path) -> None:
     assert "retrieval-eval CLI" in done.stdout and "pytrec_eval" in done.stdout
     assert "Agreement: all tools give the same means" in done.stdout
     assert "2 runs against qrels read once" in done.stdout and "`evaluate QRELS RUN x 2`" in done.stdout
+    assert f"retrieval_eval {retrieval_eval.__version__}, numpy" in done.stdout  # the version of the code timed
 
 
 def test_parquet_long_ids_benchmark_on_a_small_run(tmp_path: Path) -> None:
