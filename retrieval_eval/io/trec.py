@@ -305,8 +305,7 @@ def read_text_run_columns(source: Source, *, with_ranks: bool = False) -> RunCol
     run_id = b""
     # Warnings point at the caller of formats.read_run_columns, the entry point that calls this reader.
     for tokens, part in _run_blocks(source, with_ranks, stacklevel=4):
-        if len(tokens.line_index):
-            run_id = tokens.field(-1, 5)
+        run_id = _last_run_id(tokens, run_id)
         columns.add(tokens, part)
     if not columns.rows:
         raise _nothing_found(source, "results", RUN_FORMAT)
@@ -324,6 +323,12 @@ def read_text_run_columns(source: Source, *, with_ranks: bool = False) -> RunCol
     return result
 
 
+def _last_run_id(tokens: _Tokens, before: bytes) -> bytes:
+    """The run id of the block's last data line (trec_eval names a run by its last line's), or
+    ``before`` (the id so far) when the block has no data line."""
+    return tokens.field(-1, 5) if len(tokens.line_index) else before
+
+
 def _run_part(part: IO[bytes], size: int, allocate: Allocate | None) -> PartColumns:
     """The columns of one part of a run file (``size`` bytes) read on the calling thread, made by
     ``allocate`` when given, for :func:`._forked.read_in_parts`; raises where the usual reader would
@@ -332,8 +337,7 @@ def _run_part(part: IO[bytes], size: int, allocate: Allocate | None) -> PartColu
     columns.size_on_disk = size
     last, lines = b"", 0
     for tokens, parsed in _run_blocks(part, threads=1, strict=True):
-        if len(tokens.line_index):
-            last = tokens.field(-1, 5)
+        last = _last_run_id(tokens, last)
         lines = tokens.lines_before + tokens.n_lines
         columns.add(tokens, parsed)
     return {key: columns.pop(key) for key in list(columns.arrays)}, last, lines
