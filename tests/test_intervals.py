@@ -70,6 +70,15 @@ def test_bca_differs_from_the_percentile_interval_on_skewed_values() -> None:
     assert abs(bca.low - percentile.low) > 1e-4 or abs(bca.high - percentile.high) > 1e-4
 
 
+def test_t_interval_of_tiny_values_is_that_of_their_shape() -> None:
+    """Values of 1e-300, whose squares underflow, have a t interval: that of the same values at
+    scale 1, scaled (their standard deviation was 0, which gave the interval [mean, mean])."""
+    shape = np.array([0.0, 0.1, 0.3, 0.2, 0.2])
+    small, large = mean_interval(shape * 1e-300, method="t"), mean_interval(shape, method="t")
+    assert (small.low / 1e-300, small.high / 1e-300) == pytest.approx((large.low, large.high), rel=1e-12)
+    assert small.low < small.high
+
+
 @pytest.mark.parametrize(("k", "n"), [(0, 1), (1, 1), (0, 7), (7, 7), (3, 10), (1, 50), (37, 120), (400, 1000)])
 @pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
 def test_exact_equals_scipy_binomtest(k: int, n: int, level: float) -> None:

@@ -76,6 +76,15 @@ def test_trisk_by_hand_and_scipy() -> None:
     assert statistic == pytest.approx(reference.statistic) and p == pytest.approx(reference.pvalue, abs=1e-12)
 
 
+def test_trisk_of_tiny_differences_is_that_of_their_shape() -> None:
+    """Weighted differences of 1e-300, whose squares underflow, still have a spread: TRisk is the t
+    statistic of the same differences at scale 1 (their standard deviation was 0: a division by zero)."""
+    shape = np.array([0.0, 0.1, 0.3, 0.2, 0.2])
+    assert trisk(np.zeros(5), shape * 1e-300, 2.0) == pytest.approx(trisk(np.zeros(5), shape, 2.0), rel=1e-12)
+    reference = sp.ttest_1samp(shape, 0.0)  # no loss here, so the weights leave the differences as they are
+    assert trisk(np.zeros(5), shape * 1e-300, 2.0) == pytest.approx((reference.statistic, reference.pvalue), rel=1e-9)
+
+
 def test_georisk_by_hand() -> None:
     """Two runs, two queries. x = [[0.4, 0.2], [0.2, 0.2]]: S = (0.6, 0.4), T = (0.6, 0.4), N = 1.
     e = [[0.36, 0.24], [0.24, 0.16]]; z_11 = 0.04/0.6, z_12 = -0.04/sqrt(0.24), z_21 = -0.04/sqrt(0.24),

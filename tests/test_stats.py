@@ -383,6 +383,33 @@ class TestDegenerate:
         assert result.ci_low < 0 < result.ci_high
 
     @pytest.mark.parametrize("test", PAIRED)
+    @pytest.mark.parametrize("tiny", [2.0**-700, 1e-300, 4.69459433e-223])
+    def test_tiny_differences_have_the_statistics_of_their_shape(self, test: str, tiny: float) -> None:
+        """Differences of 1e-300 (a float grade's rounding, say) have a spread although their squares
+        underflow: d_z, the t interval and the t p-value are those of the same differences times
+        1/tiny, scaled (a standard deviation of 0 divided by zero here, found by Hypothesis)."""
+        shape = np.array([0.0, 1.0, 3.0, 2.0, 2.0])
+        small = paired_test(np.zeros(5), shape * tiny, test, permutations=100, samples=100, seed=0)
+        large = paired_test(np.zeros(5), shape, test, permutations=100, samples=100, seed=0)
+        assert_finite(small)
+        assert small.effect_size == pytest.approx(large.effect_size, rel=1e-12)
+        assert small.p_value == pytest.approx(large.p_value, rel=1e-12)
+        assert (small.ci_low / tiny, small.ci_high / tiny) == pytest.approx((large.ci_low, large.ci_high), rel=1e-12)
+        assert small.effect_size == pytest.approx(1.6 / math.sqrt(1.3), rel=1e-12)  # by hand: mean 8/5, variance 5.2/4
+
+    def test_scaling_changes_no_bit_of_ordinary_differences(self) -> None:
+        """The differences are scaled by a power of two, which is exact: on ordinary values d_z and the
+        t p-value are the unscaled formulas' to the bit (scipy's ttest_rel, numpy's std)."""
+        rng = np.random.default_rng(3)
+        for n in (2, 3, 10, 57):
+            baseline = rng.random(n)
+            run = np.clip(baseline + rng.normal(0.02, 0.2, n), 0.0, 1.0)
+            d = run - baseline
+            result = paired_test(baseline, run, "t")
+            assert result.effect_size == float(d.mean()) / float(d.std(ddof=1))
+            assert result.p_value == float(sp.ttest_rel(run, baseline).pvalue)
+
+    @pytest.mark.parametrize("test", PAIRED)
     def test_single_difference_among_ties(self, test: str) -> None:
         result = paired_test([0.2, 0.2, 0.2], [0.2, 0.5, 0.2], test, permutations=100, samples=100, seed=0)
         assert_finite(result)

@@ -43,7 +43,15 @@ import numpy as np
 from attrs import frozen
 
 from ..model import FloatArray, RetrievalEvalError
-from .stats import _as_vector, _beta_regularized, _is_constant, _t_critical, check_parameters, resampled_means
+from .stats import (
+    _as_vector,
+    _beta_regularized,
+    _is_constant,
+    _sample_sd,
+    _t_critical,
+    check_parameters,
+    resampled_means,
+)
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -147,7 +155,7 @@ def mean_interval(
     elif x.size < 2 or _is_constant(x):
         low, high = mean, mean  # no spread: every resample, and the t interval, is the mean itself
     elif chosen == "t":
-        half = _t_critical(1.0 - level, x.size - 1) * float(x.std(ddof=1)) / math.sqrt(x.size)
+        half = _t_critical(1.0 - level, x.size - 1) * _sample_sd(x) / math.sqrt(x.size)
         low, high = mean - half, mean + half
     else:
         low, high = _bca(x, level, resamples, np.random.default_rng(seed))

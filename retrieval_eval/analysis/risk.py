@@ -55,7 +55,7 @@ from attrs import frozen
 
 from ..model import FloatArray, RetrievalEvalError
 from .intervals import normal_cdf
-from .stats import _as_vector, _is_constant, _log_gamma_ratio, _t_two_tail
+from .stats import _as_vector, _is_constant, _log_gamma_ratio, _sample_sd, _t_two_tail
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -103,7 +103,7 @@ def trisk(baseline: npt.ArrayLike, run: npt.ArrayLike, alpha: float) -> tuple[fl
         return 0.0, 1.0
     if _is_constant(w):
         return 0.0, 0.0  # a standard error of 0: see the module notes
-    statistic = float(w.mean()) / (float(w.std(ddof=1)) / math.sqrt(n))
+    statistic = float(w.mean()) / (_sample_sd(w) / math.sqrt(n))
     p = _t_two_tail(abs(statistic), n - 1, _log_gamma_ratio(n - 1))
     return statistic, min(max(p, 0.0), 1.0)
 

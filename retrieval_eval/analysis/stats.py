@@ -228,7 +228,8 @@ def paired_test(
         return result  # p = 1: see the module notes
     rng = np.random.default_rng(seed)
     if test == "t":
-        p = 0.0 if _is_constant(d) else float(_scipy_stats().ttest_rel(r, b).pvalue)
+        # (ttest_rel(r, b) is ttest_1samp(r - b, 0); on d scaled, so that tiny differences keep their spread)
+        p = 0.0 if _is_constant(d) else float(_scipy_stats().ttest_1samp(d / _binary_scale(d), 0.0).pvalue)
     elif test == "wilcoxon":
         p = float(_scipy_stats().wilcoxon(r, b).pvalue)
     elif test == "sign":
@@ -365,7 +366,7 @@ def _describe(d: FloatArray, alpha: float, *, t_interval: bool) -> PairedResult:
     delta = float(d.mean()) if n else 0.0
     effect, low, high = 0.0, delta, delta
     if n >= 2 and not _is_constant(d):
-        sd = float(d.std(ddof=1))
+        sd = _sample_sd(d)
         effect = delta / sd
         if t_interval:
             half = _t_critical(alpha, n - 1) * sd / math.sqrt(n)
@@ -418,6 +419,21 @@ def _bootstrap(d: FloatArray, samples: int, rng: np.random.Generator, alpha: flo
     at_least = int(np.count_nonzero(np.abs(means - mean) >= threshold))
     low, high = np.quantile(means, [alpha / 2.0, 1.0 - alpha / 2.0])
     return (at_least + 1) / (samples + 1), float(low), float(high)
+
+
+def _binary_scale(d: FloatArray) -> float:
+    """A power of two near max|d| (1.0 when d is all 0). Dividing by it is exact, so a statistic of
+    ``d / scale`` is that of ``d`` to the bit, scaled; but differences of 1e-200, whose squares
+    underflow to 0, keep their spread (their standard deviation would be 0)."""
+    exponent = int(np.frexp(np.abs(d).max(initial=0.0))[1])
+    return float(np.ldexp(1.0, min(exponent, 1023)))  # (2**1024 is past the largest float)
+
+
+def _sample_sd(d: FloatArray) -> float:
+    """The sample standard deviation of ``d`` (ddof 1), taken on ``d`` scaled by :func:`_binary_scale`:
+    numpy's to the bit on ordinary values, and not 0 for differences of 1e-200 that are not constant."""
+    scale = _binary_scale(d)
+    return scale * float((d / scale).std(ddof=1))
 
 
 def _is_constant(d: FloatArray) -> bool:
