@@ -30,6 +30,8 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from ..analysis.stats import _sample_sd
+
 __all__ = ["Resolution", "minimum_detectable_effect", "queries_needed", "resolution", "smallest_p"]
 
 #: The power the MDE and the needed queries are computed for.
@@ -42,8 +44,10 @@ def _z_sum(alpha: float, power: float) -> float:
 
 
 def _sd(d: npt.ArrayLike) -> tuple[int, float]:
+    """(n, sample standard deviation); the one the tests and intervals take, which keeps the spread of
+    differences of 1e-200 whose squares underflow (inf with fewer than 2 values)."""
     values = np.asarray(d, dtype=np.float64)
-    return values.size, float(values.std(ddof=1)) if values.size >= 2 else math.inf
+    return values.size, _sample_sd(values) if values.size >= 2 else math.inf
 
 
 def minimum_detectable_effect(d: npt.ArrayLike, *, alpha: float = 0.05, power: float = POWER) -> float:
