@@ -14,7 +14,10 @@ per query, a third of them not retrieved. In ONE process, each repetition times,
 * ``ranx``        ``Qrels(qrels)``, ``Run(run)`` and ``evaluate`` of the three (warm: one untimed call
   first compiles its numba code).
 
-Each tool is timed from the dicts to the three means, and the means are compared (1e-9).
+Each tool is timed from the dicts to the three means, and the means are compared (1e-9). Beside the
+wall time it prints, where the platform reports them, the user and system CPU time and the minor page
+faults of a call: the system time is mostly the kernel handing out fresh pages, which costs far more
+in a slow hour of a virtual machine than in a quick one.
 
 Part 2, the Java-style loop. ``--loop-queries`` queries, each evaluated by a fresh
 ``RetrievalEvaluator`` with four calls: ``average_precision()``, ``ndcg(10)``, ``precision(10)`` and
@@ -98,11 +101,25 @@ WORK: dict[str, Callable[[dict, dict], dict[str, float]]] = {
 }
 
 
-def timed(work: Callable[[], object]) -> tuple[float, object]:
+def _usage() -> tuple[float, float, int]:
+    """(user s, system s, minor page faults) of this process so far; zeros where ``resource`` is missing."""
+    try:
+        import resource
+    except ImportError:  # (Windows)
+        return 0.0, 0.0, 0
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime, usage.ru_stime, usage.ru_minflt
+
+
+def timed(work: Callable[[], object]) -> tuple[float, object, tuple[float, float, int]]:
+    """Wall seconds of ``work()``, its result, and its (user s, system s, minor page faults)."""
     gc.collect()
+    before = _usage()
     start = time.perf_counter()
     out = work()
-    return time.perf_counter() - start, out
+    seconds = time.perf_counter() - start
+    after = _usage()
+    return seconds, out, (after[0] - before[0], after[1] - before[1], after[2] - before[2])
 
 
 def bench_dicts(queries: int, docs: int, repeat: int, tools: list[str]) -> None:
@@ -112,18 +129,21 @@ def bench_dicts(queries: int, docs: int, repeat: int, tools: list[str]) -> None:
     for tool in tools:  # untimed: imports, ranx's numba compilation
         WORK[tool](qrels, run)
     times: dict[str, list[float]] = {t: [] for t in tools}
+    usages: dict[str, list[tuple[float, float, int]]] = {t: [] for t in tools}
     means: dict[str, dict[str, float]] = {}
     for _ in range(repeat):
         for tool in tools:  # in turn, so a slow spell of the machine does not fall on one tool only
-            seconds, out = timed(lambda: WORK[tool](qrels, run))  # noqa: B023
+            seconds, out, usage = timed(lambda: WORK[tool](qrels, run))  # noqa: B023
             times[tool].append(seconds)
+            usages[tool].append(usage)
             means[tool] = out  # type: ignore[assignment]
     base = statistics.median(times["ours"]) if "ours" in times else None
-    print(f"{'tool':<12} {'median s':>9} {'min s':>8} {'ours / tool':>11}")
+    print(f"{'tool':<12} {'median s':>9} {'min s':>8} {'ours / tool':>11} {'user s':>7} {'system s':>8} {'page faults':>11}")
     for tool in tools:
         median = statistics.median(times[tool])
         ratio = f"{base / median:.2f}x" if base else "-"
-        print(f"{tool:<12} {median:9.3f} {min(times[tool]):8.3f} {ratio:>11}")
+        user, system, faults = (statistics.median(u[i] for u in usages[tool]) for i in range(3))
+        print(f"{tool:<12} {median:9.3f} {min(times[tool]):8.3f} {ratio:>11} {user:7.3f} {system:8.3f} {faults:11,.0f}")
     if "ours" in means:
         for tool, found in means.items():
             off = [k for k in found if abs(found[k] - means["ours"][k]) > 1e-9]

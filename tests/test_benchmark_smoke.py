@@ -46,3 +46,9 @@ def test_dicts_benchmark_loop_agrees_with_pytrec_eval(tmp_path: Path) -> None:
     assert "disagrees" not in done.stdout, done.stdout
     loops = [line for line in done.stdout.splitlines() if line.startswith("loop,")]
     assert len(loops) == 4 and sum("pytrec_eval" in line and "x ours" in line for line in loops) == 2, done.stdout
+    # Part 1 gives each tool's CPU split and page faults beside its wall time.
+    header = next(line for line in done.stdout.splitlines() if line.startswith("tool "))
+    assert header.endswith("user s system s page faults"), header
+    rows = [line.split() for line in done.stdout.splitlines() if line.split()[:1] in (["ours"], ["pytrec_eval"])]
+    assert len(rows) == 2 and all(len(row) == 7 for row in rows), done.stdout
+    assert all(float(row[4]) >= 0 and float(row[5]) >= 0 and int(row[6].replace(",", "")) >= 0 for row in rows)
