@@ -287,11 +287,12 @@ def test_mde_of_tiny_differences_scales_with_them(tiny: float) -> None:
     # Differences this small square to 0: a plain std is 0, and the MDE would claim every change is
     # detectable. The MDE is that of the same shape at ordinary size, scaled (a power of two: exact).
     shape = np.array([1.0, -0.5, 0.25, 2.0, 0.0])
-    assert float(np.std(shape * tiny, ddof=1)) == 0.0  # (why the test exists)
     scale = 2.0 ** np.frexp(tiny)[1]
-    assert minimum_detectable_effect(shape * scale) == pytest.approx(minimum_detectable_effect(shape) * scale, rel=1e-12)
-    assert minimum_detectable_effect(shape * scale) > 0.0
-    found = resolution(shape * scale, tolerance=1.0, test="t", alpha=0.05)
+    d = shape * scale
+    assert float(np.std(d, ddof=1)) == 0.0  # (why the test exists)
+    assert minimum_detectable_effect(d) == pytest.approx(minimum_detectable_effect(shape) * scale, rel=1e-12)
+    assert minimum_detectable_effect(d) > 0.0
+    found = resolution(d, tolerance=1.0, test="t", alpha=0.05)
     assert found.sd == pytest.approx(float(np.std(shape, ddof=1)) * scale, rel=1e-12)
     assert found.needed == 2
 
