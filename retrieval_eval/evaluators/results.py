@@ -199,6 +199,11 @@ class SetResults(Mapping[str, RetrievalEvaluator]):
             Queries in :attr:`query_ids` order, measures in the order asked. The values are those of
             :meth:`per_query` (the summary over queries is :meth:`aggregate`'s).
 
+        Notes
+        -----
+        A dict per query costs more than the measures once there are hundreds of thousands of
+        queries; :meth:`to_dataframe` and :meth:`array` give the same values as columns.
+
         Examples
         --------
         >>> from retrieval_eval import SetEvaluator
